@@ -1,0 +1,34 @@
+"""uqval: validation of ML uncertainty quantification, reproducing five papers.
+
+`snakemake --cores 8` rebuilds every result available from the configured datasets.
+"""
+
+import os
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schema/config.schema.yaml")
+
+# Scripts import the library from this checkout, whichever environment runs them.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (f"{workflow.basedir}/src", os.environ.get("PYTHONPATH", "")) if p
+)
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/fetch.smk"
+include: "workflow/rules/prepare.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.datasets_table.output.table,
+        rules.scoreboard.output.board,

@@ -1,0 +1,14 @@
+"""Rule datasets_table: summary of prepared datasets and their sizes for the scoreboard."""
+
+from uqval.atomic import write_csv
+from uqval.datasets_summary import summarize_reports, size_values
+from uqval.scripting import run_logged
+
+
+def main(smk):
+    table = summarize_reports(smk.input.reports)
+    write_csv(table, smk.output.table)
+    write_csv(size_values(table), smk.output.values)
+
+
+run_logged(snakemake, main)  # noqa: F821

@@ -1,0 +1,19 @@
+"""Rule prepare_dataset: raw files -> tidy table + JSON sidecar with filter counts."""
+
+import logging
+
+from uqval.atomic import write_csv, write_json
+from uqval.prepare import prepare_dataset
+from uqval.scripting import run_logged
+
+
+def main(smk):
+    prepared = prepare_dataset(smk.params.spec, smk.params.data_root)
+    for f in prepared.report["filters"]:
+        logging.info("filter %s (%s): removed %d, %d left", f["name"], f["description"], f["removed"], f["remaining"])
+    write_csv(prepared.table, smk.output.table, float_format="%.17g")
+    write_json(prepared.report, smk.output.report)
+    logging.info("%s: M = %d of %d raw rows", prepared.report["id"], prepared.report["M"], prepared.report["n_raw"])
+
+
+run_logged(snakemake, main)  # noqa: F821

@@ -1,0 +1,19 @@
+"""Rule scoreboard: compare printed paper values with computed ones."""
+
+import logging
+
+from uqval.atomic import write_atomic, write_csv
+from uqval.scoreboard import compare, load_expected, load_values, summary
+from uqval.scripting import run_logged
+
+
+def main(smk):
+    board = compare(load_expected(smk.input.expected, smk.input.schema), load_values(smk.input.values))
+    text = summary(board)
+    write_csv(board, smk.output.board)
+    write_atomic(smk.output.summary, lambda fh: fh.write(text + "\n"))
+    for line in text.splitlines():
+        logging.info("%s", line)
+
+
+run_logged(snakemake, main)  # noqa: F821

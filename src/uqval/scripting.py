@@ -1,0 +1,34 @@
+"""Glue for the thin scripts run by Snakemake rules: logging to the rule's log file."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+def run_logged(snakemake: Any, main: Callable[[Any], None]) -> None:
+    """Run ``main(snakemake)`` with logging sent to the rule's log file and to stderr.
+
+    An exception is logged (message only for uqval's own errors, which are written to be read
+    by users; full traceback otherwise) and re-raised so that Snakemake marks the job failed and
+    removes its outputs.
+    """
+    from uqval.errors import UqvalError
+
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if snakemake.log:
+        handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", handlers=handlers, force=True
+    )
+    log = logging.getLogger(f"uqval.{snakemake.rule}")
+    try:
+        main(snakemake)
+    except UqvalError as exc:
+        log.error("%s", exc)
+        raise
+    except Exception:
+        log.exception("rule %s failed", snakemake.rule)
+        raise

@@ -1,0 +1,52 @@
+"""Shared state of the workflow: effective configuration, dataset registry, helpers."""
+
+import copy
+import glob
+import re
+import sys
+
+sys.path.insert(0, f"{workflow.basedir}/src")
+
+from uqval.registry import load_registry  # noqa: E402
+
+
+def _deep_update(base, override):
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_update(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+# Analysis parameters of the selected profile (paper values, or the quick overrides).
+ANALYSIS = _deep_update(
+    config["analysis"],
+    config.get("profiles", {}).get(config["profile"], {}).get("analysis", {}),
+)
+
+REGISTRY = load_registry(config["datasets_dir"], "config/schema/dataset.schema.yaml")
+DATASETS = REGISTRY.enabled_ids() + [
+    REGISTRY.get(d).id for d in config.get("extra_datasets", []) if d not in REGISTRY.enabled_ids()
+]
+
+MIRRORS = [m for m in (config.get("data_mirror"), os.environ.get("UQVAL_DATA_MIRROR")) if m]
+
+# Long-format value tables (key,value) compared with the papers by the scoreboard; each stage
+# appends the tables it produces.
+VALUE_TABLES = []
+
+
+def _alternation(names):
+    return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+
+wildcard_constraints:
+    dataset=_alternation(REGISTRY.datasets),
+    rawfile=_alternation(REGISTRY.files),
+
+
+def dataset_raw_files(wildcards):
+    """Raw files of a dataset under data/raw/."""
+    return [f"data/raw/{p}" for p in REGISTRY.get(wildcards.dataset).source_files]

@@ -1,0 +1,47 @@
+"""Prepare: raw files -> tidy validation tables data/prepared/{dataset}.csv + JSON sidecar."""
+
+
+rule prepare_dataset:
+    input:
+        dataset_raw_files,
+    output:
+        table="data/prepared/{dataset}.csv",
+        report="data/prepared/{dataset}.json",
+    params:
+        spec=lambda wc: REGISTRY.get(wc.dataset),
+        data_root="data/raw",
+    log:
+        "logs/prepare/{dataset}.log",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/uqval.yaml"
+    script:
+        "../../scripts/prepare.py"
+
+
+rule datasets_table:
+    input:
+        reports=expand("data/prepared/{dataset}.json", dataset=DATASETS),
+    output:
+        table=report(
+            "results/tables/datasets.csv",
+            caption="../report/datasets.rst",
+            category="Datasets",
+        ),
+        values="results/values/datasets.csv",
+    log:
+        "logs/datasets_table.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../../envs/uqval.yaml"
+    script:
+        "../../scripts/datasets_table.py"
+
+
+VALUE_TABLES.append(rules.datasets_table.output.values)
