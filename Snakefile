@@ -15,9 +15,12 @@ configfile: "config/config.yaml"
 
 validate(config, "config/schema/config.schema.yaml")
 
-# Scripts import the library from this checkout, whichever environment runs them.
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (f"{workflow.basedir}/src", os.environ.get("PYTHONPATH", "")) if p
+# Scripts import the library from this checkout, whichever environment (conda or not, local or
+# cluster node, where the Snakefile is parsed again) runs them.
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(
+        p for p in (f"{workflow.basedir}/src", os.environ.get("PYTHONPATH", "")) if p
+    )
 )
 
 

@@ -1,7 +1,7 @@
 """Rule datasets_table: summary of prepared datasets and their sizes for the scoreboard."""
 
 from uqval.atomic import write_csv
-from uqval.datasets_summary import summarize_reports, size_values
+from uqval.datasets_summary import size_values, summarize_reports
 from uqval.scripting import run_logged
 
 

@@ -28,10 +28,14 @@ ANALYSIS = _deep_update(
 
 REGISTRY = load_registry(config["datasets_dir"], "config/schema/dataset.schema.yaml")
 DATASETS = REGISTRY.enabled_ids() + [
-    REGISTRY.get(d).id for d in config.get("extra_datasets", []) if d not in REGISTRY.enabled_ids()
+    REGISTRY.get(d).id
+    for d in config.get("extra_datasets", [])
+    if d not in REGISTRY.enabled_ids()
 ]
 
-MIRRORS = [m for m in (config.get("data_mirror"), os.environ.get("UQVAL_DATA_MIRROR")) if m]
+MIRRORS = [
+    m for m in (config.get("data_mirror"), os.environ.get("UQVAL_DATA_MIRROR")) if m
+]
 
 # Long-format value tables (key,value) compared with the papers by the scoreboard; each stage
 # appends the tables it produces.

@@ -3,20 +3,22 @@
 
 rule fetch_raw_file:
     output:
-        ensure("data/raw/{rawfile}", sha256=lambda wc: REGISTRY.files[wc.rawfile].sha256),
+        ensure(
+            "data/raw/{rawfile}", sha256=lambda wc: REGISTRY.files[wc.rawfile].sha256
+        ),
+    log:
+        "logs/fetch/{rawfile}.log",
+    retries: 2
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=256,
+        runtime=15,
     params:
         entry=lambda wc: REGISTRY.files[wc.rawfile],
         mirrors=MIRRORS,
         timeout_s=config["download"]["timeout_s"],
         attempts=config["download"]["attempts"],
-    log:
-        "logs/fetch/{rawfile}.log",
-    retries: 2
-    threads: 1
-    resources:
-        mem_mb=256,
-        runtime=15,
-    conda:
-        "../../envs/uqval.yaml"
     script:
         "../../scripts/fetch.py"

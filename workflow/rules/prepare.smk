@@ -7,17 +7,17 @@ rule prepare_dataset:
     output:
         table="data/prepared/{dataset}.csv",
         report="data/prepared/{dataset}.json",
-    params:
-        spec=lambda wc: REGISTRY.get(wc.dataset),
-        data_root="data/raw",
     log:
         "logs/prepare/{dataset}.log",
+    conda:
+        "../../envs/uqval.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        "../../envs/uqval.yaml"
+    params:
+        spec=lambda wc: REGISTRY.get(wc.dataset),
+        data_root="data/raw",
     script:
         "../../scripts/prepare.py"
 
@@ -34,12 +34,12 @@ rule datasets_table:
         values="results/values/datasets.csv",
     log:
         "logs/datasets_table.log",
+    conda:
+        "../../envs/uqval.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        "../../envs/uqval.yaml"
     script:
         "../../scripts/datasets_table.py"
 

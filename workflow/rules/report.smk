@@ -15,11 +15,11 @@ rule scoreboard:
         summary="results/reproduction_summary.txt",
     log:
         "logs/scoreboard.log",
+    conda:
+        "../../envs/uqval.yaml"
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
-    conda:
-        "../../envs/uqval.yaml"
     script:
         "../../scripts/scoreboard.py"

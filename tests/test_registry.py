@@ -1,0 +1,120 @@
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import DATASET_SCHEMA, ROOT
+from uqval.errors import ConfigError
+from uqval.registry import load_registry
+
+
+def test_shipped_registry_lists_literature_datasets():
+    reg = load_registry(ROOT / "config" / "datasets", DATASET_SCHEMA)
+    enabled = reg.enabled_ids()
+    assert len([d for d in enabled if d.startswith("PAL2022_")]) == 12
+    assert {"QM9_E_cal", "QM9_E_uncal", "QM9_U0", "HU2022_feature", "HU2022_latent",
+            "logP_10k_a_LS-GCN", "logP_150k_LS-GCN"} <= set(enabled)
+    jacobs = [d for d in reg.datasets.values() if d.family == "JAC2024"]
+    assert len(jacobs) == 33 and not any(d.enabled for d in jacobs)
+    assert all(d.needs_internet for d in jacobs)
+    # every registered file of an enabled family has a pinned checksum and an upstream URL
+    enabled_files = {f for d in enabled for f in reg.get(d).source_files}
+    for path in enabled_files:
+        assert reg.files[path].sha256 and reg.files[path].url
+
+
+def test_shipped_checksums_match_manifest():
+    manifest = ROOT.parent / "shared" / "data" / "MANIFEST.csv"
+    if not manifest.exists():
+        pytest.skip("shared data manifest not available")
+    import pandas as pd
+
+    man = pd.read_csv(manifest).set_index("file")
+    reg = load_registry(ROOT / "config" / "datasets", DATASET_SCHEMA)
+    for path, entry in reg.files.items():
+        if path in man.index:
+            assert entry.sha256 == man.loc[path, "sha256"], path
+            assert entry.url == man.loc[path, "upstream"], path
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    ddir = tmp_path / "datasets"
+    ddir.mkdir()
+    (ddir / "BAD.yaml").write_text(text)
+    return ddir
+
+
+GOOD = {
+    "family": "BAD",
+    "citation": "x",
+    "files": [{"path": "a.csv", "sha256": "0" * 64, "url": None}],
+    "datasets": [{"id": "d1", "sources": [{"file": "a.csv"}], "quantities": {"E": "E", "uE": "u"}}],
+}
+
+
+def test_malformed_yaml_names_file(tmp_path):
+    ddir = _write(tmp_path, "family: [unclosed\n")
+    with pytest.raises(ConfigError, match=r"BAD\.yaml: not valid YAML"):
+        load_registry(ddir, DATASET_SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.update(famly="x"), r"Additional properties .*famly"),
+        (lambda d: d["files"][0].update(sha256="xyz"), r"files/0/sha256"),
+        (lambda d: d["datasets"][0]["quantities"].pop("E"), r"'E' is a required property"),
+        (lambda d: d["datasets"][0].update(filters={"min_uE_rel_sd": "big"}), r"min_uE_rel_sd"),
+    ],
+)
+def test_schema_violations_name_file_and_key(tmp_path, mutate, message):
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    mutate(doc)
+    ddir = _write(tmp_path, yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match=r"BAD\.yaml: does not match the dataset schema") as info:
+        load_registry(ddir, DATASET_SCHEMA)
+    assert __import__("re").search(message, str(info.value))
+
+
+def test_source_must_be_a_registered_file(tmp_path):
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    doc["datasets"][0]["sources"][0]["file"] = "other.csv"
+    ddir = _write(tmp_path, yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match="reads 'other.csv', which is not listed"):
+        load_registry(ddir, DATASET_SCHEMA)
+
+
+def test_dataset_needs_an_uncertainty(tmp_path):
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    doc["datasets"][0]["quantities"] = {"E": "E"}
+    ddir = _write(tmp_path, yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match="neither quantities.uE nor quantities.intervals"):
+        load_registry(ddir, DATASET_SCHEMA)
+
+
+def test_unknown_dataset_id_lists_known_ones(tmp_path):
+    ddir = _write(tmp_path, yaml.safe_dump(GOOD))
+    reg = load_registry(ddir, DATASET_SCHEMA)
+    with pytest.raises(ConfigError, match=r"Unknown dataset id 'nope'.*d1"):
+        reg.get("nope")
+
+
+def test_duplicate_ids_across_files(tmp_path):
+    ddir = _write(tmp_path, yaml.safe_dump(GOOD))
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    doc["family"] = "OTHER"
+    doc["files"][0]["path"] = "b.csv"
+    doc["datasets"][0]["sources"][0]["file"] = "b.csv"
+    (ddir / "OTHER.yaml").write_text(yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match="dataset id 'd1' is already defined"):
+        load_registry(ddir, DATASET_SCHEMA)
+
+
+def test_family_defaults_are_merged(tmp_path):
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    doc["defaults"] = {"units": "eV", "filters": {"min_uE_rel_sd": 1e-6}}
+    doc["datasets"][0]["filters"] = {"zero_error": True}
+    ddir = _write(tmp_path, yaml.safe_dump(doc))
+    spec = load_registry(ddir, DATASET_SCHEMA).get("d1")
+    assert spec.units == "eV"
+    assert spec.entry["filters"] == {"min_uE_rel_sd": 1e-6, "zero_error": True}

@@ -1,0 +1,120 @@
+"""End-to-end runs of the Snakemake workflow on a copy of the project (no shared data needed)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+COPIED = ["Snakefile", "config", "workflow", "scripts", "src", "envs"]
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A copy of the workflow with a user dataset registry containing one generated CSV."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    for name in COPIED:
+        src = ROOT / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, proj / name)
+    rng = np.random.default_rng(1)
+    n = 500
+    sigma = rng.uniform(0.1, 1.0, n)
+    sigma[:3] = [0.0, -0.5, 0.0]  # three non-positive uncertainties to be filtered
+    y_true = rng.normal(size=n)
+    y_pred = y_true - sigma * rng.normal(size=n)
+    mirror = tmp_path / "mirror"
+    (mirror / "MYLAB").mkdir(parents=True)
+    csv = mirror / "MYLAB" / "predictions.csv"
+    pd.DataFrame({"y_true": y_true, "y_pred": y_pred, "sigma": sigma, "temperature": rng.uniform(300, 500, n)}).to_csv(csv, index=False)
+    family = {
+        "family": "MYLAB",
+        "citation": "My lab, unpublished",
+        "files": [{"path": "MYLAB/predictions.csv", "sha256": hashlib.sha256(csv.read_bytes()).hexdigest(), "url": None}],
+        "datasets": [{
+            "id": "my_model",
+            "units": "eV",
+            "sources": [{"file": "MYLAB/predictions.csv"}],
+            "quantities": {"E": "y_true - y_pred", "uE": "sigma", "V": "y_pred"},
+            "features": {"temperature": "temperature"},
+        }],
+    }
+    ddir = proj / "my_datasets"
+    ddir.mkdir()
+    (ddir / "MYLAB.yaml").write_text(yaml.safe_dump(family, sort_keys=False))
+    return proj, mirror
+
+
+def run(proj: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run snakemake in ``proj``; stdout and stderr are merged into ``.stdout``."""
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "1", *args],
+        cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+    )
+
+
+def test_user_dataset_runs_end_to_end(project):
+    proj, mirror = project
+    res = run(proj, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
+    assert res.returncode == 0, res.stdout[-3000:]
+    table = pd.read_csv(proj / "results" / "tables" / "datasets.csv")
+    row = table.set_index("id").loc["my_model"]
+    assert (row["M"], row["n_raw"], row["n_filtered"]) == (497, 500, 3)
+    assert "nonpositive_uncertainty: 3" in row["filtered"]
+    prepared = pd.read_csv(proj / "data" / "prepared" / "my_model.csv")
+    assert list(prepared.columns) == ["row", "E", "uE", "V", "X_temperature"]
+    assert (proj / "results" / "reproduction.csv").exists()
+
+
+def test_checksum_mismatch_fails_without_partial_file(project):
+    proj, mirror = project
+    csv = mirror / "MYLAB" / "predictions.csv"
+    csv.write_text(csv.read_text() + "0,0,0.5,400\n")
+    res = run(proj, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}")
+    assert res.returncode != 0
+    assert "checksum mismatch for 'MYLAB/predictions.csv'" in res.stdout
+    raw = proj / "data" / "raw" / "MYLAB"
+    assert not raw.exists() or list(raw.iterdir()) == []
+
+
+def test_offline_without_mirror_names_the_option(project):
+    proj, _ = project
+    res = run(proj, "--config", "datasets_dir=my_datasets")
+    assert res.returncode != 0
+    assert "cannot obtain 'MYLAB/predictions.csv'" in res.stdout and "data_mirror" in res.stdout
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [("profile=fast", "profile"), ("bogus_key=1", "bogus_key"), ("analysis={'seed': -3}", "seed")],
+)
+def test_invalid_config_stops_the_run(project, override, message):
+    proj, _ = project
+    res = run(proj, "-n", "--config", "datasets_dir=my_datasets", override)
+    assert res.returncode != 0
+    assert message in res.stdout
+
+
+def test_unknown_extra_dataset_is_reported(project):
+    proj, _ = project
+    res = run(proj, "-n", "--config", "datasets_dir=my_datasets", "extra_datasets=['nope']")
+    assert res.returncode != 0
+    assert "Unknown dataset id 'nope'" in res.stdout and "my_model" in res.stdout
+
+
+def test_malformed_dataset_yaml_names_the_file(project):
+    proj, _ = project
+    (proj / "my_datasets" / "BROKEN.yaml").write_text("family: BROKEN\ncitation: x\nfiles: []\ndatasets: []\n")
+    res = run(proj, "-n", "--config", "datasets_dir=my_datasets")
+    assert res.returncode != 0
+    assert "BROKEN.yaml: does not match the dataset schema" in res.stdout
