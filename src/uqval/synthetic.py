@@ -109,27 +109,31 @@ class GenerativeDistribution:
             raise ValueError(f"unknown distribution name {self.name!r}; use 'normal' or 't'")
 
     @property
-    def _is_normal(self) -> bool:
-        return self.name == "normal" or math.isinf(float(self.nu))  # type: ignore[arg-type]
+    def _finite_nu(self) -> float | None:
+        """nu of a finite-nu Student t; None for the normal (including ``t`` with nu = inf)."""
+        if self.nu is None or math.isinf(self.nu):
+            return None
+        return float(self.nu)
 
     def draw(self, rng: np.random.Generator, shape: Shape) -> NDArray[np.float64]:
         """Draw unit-variance variates of the given shape."""
-        if self._is_normal:
+        nu = self._finite_nu
+        if nu is None:
             return rng.standard_normal(shape)
-        return rt_unit_variance(rng, float(self.nu), shape)  # type: ignore[arg-type]
+        return rt_unit_variance(rng, nu, shape)
 
     def quantile(self, p: ArrayLike) -> NDArray[np.float64]:
         """Quantile function of D: Phi^-1(p), or t.ppf(p, nu) * sqrt((nu-2)/nu)."""
-        if self._is_normal:
+        nu = self._finite_nu
+        if nu is None:
             return np.asarray(stats.norm.ppf(p), dtype=float)
-        nu = float(self.nu)  # type: ignore[arg-type]
         return np.asarray(stats.t.ppf(p, nu) * t_unit_variance_factor(nu), dtype=float)
 
     def cdf(self, x: ArrayLike) -> NDArray[np.float64]:
         """Cumulative distribution function of D: Phi(x), or T_nu(x / sqrt((nu-2)/nu))."""
-        if self._is_normal:
+        nu = self._finite_nu
+        if nu is None:
             return np.asarray(stats.norm.cdf(x), dtype=float)
-        nu = float(self.nu)  # type: ignore[arg-type]
         return np.asarray(stats.t.cdf(np.asarray(x) / t_unit_variance_factor(nu), nu), dtype=float)
 
 

@@ -41,6 +41,10 @@ __all__ = [
 _LOG_NU_BOUNDS = (math.log(1e-2), math.log(1e4))
 _GRID_NU = np.geomspace(0.05, 1000.0, 41)
 _N_GRID_STARTS = 3
+_N_COARSE = 500
+_COARSE_STEP = 0.2
+_FINE_STEP = 0.02
+_RESTART_TOL = 1e-6
 _FITDISTRPLUS_START = (10.0, 1.0)  # fitdistrplus mge start: shape (df) 10, scale 1
 
 CdfFn = Callable[[NDArray[np.float64], float, float], NDArray[np.float64]]
@@ -135,57 +139,108 @@ def ks_distance(x_sorted: NDArray[np.float64], cdf_values: NDArray[np.float64]) 
     return float(max(np.max(i / n - cdf_values), np.max(cdf_values - (i - 1) / n)))
 
 
+@dataclass(frozen=True)
+class _KSTerms:
+    """Points x and ECDF levels at which the KS distance terms are evaluated.
+
+    D = max_j max(upper_j - G(x_j), G(x_j) - lower_j). With all distinct sorted values and
+    upper/lower the ECDF just after/before each value, this is exactly :func:`ks_distance`
+    (ties are merged, which leaves D unchanged); with a subset of values it is a lower bound.
+    """
+
+    x: NDArray[np.float64]
+    upper: NDArray[np.float64]
+    lower: NDArray[np.float64]
+
+    def distance(self, cdf_values: NDArray[np.float64]) -> float:
+        return float(max(np.max(self.upper - cdf_values), np.max(cdf_values - self.lower)))
+
+    def subset(self, size: int) -> _KSTerms:
+        idx = np.unique(np.linspace(0, self.x.size - 1, size).round().astype(int))
+        return _KSTerms(self.x[idx], self.upper[idx], self.lower[idx])
+
+
+def _ks_terms(xs: NDArray[np.float64]) -> _KSTerms:
+    values, counts = np.unique(xs, return_counts=True)
+    cum = np.cumsum(counts) / xs.size
+    return _KSTerms(values, cum, cum - counts / xs.size)
+
+
+def _nelder_mead(
+    objective: Callable[[NDArray[np.float64]], float],
+    start: NDArray[np.float64],
+    bounds: list[tuple[float, float]],
+    step: float,
+    restart: bool,
+) -> tuple[NDArray[np.float64], float]:
+    """Nelder-Mead from ``start`` (initial simplex edge ``step``); if ``restart``, restarted
+    from its end point while the objective improves by more than ``_RESTART_TOL`` (the KS
+    objective is not smooth and a single run can stall)."""
+    lo, hi = np.array(bounds).T
+    theta, value = np.clip(start, lo, hi), objective(np.clip(start, lo, hi))
+    while True:
+        res = optimize.minimize(
+            objective,
+            theta,
+            method="Nelder-Mead",
+            bounds=bounds,
+            options={
+                "xatol": 1e-5,
+                "fatol": 1e-8,
+                "maxiter": 4000,
+                "initial_simplex": theta + step * np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+            },
+        )
+        improved = res.fun < value - _RESTART_TOL
+        if res.fun < value:
+            theta, value = res.x, float(res.fun)
+        if not (restart and improved):
+            return theta, value
+
+
 def _fit_ks(
     x: ArrayLike,
     cdf: CdfFn,
     standard_median: Callable[[float], float],
     model: Literal["invgamma", "scaled_f"],
 ) -> KSFit:
-    """Minimise the KS distance over (log nu, log sigma), multi-start Nelder-Mead.
+    """Minimise the KS distance D(nu, sigma) over (log nu, log sigma).
 
-    Starts: the fitdistrplus default (nu = 10, sigma = 1) and the best points of a coarse
-    log-spaced nu grid, where sigma is set by matching the sample median
-    (sigma^2 = median(x) / median of the standardised distribution). Each Nelder-Mead run is
-    restarted from its end point until it stops improving, since the objective is not smooth.
+    Stage 1 (global, on at most ``_N_COARSE`` evenly spread distinct values, whose KS terms
+    give a lower bound of D): Nelder-Mead from the fitdistrplus default start (nu = 10,
+    sigma = 1) and from the best points of a log-spaced nu grid, where sigma is set by
+    matching the sample median (sigma^2 = median(x) / median of the standardised law).
+    Stage 2 (local, exact D on all data, ties merged): one Nelder-Mead run from the stage-1
+    optimum with a small initial simplex.
     """
     xs = np.sort(np.asarray(x, dtype=float).ravel())
     if xs.size < 2 or not np.all(np.isfinite(xs)) or xs[0] <= 0:
         raise ValueError("KS fit needs at least 2 finite, strictly positive values")
+    full = _ks_terms(xs)
+    coarse = full.subset(_N_COARSE) if full.x.size > _N_COARSE else full
+
+    def objective(terms: _KSTerms) -> Callable[[NDArray[np.float64]], float]:
+        return lambda theta: terms.distance(cdf(terms.x, math.exp(theta[0]), math.exp(theta[1])))
+
     med = float(np.median(xs))
-
-    def objective(theta: NDArray[np.float64]) -> float:
-        return ks_distance(xs, cdf(xs, math.exp(theta[0]), math.exp(theta[1])))
-
-    grid = [
-        np.array([math.log(nu), 0.5 * math.log(med / standard_median(nu))]) for nu in _GRID_NU
+    grid = [np.array([math.log(nu), 0.5 * math.log(med / standard_median(nu))]) for nu in _GRID_NU]
+    grid_values = [objective(coarse)(theta) for theta in grid]
+    starts = [np.log(np.array(_FITDISTRPLUS_START))] + [
+        grid[k] for k in np.argsort(grid_values)[:_N_GRID_STARTS]
     ]
-    grid_values = [objective(t) for t in grid]
-    best_grid = np.argsort(grid_values)[:_N_GRID_STARTS]
-    starts = [np.log(np.array(_FITDISTRPLUS_START))] + [grid[k] for k in best_grid]
-    sigma_bounds = (0.5 * math.log(xs[0]) - 10.0, 0.5 * math.log(xs[-1]) + 10.0)
-    bounds = [_LOG_NU_BOUNDS, sigma_bounds]
-
-    best_theta, best_value = starts[0], math.inf
-    for start in starts:
-        theta, value = np.clip(start, *np.array(bounds).T), math.inf
-        while True:
-            res = optimize.minimize(
-                objective,
-                theta,
-                method="Nelder-Mead",
-                bounds=bounds,
-                options={"xatol": 1e-7, "fatol": 1e-9, "maxiter": 4000},
-            )
-            if not res.fun < value - 1e-12:
-                break
-            theta, value = res.x, float(res.fun)
-        if value < best_value:
-            best_theta, best_value = theta, value
+    bounds = [_LOG_NU_BOUNDS, (0.5 * math.log(xs[0]) - 10.0, 0.5 * math.log(xs[-1]) + 10.0)]
+    candidates = [
+        _nelder_mead(objective(coarse), s, bounds, _COARSE_STEP, restart=True) for s in starts
+    ]
+    theta = min(candidates, key=lambda c: c[1])[0]
+    if coarse is not full:
+        theta = _nelder_mead(objective(full), theta, bounds, _FINE_STEP, restart=False)[0]
+    nu, sigma = math.exp(theta[0]), math.exp(theta[1])
     return KSFit(
         model=model,
-        nu=math.exp(best_theta[0]),
-        sigma=math.exp(best_theta[1]),
-        ks_distance=best_value,
+        nu=nu,
+        sigma=sigma,
+        ks_distance=ks_distance(xs, cdf(xs, nu, sigma)),
         n=xs.size,
     )
 
@@ -198,9 +253,7 @@ def fit_invgamma_ks(u2: ArrayLike) -> KSFit:
     nu(uE^2) column of P001 Table 1. Estimation: argmin over (nu, sigma) of the KS distance
     (see :func:`ks_distance`), as fitdistrplus ``mge(gof = "KS")``.
     """
-    return _fit_ks(
-        u2, invgamma_cdf, lambda nu: nu / special.gammaincinv(nu, 0.5), "invgamma"
-    )
+    return _fit_ks(u2, invgamma_cdf, lambda nu: nu / special.gammaincinv(nu, 0.5), "invgamma")
 
 
 def fit_scaled_f_ks(x2: ArrayLike) -> KSFit:
