@@ -27,6 +27,9 @@ os.environ.update(
 include: "workflow/rules/common.smk"
 include: "workflow/rules/fetch.smk"
 include: "workflow/rules/prepare.smk"
+include: "workflow/rules/screen.smk"
+include: "workflow/rules/average.smk"
+include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -34,4 +37,8 @@ rule all:
     default_target: True
     input:
         rules.datasets_table.output.table,
+        rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
+        rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
+        expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
+        expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

@@ -48,6 +48,11 @@ class DatasetSpec:
         return [src["file"] for src in self.entry["sources"]]
 
     @property
+    def has_uncertainty(self) -> bool:
+        """True when the dataset defines standard uncertainties uE (variance-based UQ)."""
+        return "uE" in self.entry["quantities"]
+
+    @property
     def units(self) -> str:
         return str(self.entry.get("units", ""))
 

@@ -20,7 +20,8 @@ import yaml
 from uqval.errors import ConfigError
 
 COLUMNS = [
-    "paper", "item", "quantity", "key", "expected", "obtained", "tolerance", "status", "note",
+    "paper", "item", "quantity", "key", "expected", "obtained", "tolerance", "tolerance_class",
+    "status", "note",
 ]
 
 
@@ -74,6 +75,7 @@ def compare(expected: pd.DataFrame, values: dict[str, float]) -> pd.DataFrame:
             "key": key if isinstance(key, str) else "",
             "expected": float(entry["value"]),
             "tolerance": _tolerance(entry),
+            "tolerance_class": entry.get("tolerance_class") if isinstance(entry.get("tolerance_class"), str) else "",
         }
         if isinstance(reason, str):
             rows.append({**base, "obtained": math.nan, "status": "not_reproducible", "note": reason})

@@ -8,6 +8,7 @@ import sys
 sys.path.insert(0, f"{workflow.basedir}/src")
 
 from uqval.registry import load_registry  # noqa: E402
+from uqval.seeding import derive_seed  # noqa: E402
 
 
 def _deep_update(base, override):
@@ -54,3 +55,27 @@ wildcard_constraints:
 def dataset_raw_files(wildcards):
     """Raw files of a dataset under data/raw/."""
     return [f"data/raw/{p}" for p in REGISTRY.get(wildcards.dataset).source_files]
+
+
+# Datasets with standard uncertainties uE (average-calibration and screening stages).
+UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
+
+
+def paper_sets(paper):
+    """Datasets of a paper, or [] (paper outputs skipped) when some are not built."""
+    wanted = config["papers"][paper]["sets"]
+    missing = [d for d in wanted if d not in DATASETS]
+    if missing:
+        logger.warning(
+            f"{paper} paper outputs skipped: datasets not built: {', '.join(missing)}"
+        )
+        return []
+    return wanted
+
+
+HEAVYTAILS_SETS = paper_sets("heavytails")
+
+
+def dataset_seed(*labels):
+    """Seed of a job, derived from analysis.seed and what the job computes."""
+    return derive_seed(ANALYSIS["seed"], *labels)

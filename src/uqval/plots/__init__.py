@@ -1,0 +1,1 @@
+"""Figures: one shared matplotlib style (style.py) and one module per paper."""

@@ -1,0 +1,151 @@
+"""Figures of the heavy-tails paper (P001): fits, skewness map, zeta comparison, decimation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from scipy import stats
+
+from uqval.plots.style import CALIBRATED, SHADE, UNCALIBRATED, figure
+
+
+@dataclass(frozen=True)
+class SetData:
+    """One numbered dataset of a 3x3 panel figure."""
+
+    number: int
+    name: str
+    E: np.ndarray
+    uE: np.ndarray
+    fits: dict
+
+
+def short_name(dataset_id: str) -> str:
+    """Panel title of a dataset: family prefix and calibration suffix dropped."""
+    return dataset_id.removeprefix("PAL2022_").removesuffix("_cal")
+
+
+def _grid(n: int):
+    ncols = 3
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = figure(nrows, ncols, width=2.6, height=2.2, squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, axes.flat
+
+
+def _log_density(values: np.ndarray, bins: int, ax, label: str) -> np.ndarray:
+    """Histogram of log(values) as a density; returns the plotting grid of log(values)."""
+    logs = np.log(values)
+    ax.hist(logs, bins=bins, density=True, color="0.75", edgecolor="white", linewidth=0.3, label=label)
+    return np.linspace(logs.min(), logs.max(), 400)
+
+
+def fig_uE2_histograms(sets: Sequence[SetData]) -> Figure:
+    """Fig. 1: histograms of log(uE^2) with the KS-fitted inverse-gamma density (blue).
+
+    uE^2/sigma^2 ~ Gamma^-1(nu, nu) (P001 Eq. 17), i.e. invgamma(a = nu, scale = nu sigma^2);
+    the density of y = log x is f(e^y) e^y. 33 classes as in the authors' code.
+    """
+    fig, axes = _grid(len(sets))
+    for ax, s in zip(axes, sets, strict=False):
+        grid = _log_density(s.uE**2, 33, ax, "data")
+        nu, sigma = s.fits["nu_uE2"], s.fits["sigma_uE2"]
+        x = np.exp(grid)
+        ax.plot(grid, stats.invgamma.pdf(x, a=nu, scale=nu * sigma**2) * x, color=CALIBRATED,
+                label=f"IG fit, ν = {nu:.3g}")
+        ax.set_title(f"{s.number}: {short_name(s.name)}", fontsize=7)
+        ax.set_xlabel(r"$\ln(u_E^2)$")
+        ax.set_ylabel("density")
+        ax.legend(loc="upper left", fontsize=6)
+    return fig
+
+
+def fig_E2_histograms(sets: Sequence[SetData]) -> Figure:
+    """Fig. 2: histograms of log(E^2) with the scaled F(1, nu) fit (blue) and the NIG-implied
+    density (red): F(1, nu_IG) scaled by sigma_IG^2 from the uE^2 fit, as in the authors'
+    code (INVENTORY A15). 25 classes.
+    """
+    fig, axes = _grid(len(sets))
+    for ax, s in zip(axes, sets, strict=False):
+        grid = _log_density(s.E**2, 25, ax, "data")
+        x = np.exp(grid)
+        nu, sigma = s.fits["nu_E2"], s.fits["sigma_E2"]
+        ax.plot(grid, stats.f.pdf(x / sigma**2, 1, nu) / sigma**2 * x, color=CALIBRATED,
+                label=f"F fit, ν = {nu:.3g}")
+        nu_ig, sigma_ig = s.fits["nu_uE2"], s.fits["sigma_uE2"]
+        ax.plot(grid, stats.f.pdf(x / sigma_ig**2, 1, nu_ig) / sigma_ig**2 * x, color=UNCALIBRATED,
+                linestyle="--", label="NIG-implied")
+        ax.set_title(f"{s.number}: {short_name(s.name)}", fontsize=7)
+        ax.set_xlabel(r"$\ln(E^2)$")
+        ax.set_ylabel("density")
+        ax.legend(loc="upper left", fontsize=6)
+    return fig
+
+
+def fig_skewness_map(tab3: pd.DataFrame, nig_curve: pd.DataFrame, limits: dict) -> Figure:
+    """Fig. 6: beta_GM(E^2) (red triangles) and beta_GM(Z^2) (blue squares) vs beta_GM(uE^2),
+    with the NIG model line and the shaded zones beyond the Table 2 limits."""
+    fig, ax = figure(width=4.2, height=4.0)
+    ax.axvspan(limits["uE2"], 1.05, color=SHADE, alpha=0.4, lw=0)
+    ax.axhspan(limits["E2"], 1.05, color=SHADE, alpha=0.4, lw=0)
+    ax.plot(nig_curve["beta_uE2"], nig_curve["beta_E2"], "o-", color="k", ms=2, lw=0.6, label="NIG model")
+    ax.plot(tab3["beta_uE2"], tab3["beta_E2"], "^", color=UNCALIBRATED, label=r"$\beta_{GM}(E^2)$")
+    ax.plot(tab3["beta_uE2"], tab3["beta_Z2"], "s", color=CALIBRATED, label=r"$\beta_{GM}(Z^2)$")
+    for _, r in tab3.iterrows():
+        ax.annotate(str(r["set"]), (r["beta_uE2"], r["beta_E2"]), textcoords="offset points",
+                    xytext=(-7, 2), color=UNCALIBRATED, fontsize=7)
+        ax.annotate(str(r["set"]), (r["beta_uE2"], r["beta_Z2"]), textcoords="offset points",
+                    xytext=(3, -8), color=CALIBRATED, fontsize=7)
+    ax.set(xlim=(0, 1.02), ylim=(0.55, 1.01), xlabel=r"$\beta_{GM}(u_E^2)$",
+           ylabel=r"$\beta_{GM}(E^2)$, $\beta_{GM}(Z^2)$")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def _zeta_panel(ax, tab4: pd.DataFrame, title: str, lim: float) -> None:
+    x, y = tab4["ZMS_zeta"].abs(), tab4["RCE_zeta"].abs()
+    ax.fill_between([0, 1], 1, lim, color=SHADE, alpha=0.5, lw=0)
+    ax.fill_between([1, lim], 0, 1, color=SHADE, alpha=0.5, lw=0)
+    ax.plot([0, lim], [0, lim], "--", color="0.4", lw=0.8)
+    ax.plot(x, y, "o", color=CALIBRATED)
+    for xi, yi, n in zip(x, y, tab4["set"], strict=True):
+        ax.annotate(str(n), (xi, yi), textcoords="offset points", xytext=(3, 2), fontsize=7)
+    ax.set(xlim=(0, lim), ylim=(0, lim), xlabel=r"$|\zeta_{ZMS}|$", ylabel=r"$|\zeta_{RCE}|$", title=title)
+    ax.set_aspect("equal")
+
+
+def fig_zeta_comparison(full: pd.DataFrame, trimmed: pd.DataFrame, trimmed_fraction: float) -> Figure:
+    """Fig. 7: |zeta_ZMS| vs |zeta_RCE| for the full sets (left) and after removing the
+    largest uE (right); shaded areas are where the two statistics disagree."""
+    lim = float(np.nanmax(np.abs(pd.concat([full, trimmed])[["ZMS_zeta", "RCE_zeta"]].to_numpy()))) * 1.1
+    lim = max(lim, 2.0)
+    fig, axes = figure(1, 2, width=3.4, height=3.4)
+    _zeta_panel(axes[0], full, "original sets", lim)
+    _zeta_panel(axes[1], trimmed, f"{100 * trimmed_fraction:g} % largest $u_E$ removed", lim)
+    return fig
+
+
+def fig_decimation(decimations: Sequence[tuple[int, str, pd.DataFrame]], tab4: pd.DataFrame) -> Figure:
+    """Fig. 8: Delta_RCE (red) and Delta_ZMS (blue) vs the percentage k of largest uE removed;
+    the bars at k < 0 are the zero-centred 95 % BCa intervals of the full-set statistics."""
+    fig, axes = _grid(len(decimations))
+    ci = tab4.set_index("set")
+    for ax, (number, name, dec) in zip(axes, decimations, strict=False):
+        r = ci.loc[number]
+        ax.axhline(0, color="0.4", lw=0.6)
+        ax.plot(dec["k"], dec["delta_RCE"], color=UNCALIBRATED, label=r"$\Delta_{RCE}$")
+        ax.plot(dec["k"], dec["delta_ZMS"], color=CALIBRATED, label=r"$\Delta_{ZMS}$")
+        for x, stat, color in ((-0.6, "RCE", UNCALIBRATED), (-0.3, "ZMS", CALIBRATED)):
+            lo, hi = r[f"{stat}_ci_low"] - r[f"{stat}_estimate"], r[f"{stat}_ci_high"] - r[f"{stat}_estimate"]
+            ax.plot([x, x], [lo, hi], color=color, lw=2.5, solid_capstyle="butt")
+        ax.set_title(f"{number}: {short_name(name)}", fontsize=7)
+        ax.set_xlabel("k (% largest $u_E$ removed)")
+        ax.set_ylabel(r"$\Delta$")
+        ax.set_xlim(-0.9, dec["k"].max())
+        ax.legend(loc="best", fontsize=6)
+    return fig

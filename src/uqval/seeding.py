@@ -1,0 +1,15 @@
+"""Deterministic seeds derived from the configured base seed and labels.
+
+A job's seed depends only on the base seed and on what it computes (dataset id, grid point,
+chunk index), never on scheduling, so results do not depend on --cores or on how work is split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+
+def derive_seed(base: int, *labels: object) -> int:
+    """A 63-bit seed from ``base`` and labels: first 8 bytes of SHA-256("base/label/...")."""
+    text = "/".join([str(int(base)), *(str(label) for label in labels)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1

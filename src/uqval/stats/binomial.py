@@ -1,0 +1,81 @@
+"""Confidence intervals for a binomial proportion x/n (INVENTORY §3.6 and §3.9).
+
+* Wilson score interval (Newcombe 1998, method 3; R ``DescTools::BinomCI(method =
+  "wilson")``), used for coverage probabilities (PICP, LCP).
+* Wilson score interval with continuity correction (Newcombe 1998, method 4; R
+  ``DescTools::BinomCI(method = "wilsoncc")``), used for the validation probability p_val
+  (P001 Eq. 21) and the calibration-curve bands.
+
+With z = Phi^-1(1 - (1 - confidence)/2), p = x/n and q = 1 - p:
+
+* Wilson: ``(x + z^2/2)/(n + z^2) -+ z sqrt(n)/(n + z^2) sqrt(p q + z^2/(4 n))``;
+* Wilson-cc: ``L = (2x + z^2 - 1 - z sqrt(z^2 - 2 - 1/n + 4p(nq + 1))) / (2(n + z^2))``,
+  ``U = (2x + z^2 + 1 + z sqrt(z^2 + 2 - 1/n + 4p(nq - 1))) / (2(n + z^2))``, with L = 0
+  when x = 0 and U = 1 when x = n.
+
+Both are clipped to [0, 1] as in DescTools.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+__all__ = ["wilson_cc_interval", "wilson_interval"]
+
+FloatArray = NDArray[np.float64]
+
+
+def _prepare(
+    successes: ArrayLike, trials: ArrayLike, confidence: float
+) -> tuple[FloatArray, FloatArray, float]:
+    x = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must lie in (0, 1)")
+    if np.any(n < 1) or np.any(x < 0) or np.any(x > n):
+        raise ValueError("need trials >= 1 and 0 <= successes <= trials")
+    if np.any(x != np.round(x)) or np.any(n != np.round(n)):
+        raise ValueError("successes and trials must be whole numbers")
+    z = float(special.ndtri(1.0 - (1.0 - confidence) / 2.0))
+    return x, n, z
+
+
+def _pack(low: FloatArray, high: FloatArray) -> tuple[float, float] | tuple[FloatArray, FloatArray]:
+    low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def wilson_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence: float = 0.95
+) -> tuple[float, float] | tuple[FloatArray, FloatArray]:
+    """Wilson score interval for x/n (Newcombe 1998 method 3; DescTools "wilson").
+
+    Vectorised over broadcastable arrays of successes x and trials n; returns (low, high).
+    """
+    x, n, z = _prepare(successes, trials, confidence)
+    p = x / n
+    centre = (x + z**2 / 2.0) / (n + z**2)
+    half = z * np.sqrt(n) / (n + z**2) * np.sqrt(p * (1.0 - p) + z**2 / (4.0 * n))
+    return _pack(centre - half, centre + half)
+
+
+def wilson_cc_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence: float = 0.95
+) -> tuple[float, float] | tuple[FloatArray, FloatArray]:
+    """Wilson score interval with continuity correction (Newcombe 1998 method 4).
+
+    Same formula as R ``DescTools::BinomCI(method = "wilsoncc")`` (module docstring),
+    used for the 95% interval of p_val (P001 Eq. 21). Vectorised; returns (low, high).
+    """
+    x, n, z = _prepare(successes, trials, confidence)
+    p = x / n
+    q = 1.0 - p
+    denom = 2.0 * (n + z**2)
+    with np.errstate(invalid="ignore"):
+        low = (2 * x + z**2 - 1 - z * np.sqrt(z**2 - 2 - 1 / n + 4 * p * (n * q + 1))) / denom
+        high = (2 * x + z**2 + 1 + z * np.sqrt(z**2 + 2 - 1 / n + 4 * p * (n * q - 1))) / denom
+    return _pack(np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high))

@@ -1,0 +1,176 @@
+"""Average-calibration statistics of errors E and uncertainties uE (INVENTORY §3.2).
+
+Notation: Z = E/uE, <.> is the mean over the M points. All statistics are pure functions
+of the arrays ``E`` and ``uE`` and reduce over the **last axis**, so they also work on
+stacked bootstrap resamples of shape (B, M). They do not validate their input: call
+:func:`check_errors_uncertainties` on raw data first.
+
+The statistics built on means of per-point columns are also provided as
+:class:`~uqval.stats.bootstrap.MeanStatistic` objects (``ZMS``, ``RCE``, ``RCE2``, ``NLL``,
+``MEAN_Z``) for the fast BCa bootstrap; the plain functions use the same formulas.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from uqval.stats.bootstrap import MeanStatistic
+
+__all__ = [
+    "MEAN_Z",
+    "NLL",
+    "RCE",
+    "RCE2",
+    "ZMS",
+    "check_errors_uncertainties",
+    "mean_z",
+    "mse",
+    "mv",
+    "nll",
+    "nll_ref",
+    "rce",
+    "rce2",
+    "rmse",
+    "rmv",
+    "var_z",
+    "zms",
+]
+
+_LN_2PI = math.log(2.0 * math.pi)
+_MAX_LISTED_ROWS = 5
+
+FloatArray = NDArray[np.float64]
+
+
+def _bad_rows_message(name: str, bad: NDArray[np.bool_], what: str) -> str:
+    rows = np.flatnonzero(bad)
+    shown = ", ".join(str(i) for i in rows[:_MAX_LISTED_ROWS])
+    more = ", ..." if rows.size > _MAX_LISTED_ROWS else ""
+    return f"{name} has {rows.size} {what} value(s) (first rows, 0-based: {shown}{more})"
+
+
+def check_errors_uncertainties(E: ArrayLike, uE: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Validate errors and uncertainties and return them as 1-D float64 arrays.
+
+    Raises:
+        ValueError: if an array is not 1-D, is empty, the lengths differ, a value is
+            non-finite (NaN or infinite), or an uncertainty is not strictly positive. The
+            message names the array, the number of bad values and the first bad rows.
+    """
+    arrays = {"E": np.asarray(E, dtype=np.float64), "uE": np.asarray(uE, dtype=np.float64)}
+    for name, arr in arrays.items():
+        if arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+        if arr.size == 0:
+            raise ValueError(f"{name} is empty")
+    e, ue = arrays["E"], arrays["uE"]
+    if e.size != ue.size:
+        raise ValueError(f"E and uE have different lengths ({e.size} and {ue.size})")
+    for name, arr in arrays.items():
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            raise ValueError(_bad_rows_message(name, bad, "non-finite"))
+    if (nonpos := ue <= 0.0).any():
+        raise ValueError(_bad_rows_message("uE", nonpos, "non-positive"))
+    return e, ue
+
+
+def _mean(x: ArrayLike) -> FloatArray:
+    return np.mean(x, axis=-1)
+
+
+def _first_mean(means: FloatArray) -> FloatArray:
+    return means[..., 0]
+
+
+def mean_z(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """Mean z-score <Z>, reference 0 (tests bias; adaptivity paper P003 Eq. 3)."""
+    return _mean(np.divide(E, uE))
+
+
+def var_z(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """Var(Z) with the n - 1 denominator (R ``var``), reference 1 (primer P000 Eq. 3)."""
+    return np.var(np.divide(E, uE), axis=-1, ddof=1)
+
+
+def zms(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """ZMS = <Z^2>, reference 1 (P001 Eq. 11; P002 Eq. 14; P003 Eq. 2)."""
+    return _mean(np.divide(E, uE) ** 2)
+
+
+def mse(E: ArrayLike) -> FloatArray:
+    """Mean squared error MSE = <E^2> (P001 Sect. II.1)."""
+    return _mean(np.square(E))
+
+
+def mv(uE: ArrayLike) -> FloatArray:
+    """Mean variance MV = <uE^2> (P001 Sect. II.1)."""
+    return _mean(np.square(uE))
+
+
+def rmse(E: ArrayLike) -> FloatArray:
+    """Root mean squared error RMSE = sqrt(<E^2>) (P001 Sect. II.1)."""
+    return np.sqrt(mse(E))
+
+
+def rmv(uE: ArrayLike) -> FloatArray:
+    """Root mean variance RMV = sqrt(<uE^2>) (P001 Sect. II.1)."""
+    return np.sqrt(mv(uE))
+
+
+def _rce_from_means(means: FloatArray) -> FloatArray:
+    root_mv = np.sqrt(means[..., 0])
+    return (root_mv - np.sqrt(means[..., 1])) / root_mv
+
+
+def rce(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """Relative calibration error RCE = (RMV - RMSE)/RMV, reference 0 (P001 Eq. 7)."""
+    return _rce_from_means(np.stack([mv(uE), mse(E)], axis=-1))
+
+
+def _rce2_from_means(means: FloatArray) -> FloatArray:
+    return (means[..., 0] - means[..., 1]) / means[..., 0]
+
+
+def rce2(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """RCE2 = (MV - MSE)/MV, reference 0 (P001 App. A, Eq. 22)."""
+    return _rce2_from_means(np.stack([mv(uE), mse(E)], axis=-1))
+
+
+def _nll_from_means(means: FloatArray) -> FloatArray:
+    return 0.5 * (means[..., 0] + means[..., 1] + _LN_2PI)
+
+
+def nll(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    """Gaussian negative log-likelihood NLL = (<Z^2> + <ln uE^2> + ln 2 pi)/2.
+
+    P001 Eq. 12; P002 Eq. 15. Its reference is :func:`nll_ref`.
+    """
+    return _nll_from_means(np.stack([zms(E, uE), _mean(np.log(np.square(uE)))], axis=-1))
+
+
+def nll_ref(uE: ArrayLike) -> FloatArray:
+    """Reference NLL of a calibrated set, NLL_ref = (1 + <ln uE^2> + ln 2 pi)/2 (P002 Eq. 16)."""
+    return 0.5 * (1.0 + _mean(np.log(np.square(uE))) + _LN_2PI)
+
+
+ZMS = MeanStatistic(columns=lambda E, uE: (np.divide(E, uE) ** 2,), combine=_first_mean)
+"""ZMS = <Z^2> as a mean statistic (column Z^2)."""
+
+RCE = MeanStatistic(columns=lambda E, uE: (np.square(uE), np.square(E)), combine=_rce_from_means)
+"""RCE as a mean statistic (columns uE^2, E^2)."""
+
+RCE2 = MeanStatistic(columns=lambda E, uE: (np.square(uE), np.square(E)), combine=_rce2_from_means)
+"""RCE2 as a mean statistic (columns uE^2, E^2)."""
+
+NLL = MeanStatistic(
+    columns=lambda E, uE: (np.divide(E, uE) ** 2, np.log(np.square(uE))),
+    combine=_nll_from_means,
+)
+"""NLL as a mean statistic (columns Z^2, ln uE^2)."""
+
+MEAN_Z = MeanStatistic(columns=lambda E, uE: (np.divide(E, uE),), combine=_first_mean)
+"""<Z> as a mean statistic (column Z)."""

@@ -1,0 +1,225 @@
+"""Tests for the BCa bootstrap (INVENTORY §3.4, R nptest::np.boot "bca")."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from uqval.stats import calibration as cal
+from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap, jackknife_values
+
+
+def sd_z(E, uE):
+    """A statistic that is not a function of means (generic path)."""
+    return np.std(np.divide(E, uE), ddof=1, axis=-1)
+
+
+def spearman_abs_e_ue(E, uE):
+    """Spearman correlation of |E| and uE (no ties in continuous data), vectorised."""
+
+    def ranks(x):
+        return np.argsort(np.argsort(x, axis=-1), axis=-1).astype(float)
+
+    ra, rb = ranks(np.abs(E)), ranks(uE)
+    ra -= ra.mean(axis=-1, keepdims=True)
+    rb -= rb.mean(axis=-1, keepdims=True)
+    return (ra * rb).sum(axis=-1) / np.sqrt((ra**2).sum(axis=-1) * (rb**2).sum(axis=-1))
+
+
+@pytest.fixture(scope="module")
+def heavy():
+    """Heavy-tailed calibrated sample (NIG-like uE, scaled t4 errors), M = 300."""
+    rng = np.random.default_rng(123)
+    ue = np.sqrt(1 / rng.gamma(2, 1 / 2, size=300))
+    return ue * rng.standard_t(4, size=300) / np.sqrt(2), ue
+
+
+def brute_jackknife(E, uE, func):
+    return np.array([func(np.delete(E, i), np.delete(uE, i)) for i in range(E.size)])
+
+
+@pytest.mark.parametrize(
+    ("mean_stat", "func"),
+    [(cal.ZMS, cal.zms), (cal.RCE, cal.rce), (cal.NLL, cal.nll), (cal.MEAN_Z, cal.mean_z)],
+)
+def test_closed_form_jackknife_equals_leave_one_out_loop(heavy, mean_stat, func):
+    e, ue = heavy
+    expected = brute_jackknife(e, ue, func)
+    assert jackknife_values((e, ue), mean_stat) == pytest.approx(expected, rel=1e-10, abs=1e-13)
+
+
+def test_generic_jackknife_equals_leave_one_out_loop(heavy):
+    e, ue = heavy
+    for func in (sd_z, spearman_abs_e_ue):
+        expected = brute_jackknife(e, ue, func)
+        assert jackknife_values((e, ue), func) == pytest.approx(expected, rel=1e-12)
+
+
+def test_closed_form_jackknife_survives_one_huge_value():
+    e = np.array([1.0, 2.0, 1e12, 3.0])
+    ue = np.ones(4)
+    jack = jackknife_values((e, ue), cal.ZMS)
+    assert jack[2] == pytest.approx((1 + 4 + 9) / 3, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "tol_se"),
+    [
+        (cal.ZMS, lambda E, uE, axis=-1: cal.zms(E, uE), 0.15),
+        (cal.RCE, lambda E, uE, axis=-1: cal.rce(E, uE), 0.1),
+        (sd_z, lambda E, uE, axis=-1: sd_z(E, uE), 0.15),
+    ],
+)
+def test_agrees_with_scipy_bca(heavy, ours, theirs, tol_se):
+    e, ue = heavy
+    res = bca_bootstrap((e, ue), ours, n_boot=20_000, seed=1)
+    kwargs = dict(paired=True, vectorized=True, n_resamples=20_000)
+    bca = stats.bootstrap(
+        (e, ue), theirs, method="BCa", random_state=np.random.default_rng(2), **kwargs
+    )
+    pct = stats.bootstrap(
+        (e, ue), theirs, method="percentile", random_state=np.random.default_rng(2), **kwargs
+    )
+    ours_ci = np.array([res.ci_low, res.ci_high])
+    scipy_bca = np.array(bca.confidence_interval)
+    scipy_pct = np.array(pct.confidence_interval)
+    assert np.abs(ours_ci - scipy_bca).max() < tol_se * res.se
+    # The BCa correction is visible: we are closer to SciPy's BCa than to its percentile CI.
+    assert np.abs(ours_ci - scipy_bca).sum() < np.abs(ours_ci - scipy_pct).sum()
+    assert res.se == pytest.approx(bca.standard_error, rel=0.03)
+
+
+def test_bca_steps_follow_np_boot(heavy):
+    """Recompute the nptest::np.boot BCa interval from the returned replicates."""
+    e, ue = heavy
+    res = bca_bootstrap((e, ue), cal.RCE, n_boot=4000, seed=5)
+    t0 = cal.rce(e, ue)
+    dist = np.concatenate([[t0], res.replicates])  # R + 1 values, t0 included
+    assert res.estimate == t0
+    assert res.bias == pytest.approx(dist.mean() - t0, rel=1e-12)
+    assert res.se == pytest.approx(np.std(dist, ddof=1), rel=1e-12)
+    z0 = stats.norm.ppf(np.mean(dist < t0))
+    jack = brute_jackknife(e, ue, cal.rce)
+    d = jack.mean() - jack
+    acc = np.sum(d**3) / (6 * np.sum(d**2) ** 1.5)
+    zq = stats.norm.ppf([0.025, 0.975])
+    levels = stats.norm.cdf(z0 + (z0 + zq) / (1 - acc * (z0 + zq)))
+    expected = np.quantile(dist, levels, method="linear")
+    assert res.z0 == pytest.approx(z0, rel=1e-12)
+    assert res.acceleration == pytest.approx(acc, rel=1e-9)
+    assert [res.ci_low, res.ci_high] == pytest.approx(expected, rel=1e-12)
+
+
+def test_mean_path_and_generic_path_give_the_same_interval(heavy):
+    e, ue = heavy
+    fast = bca_bootstrap((e, ue), cal.RCE, n_boot=3000, seed=11)
+    slow = bca_bootstrap((e, ue), lambda E, uE: cal.rce(E, uE), n_boot=3000, seed=11)
+    # Same seed, same index stream: identical replicates up to rounding.
+    assert fast.replicates == pytest.approx(slow.replicates, rel=1e-10, abs=1e-12)
+    assert [fast.ci_low, fast.ci_high] == pytest.approx([slow.ci_low, slow.ci_high], rel=1e-9)
+    assert fast.acceleration == pytest.approx(slow.acceleration, rel=1e-8)
+
+
+def test_deterministic_and_independent_of_chunk_size_and_threads(heavy):
+    e, ue = heavy
+    ref = bca_bootstrap((e, ue), sd_z, n_boot=1500, seed=3)
+    for chunk, workers in ((1, 1), (7, 2), (1000, 1), (None, 3)):
+        other = bca_bootstrap(
+            (e, ue), sd_z, n_boot=1500, seed=3, chunk_size=chunk, n_workers=workers
+        )
+        np.testing.assert_array_equal(other.replicates, ref.replicates)
+        assert other == ref
+    assert bca_bootstrap((e, ue), sd_z, n_boot=1500, seed=4) != ref
+    # mean path, with several stream blocks (M = 300 -> 3495 replicates per block)
+    fast = bca_bootstrap((e, ue), cal.RCE, n_boot=8000, seed=3)
+    threaded = bca_bootstrap((e, ue), cal.RCE, n_boot=8000, seed=3, n_workers=2)
+    np.testing.assert_array_equal(fast.replicates, threaded.replicates)
+
+
+def test_seed_sequence_is_spawned_from(heavy):
+    e, ue = heavy
+    seq = np.random.SeedSequence(8)
+    first = bca_bootstrap((e, ue), cal.ZMS, n_boot=200, seed=seq)
+    second = bca_bootstrap((e, ue), cal.ZMS, n_boot=200, seed=seq)
+    assert not np.array_equal(first.replicates, second.replicates)
+
+
+def test_bootstrap_se_of_a_mean_matches_theory():
+    rng = np.random.default_rng(17)
+    z = rng.normal(size=500)
+    res = bca_bootstrap((z, np.ones_like(z)), cal.MEAN_Z, n_boot=20_000, seed=2)
+    expected_se = np.std(z, ddof=0) / np.sqrt(z.size)  # sd of a resampled mean
+    assert res.se == pytest.approx(expected_se, rel=0.03)
+    assert abs(res.bias) < 3 * expected_se / np.sqrt(20_000)
+
+
+def test_multi_block_streams_cover_large_m():
+    # M > 2**20 / 2: one replicate per stream block; spot-check the resampled means.
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=600_000)
+    res = bca_bootstrap((x, np.ones_like(x)), cal.MEAN_Z, n_boot=6, seed=1)
+    assert res.replicates.shape == (6,)
+    assert len(set(res.replicates)) == 6
+    assert np.all(np.abs(res.replicates - x.mean()) < 6 * x.std() / np.sqrt(x.size))
+
+
+def test_degenerate_input_gives_point_interval():
+    e, ue = np.full(50, 0.3), np.full(50, 0.6)
+    for statistic in (cal.ZMS, lambda E, uE: cal.zms(E, uE)):
+        res = bca_bootstrap((e, ue), statistic, n_boot=500, seed=1)
+        assert res.ci_low == res.ci_high == res.estimate == pytest.approx(0.25)
+        assert res.bias == 0.0 and res.se == 0.0
+        assert np.isnan(res.z0) and np.isnan(res.acceleration)
+
+
+def test_estimate_below_every_replicate_gives_nan_interval():
+    # the minimum: every resample has min >= t0, so mean(T < t0) = 0 and z0 = -inf
+    x = np.arange(1.0, 41.0)
+    res = bca_bootstrap((x,), lambda a: a.min(axis=-1), n_boot=300, seed=1)
+    assert res.z0 == -np.inf
+    assert np.isnan(res.ci_low) and np.isnan(res.ci_high)
+
+
+def test_peak_memory_is_bounded():
+    rng = np.random.default_rng(1)
+    ue = rng.uniform(0.5, 1.5, size=36_150)
+    e = ue * rng.normal(size=ue.size)
+    tracemalloc.start()
+    bca_bootstrap((e, ue), cal.RCE, n_boot=300, seed=1)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 64 * 2**20
+
+
+def test_precomputed_jackknife_is_used(heavy):
+    e, ue = heavy
+    res = bca_bootstrap((e, ue), cal.ZMS, n_boot=500, seed=1, jackknife=np.zeros(e.size))
+    assert res.acceleration == 0.0
+    with pytest.raises(ValueError, match="jackknife must have shape"):
+        bca_bootstrap((e, ue), cal.ZMS, n_boot=10, seed=1, jackknife=np.zeros(3))
+
+
+def test_input_validation(heavy):
+    e, ue = heavy
+    with pytest.raises(ValueError, match="same length"):
+        bca_bootstrap((e, ue[:-1]), cal.ZMS, n_boot=10)
+    with pytest.raises(ValueError, match="1-D"):
+        bca_bootstrap((e[None, :], ue[None, :]), cal.ZMS, n_boot=10)
+    with pytest.raises(ValueError, match="n_boot"):
+        bca_bootstrap((e, ue), cal.ZMS, n_boot=0)
+    with pytest.raises(ValueError, match="one value per sample"):
+        bca_bootstrap((e, ue), lambda E, uE: np.mean(E), n_boot=10)
+
+
+def test_mean_statistic_custom_columns():
+    # MSE/MV ratio as a user-defined mean statistic
+    ratio = MeanStatistic(
+        columns=lambda E, uE: (np.square(E), np.square(uE)),
+        combine=lambda m: m[..., 0] / m[..., 1],
+    )
+    e, ue = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 2.0])
+    assert ratio(e, ue) == pytest.approx(14 / 6)
+    assert jackknife_values((e, ue), ratio) == pytest.approx([13 / 5, 10 / 5, 5 / 2])

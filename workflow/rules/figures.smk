@@ -1,0 +1,92 @@
+"""Figures and tables of the papers, assembled from the per-dataset stages.
+
+Output names carry the stable ids of the inventory: results/<paper>/<id>.{csv,png,pdf}.
+"""
+
+HT = "results/heavytails"
+
+
+rule heavytails_tables:
+    input:
+        screens=expand("results/screen/{dataset}.json", dataset=HEAVYTAILS_SETS),
+        averages=expand("results/average/{dataset}.json", dataset=HEAVYTAILS_SETS),
+    output:
+        tab1=report(
+            f"{HT}/tab1.csv",
+            caption="../report/heavytails_tab1.rst",
+            category="heavy-tails",
+        ),
+        tab2=report(
+            f"{HT}/tab2.csv",
+            caption="../report/heavytails_tab2.rst",
+            category="heavy-tails",
+        ),
+        tab3=report(
+            f"{HT}/tab3.csv",
+            caption="../report/heavytails_tab3.rst",
+            category="heavy-tails",
+        ),
+        tab4=report(
+            f"{HT}/tab4.csv",
+            caption="../report/heavytails_tab4.rst",
+            category="heavy-tails",
+        ),
+        tab4_trimmed=f"{HT}/tab4_trimmed.csv",
+        values="results/values/heavytails.csv",
+    log:
+        "logs/heavytails/tables.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        limits=ANALYSIS["screening"]["limits"],
+    script:
+        "../../scripts/heavytails_tables.py"
+
+
+rule heavytails_data_figures:
+    input:
+        tables=expand("data/prepared/{dataset}.csv", dataset=HEAVYTAILS_SETS),
+        screens=expand("results/screen/{dataset}.json", dataset=HEAVYTAILS_SETS),
+        decimations=expand(
+            "results/average/{dataset}_decimation.csv", dataset=HEAVYTAILS_SETS
+        ),
+        tab3=f"{HT}/tab3.csv",
+        tab4=f"{HT}/tab4.csv",
+        tab4_trimmed=f"{HT}/tab4_trimmed.csv",
+        nig_curve="results/screen/nig_curve.csv",
+    output:
+        **{
+            f"{fig}_{ext}": (
+                report(
+                    f"{HT}/{fig}.png",
+                    caption=f"../report/heavytails_{fig}.rst",
+                    category="heavy-tails",
+                )
+                if ext == "png"
+                else f"{HT}/{fig}.pdf"
+            )
+            for fig in ("fig01", "fig02", "fig06", "fig07", "fig08")
+            for ext in ("png", "pdf")
+        },
+    log:
+        "logs/heavytails/data_figures.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        limits=ANALYSIS["screening"]["limits"],
+        names=HEAVYTAILS_SETS,
+        trimmed_fraction=ANALYSIS["average"]["trimmed_fraction"],
+    script:
+        "../../scripts/heavytails_data_figures.py"
+
+
+if HEAVYTAILS_SETS:
+    VALUE_TABLES.append(rules.heavytails_tables.output.values)

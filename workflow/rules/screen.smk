@@ -1,0 +1,42 @@
+"""Screen: heavy-tail screening of each dataset (robust skewness, shape fits)."""
+
+
+rule screen_dataset:
+    input:
+        table="data/prepared/{dataset}.csv",
+    output:
+        summary="results/screen/{dataset}.json",
+    log:
+        "logs/screen/{dataset}.log",
+    benchmark:
+        "results/benchmarks/screen/{dataset}.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        limits=ANALYSIS["screening"]["limits"],
+    script:
+        "../../scripts/screen_dataset.py"
+
+
+rule nig_skewness_curve:
+    output:
+        curve="results/screen/nig_curve.csv",
+    log:
+        "logs/screen/nig_curve.log",
+    benchmark:
+        "results/benchmarks/screen/nig_curve.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        curve=ANALYSIS["screening"]["nig_curve"],
+        seed=dataset_seed("nig_curve"),
+    script:
+        "../../scripts/nig_skewness_curve.py"
