@@ -39,6 +39,7 @@ rule all:
         rules.datasets_table.output.table,
         rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
         rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
+        rules.heavytails_jacobs.output if JACOBS_SETS else [],
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

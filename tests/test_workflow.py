@@ -118,3 +118,38 @@ def test_malformed_dataset_yaml_names_the_file(project):
     res = run(proj, "-n", "--config", "datasets_dir=my_datasets")
     assert res.returncode != 0
     assert "BROKEN.yaml: does not match the dataset schema" in res.stdout
+
+
+def test_jacobs_layout_builds_tables_5_6_and_figures(project):
+    """The shipped JAC2024 entry, enabled on generated files with the Jacobs et al. layout
+    (one folder per set, single-column CSVs with a header line), builds Tables 5-6 and
+    Figs 9-10 with the counts of non-positive uE and null errors."""
+    proj, mirror = project
+    shipped = yaml.safe_load((ROOT / "config" / "datasets" / "JAC2024.yaml").read_text())
+    cases = ["concrete", "diffusion", "Li_conductivity"]  # numbered case-insensitively: 1 concrete, 2 diffusion, 3 Li
+    rng = np.random.default_rng(7)
+    files = []
+    for i, case in enumerate(cases):
+        uE = rng.uniform(0.2, 1.0, 300)
+        E = uE * rng.normal(size=300)
+        uE[:i] = 0.0  # 0, 1, 2 non-positive uncertainties
+        E[-2:] = 0.0  # two null errors per set
+        folder = mirror / "JAC2024" / case
+        folder.mkdir(parents=True)
+        pd.DataFrame({"residuals": E}).to_csv(folder / "residuals_leaveout.csv", index=False)
+        pd.DataFrame({"model_errors": uE}).to_csv(folder / "model_errors_leaveout_calibrated.csv", index=False)
+        for name in ("residuals_leaveout.csv", "model_errors_leaveout_calibrated.csv"):
+            rel = f"JAC2024/{case}/{name}"
+            files.append({"path": rel, "sha256": hashlib.sha256((mirror / rel).read_bytes()).hexdigest(), "url": None})
+    family = {**shipped, "enabled": True, "files": files,
+              "datasets": [d for d in shipped["datasets"] if d["id"].removeprefix("JAC2024_") in cases]}
+    (proj / "my_datasets" / "JAC2024.yaml").write_text(yaml.safe_dump(family, sort_keys=False))
+    res = run(proj, "results/heavytails/tab5.csv", "results/heavytails/fig10.png", "--config",
+              "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
+    assert res.returncode == 0, res.stdout[-3000:]
+    tab5 = pd.read_csv(proj / "results" / "heavytails" / "tab5.csv")
+    assert tab5["dataset"].tolist() == ["JAC2024_concrete", "JAC2024_diffusion", "JAC2024_Li_conductivity"]
+    assert tab5["n0_uE"].tolist() == [0, 1, 2] and tab5["n0_E"].tolist() == [2, 2, 2]
+    assert tab5["M"].tolist() == [300, 299, 298]
+    assert ((tab5["ZMS_ci_low"] < tab5["ZMS_estimate"]) & (tab5["ZMS_estimate"] < tab5["ZMS_ci_high"])).all()
+    assert (proj / "results" / "heavytails" / "fig09.png").exists()

@@ -78,3 +78,37 @@ def table_values(tab1: pd.DataFrame, tab3: pd.DataFrame, tab4: pd.DataFrame) -> 
                 for f in ("estimate", "bias", "ci_low", "ci_high", "zeta")
             ]
     return pd.DataFrame(items, columns=["key", "value"])
+
+
+def jacobs_table(reports: Sequence[dict], screens: Sequence[dict], averages: Sequence[dict]) -> pd.DataFrame:
+    """Tables 5-6 (Jacobs et al. sets, P001 App. B): M, counts of non-positive uE and of null
+    errors in the raw files, beta_GM of uE^2, E^2, Z^2, and ZMS and RCE with their BCa
+    intervals and zeta-scores. Sets are numbered in the given order (case-insensitive
+    alphabetical order of the folder names in the paper)."""
+    rows = []
+    for number, (rep, scr, avg) in enumerate(zip(reports, screens, averages, strict=True), start=1):
+        removed = {f["name"]: f["removed"] for f in rep["filters"]}
+        row = {
+            "set": number,
+            "dataset": rep["id"],
+            "M": rep["M"],
+            "n0_uE": removed.get("nonpositive_uncertainty", 0),
+            "n0_E": rep["n_zero_errors"],
+        }
+        row.update({f"beta_{n}": scr[f"beta_{n}"] for n in SQUARED})
+        for test in avg["full"]:
+            s = test["statistic"]
+            row.update({f"{s}_{f}": test[f] for f in ("estimate", "ci_low", "ci_high", "zeta", "valid")})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def jacobs_values(table: pd.DataFrame) -> pd.DataFrame:
+    """Scoreboard values of Tables 5-6: M/<d>, screen/<d>/beta_*, average/<d>/<S>/estimate."""
+    items: list[tuple[str, float]] = []
+    for _, r in table.iterrows():
+        d = r["dataset"]
+        items.append((f"M/{d}", r["M"]))
+        items += [(f"screen/{d}/beta_{n}", r[f"beta_{n}"]) for n in SQUARED]
+        items += [(f"average/{d}/{s}/estimate", r[f"{s}_estimate"]) for s in ("ZMS", "RCE")]
+    return pd.DataFrame(items, columns=["key", "value"])

@@ -240,6 +240,7 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
             feature_units[name] = fspec.get("unit", "")
     table = pd.DataFrame(columns)
     n_raw = len(table)
+    n_zero_errors = int((table["E"] == 0).sum())
     table, counts = _apply_filters(table, spec.entry.get("filters", {}), uncertainty_columns)
     if len(table) == 0:
         raise DataError(
@@ -262,6 +263,7 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "features": feature_units,
         "columns": list(table.columns),
         "n_raw": n_raw,
+        "n_zero_errors": n_zero_errors,
         "filters": [c.__dict__ for c in counts],
         "M": len(table),
     }

@@ -83,15 +83,18 @@ def shape_fits(E: ArrayLike, uE: ArrayLike) -> dict[str, float]:
     """P001 Table 1: KS fits of uE^2 (inverse gamma), E^2 and Z^2 (scaled F(1, nu)).
 
     Returns the shapes ``nu_*`` and scales ``sigma_*`` (on the scale of uE, E, Z) and the KS
-    distances ``ks_*`` of the three fits.
+    distances ``ks_*`` of the three fits. Null errors (e.g. 10 % of Jacobs set 1) cannot be
+    described by a continuous F distribution: E^2 and Z^2 are fitted on their positive values
+    and the number of excluded zeros is reported as ``n_zero_E``.
     """
     E, uE = check_errors_uncertainties(E, uE)
+    nonzero = E != 0
     fits = {
         "uE2": fit_invgamma_ks(uE**2),
-        "E2": fit_scaled_f_ks(E**2),
-        "Z2": fit_scaled_f_ks((E / uE) ** 2),
+        "E2": fit_scaled_f_ks(E[nonzero] ** 2),
+        "Z2": fit_scaled_f_ks((E[nonzero] / uE[nonzero]) ** 2),
     }
-    out: dict[str, float] = {}
+    out: dict[str, float] = {"n_zero_E": int((~nonzero).sum())}
     for name, fit in fits.items():
         out[f"nu_{name}"] = fit.nu
         out[f"sigma_{name}"] = fit.sigma

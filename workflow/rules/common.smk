@@ -74,6 +74,14 @@ def paper_sets(paper):
 
 
 HEAVYTAILS_SETS = paper_sets("heavytails")
+JACOBS_SETS = sorted(
+    (
+        d
+        for d in UNCERTAINTY_DATASETS
+        if REGISTRY.get(d).family == config["papers"]["heavytails"].get("jacobs_family")
+    ),
+    key=str.lower,
+)
 
 
 def dataset_seed(*labels):

@@ -88,5 +88,52 @@ rule heavytails_data_figures:
         "../../scripts/heavytails_data_figures.py"
 
 
+rule heavytails_jacobs:
+    input:
+        reports=expand("data/prepared/{dataset}.json", dataset=JACOBS_SETS),
+        screens=expand("results/screen/{dataset}.json", dataset=JACOBS_SETS),
+        averages=expand("results/average/{dataset}.json", dataset=JACOBS_SETS),
+        nig_curve="results/screen/nig_curve.csv",
+    output:
+        tab5=report(
+            f"{HT}/tab5.csv",
+            caption="../report/heavytails_tab5.rst",
+            category="heavy-tails",
+        ),
+        tab6=report(
+            f"{HT}/tab6.csv",
+            caption="../report/heavytails_tab6.rst",
+            category="heavy-tails",
+        ),
+        fig09_png=report(
+            f"{HT}/fig09.png",
+            caption="../report/heavytails_fig09.rst",
+            category="heavy-tails",
+        ),
+        fig09_pdf=f"{HT}/fig09.pdf",
+        fig10_png=report(
+            f"{HT}/fig10.png",
+            caption="../report/heavytails_fig10.rst",
+            category="heavy-tails",
+        ),
+        fig10_pdf=f"{HT}/fig10.pdf",
+        values="results/values/heavytails_jacobs.csv",
+    log:
+        "logs/heavytails/jacobs.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        limits=ANALYSIS["screening"]["limits"],
+        first_table_size=17,
+    script:
+        "../../scripts/heavytails_jacobs.py"
+
+
 if HEAVYTAILS_SETS:
     VALUE_TABLES.append(rules.heavytails_tables.output.values)
+if JACOBS_SETS:
+    VALUE_TABLES.append(rules.heavytails_jacobs.output.values)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
 from uqval.plots.style import CALIBRATED, SHADE, UNCALIBRATED, figure
@@ -148,4 +149,26 @@ def fig_decimation(decimations: Sequence[tuple[int, str, pd.DataFrame]], tab4: p
         ax.set_ylabel(r"$\Delta$")
         ax.set_xlim(-0.9, dec["k"].max())
         ax.legend(loc="best", fontsize=6)
+    return fig
+
+
+def fig_jacobs_tests(table: pd.DataFrame) -> Figure:
+    """Fig. 10: (left) ZMS and RCE with 95 % BCa intervals per set, red when the interval
+    misses the target (1 and 0); (right) |zeta_ZMS| vs |zeta_RCE| as in Fig. 7."""
+    fig = figure(width=7.0, height=3.6)[0]
+    fig.clf()
+    grid = fig.add_gridspec(2, 2, width_ratios=[1.4, 1])
+    x = table["set"].to_numpy()
+    for row, (stat, target) in enumerate((("ZMS", 1.0), ("RCE", 0.0))):
+        ax = fig.add_subplot(grid[row, 0])
+        valid = (table[f"{stat}_ci_low"] <= target) & (target <= table[f"{stat}_ci_high"])
+        colors = np.where(valid, CALIBRATED, UNCALIBRATED)
+        ax.vlines(x, table[f"{stat}_ci_low"], table[f"{stat}_ci_high"], colors=colors, lw=1.5)
+        ax.scatter(x, table[f"{stat}_estimate"], c=colors, s=10, zorder=3)
+        ax.axhline(target, ls="--", color="0.4", lw=0.8)
+        ax.set(ylabel=stat, xlabel="set #" if row == 1 else None)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    lim = max(2.0, float(np.nanmax(np.abs(table[["ZMS_zeta", "RCE_zeta"]].to_numpy())) * 1.1))
+    lim = min(lim, 10.0)
+    _zeta_panel(fig.add_subplot(grid[:, 1]), table, "zeta-scores", lim)
     return fig
