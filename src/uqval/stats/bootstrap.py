@@ -30,12 +30,24 @@ come from ``SeedSequence(seed).spawn(n_blocks)``. The replicates therefore depen
 (seed, M, n_boot), never on ``chunk_size`` (which only limits how many replicates a
 generic statistic sees per call) nor on ``n_workers``. A block holds at most 2**20 indices (8 MiB), so peak
 memory stays bounded whatever M and n_boot.
+
+Several mean statistics on the same resamples. :func:`bca_bootstrap_means` draws the stream
+blocks once and evaluates several :class:`MeanStatistic` objects on them (e.g. ZMS and RCE,
+as the author's code does with one ``np.boot`` call returning both). Each distinct column is
+gathered once (ZMS needs Z^2, RCE and RCE2 share uE^2 and E^2), in sub-chunks of
+``max(1, 2**16 // M)`` replicates whose gather buffer stays in the CPU cache (about 30%
+faster than gathering a whole block, measured for M = 5000). Each row is still summed by
+``ndarray.sum`` over one contiguous row, so every statistic gets bit-for-bit the replicates
+and interval that :func:`bca_bootstrap` gives with the same seed. (Indices drawn as int32
+form the same stream, but ``np.take`` and fancy indexing convert them back to intp, which
+measured slower, so int64 indices are kept. Drawing the indices takes about half the time for
+ZMS and RCE together.)
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -43,10 +55,17 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-__all__ = ["BootstrapResult", "MeanStatistic", "bca_bootstrap", "jackknife_values"]
+__all__ = [
+    "BootstrapResult",
+    "MeanStatistic",
+    "bca_bootstrap",
+    "bca_bootstrap_means",
+    "jackknife_values",
+]
 
 _BLOCK_ELEMENTS = 1 << 20  # indices per stream block (fixes the random stream)
 _JACKKNIFE_ELEMENTS = 1 << 22  # elements per chunk of the generic jackknife
+_GATHER_ELEMENTS = 1 << 16  # indices per cache-sized gather sub-chunk of a stream block
 _DEGENERATE_RTOL = 8 * np.finfo(np.float64).eps
 
 Statistic = Callable[..., ArrayLike]
@@ -367,3 +386,115 @@ def bca_bootstrap(
         if jack.shape != (arrays[0].size,):
             raise ValueError(f"jackknife must have shape ({arrays[0].size},), got {jack.shape}")
     return _bca(t0, boot, jack, confidence)
+
+
+def _distinct_columns(
+    matrices: Sequence[NDArray[np.float64]],
+) -> tuple[NDArray[np.float64], list[NDArray[np.intp]]]:
+    """Stack the distinct rows (columns c_j) of several (k_s, M) column matrices.
+
+    Returns the (U, M) matrix of distinct columns and, for each input matrix, the positions
+    of its k_s columns in it. Columns are matched by exact equality.
+    """
+    distinct: list[NDArray[np.float64]] = []
+    positions = []
+    for matrix in matrices:
+        where = []
+        for col in matrix:
+            match = next((j for j, d in enumerate(distinct) if np.array_equal(d, col)), None)
+            if match is None:
+                distinct.append(col)
+                match = len(distinct) - 1
+            where.append(match)
+        positions.append(np.array(where, dtype=np.intp))
+    return np.stack(distinct), positions
+
+
+def _resampled_sums(
+    columns: NDArray[np.float64], blocks: list[_StreamBlock], n_boot: int, n_workers: int
+) -> NDArray[np.float64]:
+    """Sums of every column over each resample, shape (n_boot, U).
+
+    A block's indices are drawn at once (the stream of :func:`bca_bootstrap`), then gathered
+    in sub-chunks of ``max(1, 2**16 // M)`` rows into a cache-resident buffer, each row
+    summed with ``ndarray.sum`` exactly as in ``_mean_replicates``.
+    """
+    m = columns.shape[1]
+    sums = np.empty((n_boot, columns.shape[0]))
+    step = max(1, _GATHER_ELEMENTS // m)
+    buffers = threading.local()  # one gather buffer per thread, reused across blocks
+
+    def work(block: _StreamBlock) -> None:
+        idx = block.indices(m)
+        if not hasattr(buffers, "gathered"):
+            buffers.gathered = np.empty((step, m))
+        for lo in range(0, block.size, step):
+            sub = idx[lo : lo + step]
+            gathered = buffers.gathered[: sub.shape[0]]
+            rows = slice(block.start + lo, block.start + lo + sub.shape[0])
+            for j, col in enumerate(columns):
+                np.take(col, sub, out=gathered)
+                sums[rows, j] = gathered.sum(axis=1)
+
+    _run_blocks(work, blocks, n_workers)
+    return sums
+
+
+def bca_bootstrap_means(
+    data: Sequence[ArrayLike],
+    statistics: Mapping[str, MeanStatistic],
+    *,
+    n_boot: int,
+    seed: SeedLike,
+    confidence: float = 0.95,
+    n_workers: int = 1,
+) -> dict[str, BootstrapResult]:
+    """BCa intervals of several mean statistics from one set of bootstrap resamples.
+
+    Same algorithm as :func:`bca_bootstrap` (module docstring; P001 Sect. II.3, INVENTORY
+    §3.4), but the row indices are drawn once and shared by all statistics, as in the
+    author's code where one ``np.boot`` call bootstraps ZMS and RCE together (P001 Fig. 5,
+    §3.6). Each distinct per-point column is gathered once; each statistic gets its exact
+    O(M) jackknife. For every statistic the result is identical (same replicates, same
+    interval) to ``bca_bootstrap(data, statistic, n_boot=n_boot, seed=seed)`` with an int
+    seed, because the index stream is the same.
+
+    Args:
+        data: 1-D arrays of equal length M >= 2, resampled together by row (e.g. (E, uE)).
+        statistics: names mapped to :class:`MeanStatistic` objects (e.g. ``{"ZMS": ZMS,
+            "RCE": RCE}``).
+        n_boot: number R of bootstrap replicates.
+        seed: int or None (a fresh ``SeedSequence(seed)``), or a ``SeedSequence``, which is
+            spawned from.
+        confidence: confidence level of the intervals.
+        n_workers: threads drawing and gathering stream blocks (no effect on the result).
+
+    Returns:
+        A :class:`BootstrapResult` per name, in the order of ``statistics`` (special cases
+        as in :func:`bca_bootstrap`).
+    """
+    arrays = _validate_data(data)
+    if not statistics:
+        raise ValueError("statistics must hold at least one statistic")
+    if not all(isinstance(s, MeanStatistic) for s in statistics.values()):
+        raise TypeError("bca_bootstrap_means needs MeanStatistic objects; use bca_bootstrap")
+    if n_boot < 1:
+        raise ValueError("n_boot must be a positive integer")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must lie in (0, 1)")
+    if n_workers < 1:
+        raise ValueError("n_workers must be a positive integer")
+    matrices = {name: s.column_matrix(*arrays) for name, s in statistics.items()}
+    t0 = {name: float(s.combine(matrices[name].mean(axis=-1))) for name, s in statistics.items()}
+    for name, value in t0.items():
+        if not np.isfinite(value):
+            raise ValueError(f"statistic {name!r} of the full data is not finite ({value})")
+    m = arrays[0].size
+    columns, positions = _distinct_columns(list(matrices.values()))
+    blocks = _stream_blocks(_seed_sequence(seed), m, n_boot)
+    means = _resampled_sums(columns, blocks, n_boot, n_workers) / m
+    results = {}
+    for (name, stat), where in zip(statistics.items(), positions, strict=True):
+        boot = _check_replicate_values(stat.combine(means[:, where]), n_boot)
+        results[name] = _bca(t0[name], boot, _mean_jackknife(stat, matrices[name]), confidence)
+    return results

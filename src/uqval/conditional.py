@@ -1,0 +1,1057 @@
+"""Local (conditional) calibration analyses on binned data (primer P000 Sects. II-III;
+adaptivity paper P003 Sect. III.B; INVENTORY §3.9, §3.10, §3.18, §3.19, §3.21).
+
+Notation: Z = E/uE; a binning is a list of integer index arrays into the data arrays, one
+array per bin, ordered by increasing conditioning variable (e.g.
+``np.array_split(np.argsort(x, kind="stable"), n)``). Bin i holds n_i points. A bin's
+position on the x axis is the mid-range (min + max)/2 of its conditioning values (P000
+"points reported at the center of the bins").
+
+Local statistics and their 95% confidence intervals (CIs), as in the authors' code
+(ErrViewLib ``plotLZV``, ``plotLZISD``, ``plotLZM``, ``plotLZMS``, ``plotLRCE``,
+``plotLCP``, ``plotRelDiag``):
+
+=========  ========================  ======  ===============================================
+analysis   statistic per bin         target  CI
+=========  ========================  ======  ===============================================
+LZV        Var(Z) (n - 1 denom.)     1       "cho": V +- z sqrt(vv); or BCa bootstrap
+LZISD      Var(Z)^(-1/2)             1       delta method on "cho"; or BCa bootstrap
+LZM        <Z>                       0       Student t: m +- t_{n-1} sd/sqrt(n)
+LZMS       <Z^2>                     1       BCa bootstrap, R = max(1500, n); or "stud"
+LRCE       (RMV - RMSE)/RMV          0       BCa bootstrap, R = max(500, n)
+LCP        PICP = mean 1(|E| <= U_P) P       Wilson binomial interval
+RD         RMSE_i vs RMV_i           RMV_i   delta method on "cho"; or BCa bootstrap
+=========  ========================  ======  ===============================================
+
+with z = Phi^-1((1 + confidence)/2), Cho's (2008) variance of the sample variance
+vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n (mu_k the central moments with 1/n denominators,
+R ``moments::all.moments``), and the delta method SD(V^p) = |p| V^(p-1) sqrt(vv). A bin is
+*valid* when its CI contains the target (P003 Sect. III.B.1, red symbols otherwise).
+
+Bootstrap CIs are the BCa intervals of :func:`uqval.stats.bootstrap.bca_bootstrap` (the
+``nptest::np.boot`` algorithm, INVENTORY §3.4) with R = max(n_boot_min, n_i) replicates per
+bin (A20). Bin i draws from child i of ``SeedSequence(seed).spawn(n_bins)``, so results
+are deterministic for a given seed and a bin's stream does not depend on the other bins.
+Variance-based statistics are bootstrapped as mean statistics of the centred columns
+(Z - c, (Z - c)^2) with c the bin mean, Var = n/(n - 1) (<(Z-c)^2> - <Z-c>^2), which is
+exact on every resample and O(n) for the jackknife (the n/(n - 1) factor is also applied
+to the leave-one-out values; BCa only uses the jackknife through the scale-invariant
+acceleration, so the interval is unaffected).
+
+Deviations from the authors' code (statistically immaterial): their per-bin bootstraps use
+R ``boot::boot.ci(type = "bca")`` (regression-based influence values, interpolation on the
+normal scale) where this module uses the ``np.boot`` variant above; the whole-set <Z> uses
+the Student-t instead of the normal quantile; the whole-set RCE uses 5000 BCa replicates
+instead of a 500-replicate percentile interval; reliability diagrams default to
+sqrt(<E^2>) as in the P000 text, with sd(E) as an option (A9).
+
+Per-bin sums use ``np.add.reduceat`` over the concatenated bins, so all closed-form local
+statistics are vectorised over bins. ENCE and ZMSE (P002 Eqs. 11 and 17) are also provided
+for stacks of Monte Carlo sets with fixed contiguous bins (:func:`ence_batch`,
+:func:`zmse_batch`, O(n_sets M)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import special, stats
+
+from uqval.stats.binomial import wilson_cc_interval, wilson_interval
+from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties
+from uqval.synthetic import GenerativeDistribution, as_distribution
+
+__all__ = [
+    "ACFResult",
+    "FractionValid",
+    "Interval",
+    "acf",
+    "cho_varvar",
+    "ence",
+    "ence_batch",
+    "fraction_valid",
+    "global_coverage",
+    "global_rce",
+    "global_zisd",
+    "global_zmean",
+    "global_zms",
+    "global_zvar",
+    "interval_half_widths",
+    "local_coverage",
+    "local_rce",
+    "local_zisd",
+    "local_zmean",
+    "local_zms",
+    "local_zvar",
+    "lzisd_from_var",
+    "mean_t_interval",
+    "ms_stud_interval",
+    "reliability_diagram",
+    "rmse_cho_interval",
+    "segment_edges",
+    "var_cho_interval",
+    "zmse",
+    "zmse_batch",
+]
+
+FloatArray = NDArray[np.float64]
+SeedLike = int | np.random.SeedSequence | None
+VarMethod = Literal["cho", "bootstrap", "auto"]
+ZmsMethod = Literal["bootstrap", "stud", "auto"]
+DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
+
+AUTO_MIN_SIZE = 200
+"""Sample size from which the "auto" methods use the analytic CI (ErrViewLib ``varZCI``,
+``ZMSCI``: "cho"/"stud" for n >= 200, bootstrap below)."""
+
+_BATCH_ELEMENTS = 1 << 21  # elements per chunk of the batched ENCE/ZMSE
+
+
+# --- CI helpers ---------------------------------------------------------------------------
+
+
+class Interval(NamedTuple):
+    """An estimate, its confidence interval and its standard deviation.
+
+    Scalars (numpy float64) for a single sample, arrays for vectorised input.
+    """
+
+    value: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    sd: FloatArray
+
+
+def _interval(value: ArrayLike, half: ArrayLike, sd: ArrayLike) -> Interval:
+    """value -+ half, with 0-d arrays turned into numpy scalars."""
+    value, half, sd = (np.asarray(a, dtype=np.float64) for a in (value, half, sd))
+    return Interval(value[()], (value - half)[()], (value + half)[()], sd[()])
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must lie in (0, 1)")
+
+
+def _normal_quantile(confidence: float) -> float:
+    _check_confidence(confidence)
+    return float(special.ndtri(0.5 * (1.0 + confidence)))
+
+
+def _cho_vv(n: ArrayLike, m2: ArrayLike, m4: ArrayLike) -> FloatArray:
+    """Cho et al. (2008) Eq. 1: vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n."""
+    n = np.asarray(n, dtype=np.float64)
+    return (np.asarray(m4) - (n - 3.0) / (n - 1.0) * np.square(m2)) / n
+
+
+def _power_interval(v: ArrayLike, vv: ArrayLike, power: float, confidence: float) -> Interval:
+    """Delta-method interval of S = V^p: SD(S) = |p| V^(p-1) sqrt(vv); S +- z SD(S)."""
+    v = np.asarray(v, dtype=np.float64)
+    sd = abs(power) * v ** (power - 1.0) * np.sqrt(vv)
+    return _interval(v**power, _normal_quantile(confidence) * sd, sd)
+
+
+def _t_interval(mean: ArrayLike, sd: ArrayLike, n: ArrayLike, confidence: float) -> Interval:
+    """m +- t_{(1+c)/2, n-1} sd/sqrt(n)."""
+    _check_confidence(confidence)
+    n = np.asarray(n, dtype=np.float64)
+    se = np.asarray(sd) / np.sqrt(n)
+    return _interval(mean, stats.t.ppf(0.5 * (1.0 + confidence), df=n - 1.0) * se, se)
+
+
+def _last_axis_sample(x: ArrayLike, name: str) -> FloatArray:
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0 or arr.shape[-1] < 2:
+        raise ValueError(f"{name} needs at least 2 values along its last axis")
+    return arr
+
+
+def cho_varvar(z: ArrayLike) -> FloatArray:
+    """Estimated variance of the sample variance (Cho et al. 2008 Eq. 1; ErrViewLib ``varvar``).
+
+    vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n, mu_k = <(z - <z>)^k> (1/n denominators).
+    Reduces over the last axis.
+    """
+    arr = _last_axis_sample(z, "z")
+    d2 = np.square(arr - arr.mean(axis=-1, keepdims=True))
+    return _cho_vv(arr.shape[-1], d2.mean(axis=-1), np.square(d2).mean(axis=-1))
+
+
+def var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Var(z) +- z_c sqrt(vv) (ErrViewLib ``varZCI(method = "cho")``; INVENTORY §3.9).
+
+    Var uses the n - 1 denominator; vv is :func:`cho_varvar`. Reduces over the last axis.
+    """
+    arr = _last_axis_sample(z, "z")
+    return _power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 1.0, confidence)
+
+
+def lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Interval:
+    """LZISD S = V^(-1/2) with the delta-method SD(S) = sqrt(vv)/(2 V^(3/2)).
+
+    P000 Sect. III.3.4; ErrViewLib ``rsdZCI(method = "cho")``: S +- z_c SD(S). ``v`` is
+    Var(Z) and ``vv`` its estimated variance (:func:`cho_varvar`); vectorised.
+    """
+    return _power_interval(v, vv, -0.5, confidence)
+
+
+def rmse_cho_interval(
+    E: ArrayLike, confidence: float = 0.95, *, centered: bool = False
+) -> Interval:
+    """Interval of the RMSE of a reliability-diagram bin by the delta method (§3.9).
+
+    * ``centered=False`` (default, P000 text, A9): RMSE = sqrt(<E^2>), with the estimated
+      variance of <E^2> taken as var(E^2)/n (n - 1 denominator), so
+      SD = sqrt(var(E^2)/n)/(2 RMSE).
+    * ``centered=True`` (authors' ``sdZCI(method = "cho")``): sd(E) = Var(E)^(1/2) with
+      SD = sqrt(vv)/(2 sqrt(Var(E))), vv from :func:`cho_varvar`.
+
+    Reduces over the last axis.
+    """
+    arr = _last_axis_sample(E, "E")
+    if centered:
+        return _power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 0.5, confidence)
+    sq = np.square(arr)
+    var_mse = np.var(sq, axis=-1, ddof=1) / arr.shape[-1]
+    return _power_interval(sq.mean(axis=-1), var_mse, 0.5, confidence)
+
+
+def mean_t_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Student-t interval of a mean, <z> +- t_{(1+c)/2, n-1} sd(z)/sqrt(n) (P003 LZM).
+
+    Reduces over the last axis; ``sd`` of the result is the standard error sd(z)/sqrt(n).
+    """
+    arr = _last_axis_sample(z, "z")
+    return _t_interval(arr.mean(axis=-1), arr.std(axis=-1, ddof=1), arr.shape[-1], confidence)
+
+
+def ms_stud_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Mean-square interval <z^2> +- t sd(z^2)/sqrt(n) (ErrViewLib ``ZMSCI`` "stud").
+
+    Used for the whole-set ZMS of P003 (n >= 200). Reduces over the last axis.
+    """
+    return mean_t_interval(np.square(_last_axis_sample(z, "z")), confidence)
+
+
+# --- bins as segments of the concatenated indices -----------------------------------------
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """Bins laid out as consecutive segments of ``order`` (concatenated bin indices)."""
+
+    order: NDArray[np.intp]
+    starts: NDArray[np.intp]
+    counts: NDArray[np.intp]
+
+    @classmethod
+    def from_bins(cls, bins: Sequence[ArrayLike], m: int, min_count: int) -> _Segments:
+        if len(bins) == 0:
+            raise ValueError("bins must hold at least one bin")
+        arrays = [np.asarray(b) for b in bins]
+        for i, b in enumerate(arrays):
+            if b.ndim != 1 or not np.issubdtype(b.dtype, np.integer):
+                raise ValueError(f"bin {i} must be a 1-D array of integer indices")
+            if b.size < min_count:
+                raise ValueError(f"bin {i} holds {b.size} point(s); at least {min_count} needed")
+        order = np.concatenate(arrays).astype(np.intp)
+        if order.min() < 0 or order.max() >= m:
+            raise ValueError(f"bin indices must lie in [0, {m - 1}]")
+        counts = np.array([b.size for b in arrays], dtype=np.intp)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        return cls(order, starts, counts)
+
+    @classmethod
+    def whole(cls, m: int) -> _Segments:
+        return cls(np.arange(m, dtype=np.intp), np.zeros(1, np.intp), np.array([m], np.intp))
+
+    @property
+    def n_bins(self) -> int:
+        return self.counts.size
+
+    def sums(self, values: ArrayLike) -> FloatArray:
+        """Per-bin sums of ``values`` (indexed by data row; extra trailing axes allowed)."""
+        return np.add.reduceat(np.asarray(values)[self.order], self.starts, axis=0)
+
+    def means(self, values: ArrayLike) -> FloatArray:
+        counts = self.counts.reshape((-1,) + (1,) * (np.ndim(values) - 1))
+        return self.sums(values) / counts
+
+    def central_moments(self, values: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Per-bin mean, mu_2 and mu_4 (1/n denominators)."""
+        gathered = values[self.order]
+        mean = np.add.reduceat(gathered, self.starts) / self.counts
+        d2 = np.square(gathered - np.repeat(mean, self.counts))
+        m2 = np.add.reduceat(d2, self.starts) / self.counts
+        m4 = np.add.reduceat(np.square(d2), self.starts) / self.counts
+        return mean, m2, m4
+
+    def mid_range(self, x: FloatArray) -> FloatArray:
+        gathered = x[self.order]
+        lo = np.minimum.reduceat(gathered, self.starts)
+        hi = np.maximum.reduceat(gathered, self.starts)
+        return 0.5 * (lo + hi)
+
+    def bin_data(self, *arrays: FloatArray) -> Iterator[tuple[FloatArray, ...]]:
+        for start, count in zip(self.starts, self.counts, strict=True):
+            idx = self.order[start : start + count]
+            yield tuple(a[idx] for a in arrays)
+
+
+def _seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
+    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+
+
+def _bootstrap_cis(
+    segments: _Segments,
+    data: tuple[FloatArray, ...],
+    statistic: Callable[[tuple[FloatArray, ...]], MeanStatistic],
+    selected: NDArray[np.bool_],
+    n_boot_min: int,
+    seed: SeedLike,
+    confidence: float,
+    grow: bool = True,
+) -> tuple[FloatArray, FloatArray]:
+    """BCa intervals of the selected bins (NaN elsewhere), bin i seeded by spawned child i.
+
+    ``statistic`` builds the mean statistic of one bin from that bin's data arrays. Each
+    bin gets R = max(n_boot_min, n_i) replicates, or n_boot_min if not ``grow``.
+    """
+    if n_boot_min < 1:
+        raise ValueError("n_boot_min must be a positive integer")
+    children = _seed_sequence(seed).spawn(segments.n_bins)
+    low = np.full(segments.n_bins, np.nan)
+    high = np.full(segments.n_bins, np.nan)
+    for i, (child, bin_data) in enumerate(zip(children, segments.bin_data(*data), strict=True)):
+        if selected[i]:
+            n_boot = max(n_boot_min, bin_data[0].size) if grow else n_boot_min
+            res = bca_bootstrap(
+                bin_data, statistic(bin_data), n_boot=n_boot, seed=child, confidence=confidence
+            )
+            low[i], high[i] = res.ci_low, res.ci_high
+    return low, high
+
+
+def _centred_var_power(power: float) -> Callable[[tuple[FloatArray, ...]], MeanStatistic]:
+    """Factory of the mean statistic Var(v)^p of one sample v (module docstring)."""
+
+    def build(data: tuple[FloatArray, ...]) -> MeanStatistic:
+        (values,) = data
+        centre = float(values.mean())
+        factor = values.size / (values.size - 1.0)
+        return MeanStatistic(
+            columns=lambda v: (v - centre, np.square(v - centre)),
+            combine=lambda m: (factor * (m[..., 1] - np.square(m[..., 0]))) ** power,
+        )
+
+    return build
+
+
+def _rms_statistic(_: tuple[FloatArray, ...]) -> MeanStatistic:
+    """sqrt(<v^2>) as a mean statistic (the same for every bin)."""
+    return MeanStatistic(columns=lambda v: (np.square(v),), combine=lambda m: np.sqrt(m[..., 0]))
+
+
+def _bootstrap_where_asked(
+    interval: Interval,
+    segments: _Segments,
+    data: tuple[FloatArray, ...],
+    statistic: Callable[[tuple[FloatArray, ...]], MeanStatistic],
+    method: str,
+    analytic: str,
+    n_boot_min: int,
+    seed: SeedLike,
+    confidence: float,
+) -> Interval:
+    """Replace the analytic CIs by BCa CIs in the bins that ``method`` bootstraps.
+
+    ``method`` is ``analytic`` (no bin), "bootstrap" (every bin) or "auto" (bins of fewer
+    than :data:`AUTO_MIN_SIZE` points).
+    """
+    if method == analytic:
+        return interval
+    if method == "bootstrap":
+        boot = np.ones(segments.n_bins, dtype=bool)
+    elif method == "auto":
+        boot = segments.counts < AUTO_MIN_SIZE
+        if not boot.any():
+            return interval
+    else:
+        raise ValueError(f"unknown CI method {method!r}; use {analytic!r}, 'bootstrap' or 'auto'")
+    low, high = _bootstrap_cis(segments, data, statistic, boot, n_boot_min, seed, confidence)
+    return interval._replace(
+        ci_low=np.where(boot, low, interval.ci_low), ci_high=np.where(boot, high, interval.ci_high)
+    )
+
+
+# --- tables -------------------------------------------------------------------------------
+
+
+def _contains(low: ArrayLike, high: ArrayLike, target: ArrayLike) -> NDArray[np.bool_]:
+    """low <= target <= high (False for NaN limits)."""
+    return (np.asarray(low) <= target) & (np.asarray(target) <= high)
+
+
+def _table(
+    segments: _Segments, interval: Interval, target: ArrayLike, x: FloatArray | None
+) -> pd.DataFrame:
+    """One row per bin: [bin, x,] n, value, ci_low, ci_high, target, valid."""
+    columns: dict[str, ArrayLike] = {}
+    if x is not None:
+        columns = {"bin": np.arange(segments.n_bins), "x": x}
+    target = np.broadcast_to(np.asarray(target, dtype=np.float64), segments.counts.shape)
+    columns |= {
+        "n": segments.counts.astype(np.int64),
+        "value": np.asarray(interval.value, dtype=np.float64),
+        "ci_low": np.asarray(interval.ci_low, dtype=np.float64),
+        "ci_high": np.asarray(interval.ci_high, dtype=np.float64),
+        "target": target,
+        "valid": _contains(interval.ci_low, interval.ci_high, target),
+    }
+    return pd.DataFrame(columns)
+
+
+def _layout(
+    m: int, x: ArrayLike | None, bins: Sequence[ArrayLike] | None, min_count: int
+) -> tuple[_Segments, FloatArray | None]:
+    """Segments of the bins (one bin of all points if None) and bin positions (if x given)."""
+    if bins is None:
+        if m < min_count:
+            raise ValueError(f"need at least {min_count} points, got {m}")
+        return _Segments.whole(m), None
+    segments = _Segments.from_bins(bins, m, min_count)
+    if x is None:
+        return segments, None
+    xs = np.asarray(x, dtype=np.float64)
+    if xs.shape != (m,) or not np.all(np.isfinite(xs)):
+        raise ValueError(f"x must be a finite 1-D array of length {m}")
+    return segments, segments.mid_range(xs)
+
+
+def _prepare(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    min_count: int,
+) -> tuple[FloatArray, FloatArray, _Segments, FloatArray | None]:
+    """Validated E, uE, the segments and the bin positions (None for the whole set)."""
+    e, ue = check_errors_uncertainties(E, uE)
+    return (e, ue, *_layout(e.size, x, bins, min_count))
+
+
+def _var_power(
+    values: FloatArray,
+    segments: _Segments,
+    power: float,
+    method: str,
+    confidence: float,
+    n_boot_min: int,
+    seed: SeedLike,
+) -> Interval:
+    """Per-bin Var(values)^p with the delta-method ("cho") or BCa interval."""
+    _, m2, m4 = segments.central_moments(values)
+    n = segments.counts
+    interval = _power_interval(m2 * n / (n - 1.0), _cho_vv(n, m2, m4), power, confidence)
+    statistic = _centred_var_power(power)
+    return _bootstrap_where_asked(
+        interval, segments, (values,), statistic, method, "cho", n_boot_min, seed, confidence
+    )
+
+
+def _zvar(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    power: float,
+    method: str,
+    target: float,
+    confidence: float,
+    n_boot_min: int,
+    seed: SeedLike,
+) -> pd.DataFrame:
+    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    interval = _var_power(e / ue, segments, power, method, confidence, n_boot_min, seed)
+    return _table(segments, interval, target, pos)
+
+
+def local_zvar(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    method: VarMethod = "cho",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 1500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Local Z-variance (LZV) analysis: Var(Z) per bin vs its target (P000 Sect. III.3.4).
+
+    Args:
+        E, uE: errors and uncertainties (1-D, length M).
+        x: conditioning variable (length M), used for the bin positions (mid-ranges).
+        bins: list of index arrays, one per bin (at least 2 points each).
+        method: "cho" (Var +- z sqrt(vv), INVENTORY default), "bootstrap" (BCa with
+            R = max(n_boot_min, n_i), ErrViewLib ``varZCI``) or "auto" ("cho" for bins
+            of at least 200 points).
+        target: reference value, 1 ((n-1)/(n-3) for small ensembles, P000 Sect. II.1.3).
+        confidence: CI level.
+        n_boot_min: minimum number of bootstrap replicates.
+        seed: seed of the per-bin bootstrap streams (module docstring).
+
+    Returns:
+        One row per bin: bin, x, n, value, ci_low, ci_high, target, valid.
+    """
+    return _zvar(E, uE, x, bins, 1.0, method, target, confidence, n_boot_min, seed)
+
+
+def global_zvar(
+    E: ArrayLike,
+    uE: ArrayLike,
+    *,
+    method: VarMethod = "auto",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 1500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Var(Z) of the whole set (right margin of LZV plots), one row without bin and x.
+
+    The default "auto" is the authors' choice for the full set (``plotLZV``: "cho" for
+    M >= 200, bootstrap below). Other arguments as in :func:`local_zvar`.
+    """
+    return _zvar(E, uE, None, None, 1.0, method, target, confidence, n_boot_min, seed)
+
+
+def local_zisd(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    method: VarMethod = "cho",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Local Z inverse SD (LZISD): Var(Z)^(-1/2) per bin, target 1 (P000 Sect. III.3.4).
+
+    Values below 1 mean uncertainties overestimated by that factor. CI: "cho" = delta
+    method S +- z sqrt(vv)/(2 V^(3/2)) (:func:`lzisd_from_var`, ErrViewLib ``rsdZCI``
+    default in P000, A7/A12) or BCa bootstrap with R = max(n_boot_min, n_i) (``plotLZISD``
+    uses max(500, n)). Arguments and returned columns as in :func:`local_zvar`.
+    """
+    return _zvar(E, uE, x, bins, -0.5, method, target, confidence, n_boot_min, seed)
+
+
+def global_zisd(
+    E: ArrayLike,
+    uE: ArrayLike,
+    *,
+    method: VarMethod = "cho",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Var(Z)^(-1/2) of the whole set, with the same CI method as the bins (``plotLZISD``)."""
+    return _zvar(E, uE, None, None, -0.5, method, target, confidence, n_boot_min, seed)
+
+
+def _zmean(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    confidence: float,
+) -> pd.DataFrame:
+    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    mean, m2, _ = segments.central_moments(e / ue)
+    n = segments.counts
+    interval = _t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
+    return _table(segments, interval, 0.0, pos)
+
+
+def local_zmean(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Local Z-mean (LZM): <Z> per bin, target 0, Student-t CI (P003 Sect. III.B.1).
+
+    CI: <Z> +- t_{(1+c)/2, n-1} sd(Z)/sqrt(n) (:func:`mean_t_interval`). Columns as in
+    :func:`local_zvar`.
+    """
+    return _zmean(E, uE, x, bins, confidence)
+
+
+def global_zmean(E: ArrayLike, uE: ArrayLike, *, confidence: float = 0.95) -> pd.DataFrame:
+    """<Z> of the whole set with the Student-t CI (the authors' code uses +-1.96 sd/sqrt(M),
+    which differs from t_{0.975, M-1} by less than 0.1% for M >= 1000)."""
+    return _zmean(E, uE, None, None, confidence)
+
+
+def _zms(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    method: str,
+    target: float,
+    confidence: float,
+    n_boot_min: int,
+    seed: SeedLike,
+) -> pd.DataFrame:
+    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    mean, m2, _ = segments.central_moments(np.square(e / ue))
+    n = segments.counts
+    interval = _t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
+    interval = _bootstrap_where_asked(
+        interval, segments, (e, ue), lambda _: ZMS, method, "stud", n_boot_min, seed, confidence
+    )
+    return _table(segments, interval, target, pos)
+
+
+def local_zms(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    method: ZmsMethod = "bootstrap",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 1500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Local Z mean squares (LZMS): <Z^2> per bin, target 1 (P003 Sect. III.B.1, Eq. 6).
+
+    CI: "bootstrap" (default; BCa with R = max(n_boot_min, n_i), R = max(1500, n) in the
+    authors' code, A20/A27), "stud" (:func:`ms_stud_interval`) or "auto" ("stud" for bins
+    of at least 200 points). Arguments and columns as in :func:`local_zvar`.
+    """
+    return _zms(E, uE, x, bins, method, target, confidence, n_boot_min, seed)
+
+
+def global_zms(
+    E: ArrayLike,
+    uE: ArrayLike,
+    *,
+    method: ZmsMethod = "auto",
+    target: float = 1.0,
+    confidence: float = 0.95,
+    n_boot_min: int = 1500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """<Z^2> of the whole set: "stud" for M >= 200, BCa below ("auto", ``plotLZMS``)."""
+    return _zms(E, uE, None, None, method, target, confidence, n_boot_min, seed)
+
+
+def _rce_values(mv: ArrayLike, mse: ArrayLike) -> FloatArray:
+    """RCE = (RMV - RMSE)/RMV from MV = <uE^2> and MSE = <E^2> (P003 Eq. 9)."""
+    rmv = np.sqrt(mv)
+    return (rmv - np.sqrt(mse)) / rmv
+
+
+def _rce(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    confidence: float,
+    n_boot: int,
+    seed: SeedLike,
+) -> pd.DataFrame:
+    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    value = _rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
+    every = np.ones(segments.n_bins, dtype=bool)
+    low, high = _bootstrap_cis(
+        segments, (e, ue), lambda _: RCE, every, n_boot, seed, confidence, grow=bins is not None
+    )
+    nan = np.full_like(value, np.nan)
+    return _table(segments, Interval(value, low, high, nan), 0.0, pos)
+
+
+def local_rce(
+    E: ArrayLike,
+    uE: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    confidence: float = 0.95,
+    n_boot_min: int = 500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Local relative calibration error (LRCE): RCE_i per bin, target 0 (P003 Sect. III.B.4).
+
+    RCE_i = (RMV_i - RMSE_i)/RMV_i (Eqs. 9-11). CI: BCa bootstrap of the pairs (E, uE)
+    with R = max(n_boot_min, n_i) (ErrViewLib ``plotLRCE``). Columns as in
+    :func:`local_zvar`.
+    """
+    return _rce(E, uE, x, bins, confidence, n_boot_min, seed)
+
+
+def global_rce(
+    E: ArrayLike,
+    uE: ArrayLike,
+    *,
+    confidence: float = 0.95,
+    n_boot: int = 5000,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """RCE of the whole set with a BCa interval of ``n_boot`` replicates.
+
+    The authors' ``plotLRCE`` uses a 500-replicate percentile interval here ("too long
+    otherwise"); 5000 BCa replicates is their choice for full-set RCE in P001/P002.
+    """
+    return _rce(E, uE, None, None, confidence, n_boot, seed)
+
+
+def reliability_diagram(
+    E: ArrayLike,
+    uE: ArrayLike,
+    bins: Sequence[ArrayLike],
+    *,
+    method: VarMethod = "bootstrap",
+    error_scale: Literal["rmse", "sd"] = "rmse",
+    confidence: float = 0.95,
+    n_boot_min: int = 500,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    """Reliability diagram (RMSE vs RMV) on bins of uE (P000 Sect. III.3.3; INVENTORY §3.21).
+
+    Per bin: x = RMV_i = sqrt(<uE^2>_i) and value = RMSE_i = sqrt(<E^2>_i)
+    (``error_scale="rmse"``, P000 text) or sd(E)_i (``"sd"``, ErrViewLib ``plotRelDiag``;
+    equal for unbiased errors, A9). The target of each bin is its RMV_i (identity line).
+
+    Args:
+        bins: bins of the data sorted by increasing uE.
+        method: "bootstrap" (default; BCa with R = max(n_boot_min, n_i), P000 Fig. 4),
+            "cho" (delta method, :func:`rmse_cho_interval`, P000 PAL2022 figures) or
+            "auto" ("cho" for bins of at least 200 points).
+        error_scale: "rmse" or "sd".
+
+    Returns:
+        One row per bin: bin, x (= RMV_i), n, value, ci_low, ci_high, target (= RMV_i),
+        valid.
+    """
+    if error_scale not in ("rmse", "sd"):
+        raise ValueError(f"unknown error_scale {error_scale!r}; use 'rmse' or 'sd'")
+    e, ue, segments, _ = _prepare(E, uE, None, bins, 2)
+    rmv = np.sqrt(segments.means(np.square(ue)))
+    if error_scale == "sd":
+        interval = _var_power(e, segments, 0.5, method, confidence, n_boot_min, seed)
+    else:
+        sq = np.square(e)
+        mse, m2, _ = segments.central_moments(sq)
+        n = segments.counts
+        interval = _bootstrap_where_asked(
+            _power_interval(mse, m2 / (n - 1.0), 0.5, confidence),
+            segments,
+            (e,),
+            _rms_statistic,
+            method,
+            "cho",
+            n_boot_min,
+            seed,
+            confidence,
+        )
+    return _table(segments, interval, rmv, rmv)
+
+
+# --- local coverage -----------------------------------------------------------------------
+
+
+def interval_half_widths(
+    uE: ArrayLike, probs: Sequence[float], distribution: DistributionSpec = "normal"
+) -> FloatArray:
+    """Half-widths U_P,i = uE_i Q_D((1 + P)/2) of symmetric prediction intervals.
+
+    P000 Sect. III.3.5: intervals built from uE and a generative distribution D (normal,
+    or unit-variance Student t, e.g. ``("t", 4)`` for Case E). Returns shape (M, len(probs)).
+    """
+    u = np.asarray(uE, dtype=np.float64)
+    p = _probabilities(probs)
+    factors = as_distribution(distribution).quantile(0.5 * (1.0 + p))
+    return u[:, None] * factors[None, :]
+
+
+def _probabilities(probs: Sequence[float]) -> FloatArray:
+    p = np.atleast_1d(np.asarray(probs, dtype=np.float64))
+    if p.ndim != 1 or p.size == 0 or not np.all((p > 0.0) & (p < 1.0)):
+        raise ValueError("probs must be a non-empty sequence of probabilities in (0, 1)")
+    return p
+
+
+def _coverage(
+    E: ArrayLike,
+    half_widths: ArrayLike,
+    probs: Sequence[float],
+    x: ArrayLike | None,
+    bins: Sequence[ArrayLike] | None,
+    confidence: float,
+) -> pd.DataFrame:
+    p = _probabilities(probs)
+    e = np.asarray(E, dtype=np.float64)
+    u = np.asarray(half_widths, dtype=np.float64)
+    u = u[:, None] if u.ndim == 1 else u
+    if e.ndim != 1 or u.shape != (e.size, p.size):
+        raise ValueError(
+            f"half_widths must have shape ({e.size}, {p.size}) (one column per P), got {u.shape}"
+        )
+    if not (np.all(np.isfinite(e)) and np.all(np.isfinite(u)) and np.all(u >= 0.0)):
+        raise ValueError("E must be finite and half_widths finite and non-negative")
+    segments, pos = _layout(e.size, x, bins, 1)
+    hits = segments.sums((np.abs(e)[:, None] <= u).astype(np.int64))  # (n_bins, n_P)
+    counts = segments.counts[:, None]
+    low, high = wilson_interval(hits, counts, confidence)
+    picp = hits / counts
+    se = np.sqrt(picp * (1.0 - picp) / counts)
+    tables = []
+    for j, prob in enumerate(p):
+        interval = Interval(picp[:, j], low[:, j], high[:, j], se[:, j])
+        table = _table(segments, interval, prob, pos)
+        table.insert(0, "prob", prob)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)
+
+
+def local_coverage(
+    E: ArrayLike,
+    half_widths: ArrayLike,
+    x: ArrayLike,
+    bins: Sequence[ArrayLike],
+    probs: Sequence[float],
+    *,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Local coverage probability (LCP) analysis (P000 Sects. II.2.2, III.3.5, III.4.4).
+
+    Per bin and probability P: PICP nu_P = (1/n) sum_i 1(|E_i| <= U_P,i), i.e. the
+    fraction of error-centred intervals [E_i - U_P,i, E_i + U_P,i] containing 0, with a
+    Wilson binomial CI (ErrViewLib ``plotLCP`` default); the target is P.
+
+    Args:
+        E: errors (length M).
+        half_widths: U_P,i, shape (M,) for one P or (M, len(probs)): given directly for
+            interval datasets (e.g. HU2022), or :func:`interval_half_widths` from uE.
+        x: conditioning variable, bins: index arrays (as in :func:`local_zvar`).
+        probs: the coverage probabilities P of the columns of ``half_widths``.
+
+    Returns:
+        One row per (P, bin), sorted by P then bin: prob, bin, x, n, value, ci_low,
+        ci_high, target (= P), valid.
+    """
+    return _coverage(E, half_widths, probs, x, bins, confidence)
+
+
+def global_coverage(
+    E: ArrayLike, half_widths: ArrayLike, probs: Sequence[float], *, confidence: float = 0.95
+) -> pd.DataFrame:
+    """Average PICP of the whole set per P with its Wilson CI (LCP right margin)."""
+    return _coverage(E, half_widths, probs, None, None, confidence)
+
+
+# --- ENCE, ZMSE ---------------------------------------------------------------------------
+
+
+def ence(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
+    """ENCE = (1/N) sum_i |RCE_i|, RCE_i = (RMV_i - RMSE_i)/RMV_i (P002 Eq. 11; P003 Eq. 8)."""
+    e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
+    rce = _rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
+    return float(np.mean(np.abs(rce)))
+
+
+def zmse(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
+    """ZMSE = (1/N) sum_i |ln ZMS_i|, ZMS_i = <Z^2>_i (P002 Eq. 17)."""
+    e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
+    return float(np.mean(np.abs(np.log(segments.means(np.square(e / ue))))))
+
+
+def segment_edges(bins: Sequence[ArrayLike]) -> NDArray[np.intp]:
+    """Edges e_0 = 0 < e_1 < ... < e_N of bins that are consecutive segments of 0..e_N - 1.
+
+    Bin i must be exactly ``arange(e_i, e_{i+1})``, which holds for equal-count (or
+    adaptive) bins of data already sorted by the conditioning variable.
+
+    Raises:
+        ValueError: if the bins are not contiguous, ordered segments starting at 0.
+    """
+    segments = _Segments.from_bins(bins, np.iinfo(np.intp).max, 1)
+    if not np.array_equal(segments.order, np.arange(segments.order.size)):
+        raise ValueError(
+            "bins are not contiguous ordered segments of 0..M-1; sort the data by the "
+            "conditioning variable first"
+        )
+    return np.append(segments.starts, segments.order.size).astype(np.intp)
+
+
+def _batch(
+    E: ArrayLike,
+    uE: ArrayLike,
+    edges: ArrayLike,
+    per_chunk: Callable[[FloatArray, FloatArray, NDArray[np.intp], NDArray[np.intp]], FloatArray],
+) -> FloatArray:
+    """Apply ``per_chunk(E_rows, uE_rows, starts, counts)`` to chunks of sets (rows)."""
+    e = np.asarray(E, dtype=np.float64)
+    u = np.asarray(uE, dtype=np.float64)
+    if e.ndim != 2:
+        raise ValueError(f"E must have shape (n_sets, M), got {e.shape}")
+    m = e.shape[1]
+    if u.shape not in ((m,), e.shape):
+        raise ValueError(f"uE must have shape ({m},) or {e.shape}, got {u.shape}")
+    edg = np.asarray(edges)
+    if (
+        edg.ndim != 1
+        or edg.size < 2
+        or not np.issubdtype(edg.dtype, np.integer)
+        or edg[0] != 0
+        or edg[-1] != m
+        or np.any(np.diff(edg) <= 0)
+    ):
+        raise ValueError(f"edges must be strictly increasing integers from 0 to M = {m}")
+    starts, counts = edg[:-1].astype(np.intp), np.diff(edg).astype(np.intp)
+    rows = max(1, _BATCH_ELEMENTS // m)
+    out = np.empty(e.shape[0])
+    for lo in range(0, e.shape[0], rows):
+        sl = slice(lo, lo + rows)
+        out[sl] = per_chunk(e[sl], u if u.ndim == 1 else u[sl], starts, counts)
+    return out
+
+
+def _bin_means_rows(
+    values: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
+) -> FloatArray:
+    return np.add.reduceat(values, starts, axis=-1) / counts
+
+
+def ence_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
+    """ENCE of many sets at once (P002 App. B), O(n_sets M).
+
+    Args:
+        E: errors, shape (n_sets, M), each row sorted like ``uE``.
+        uE: uncertainties, shape (M,) (shared by all sets) or (n_sets, M).
+        edges: bin edges from :func:`segment_edges` (bin i = columns edges[i]:edges[i+1]).
+
+    Returns:
+        ENCE per set, shape (n_sets,). Inputs are not checked for finiteness.
+    """
+
+    def chunk(
+        e: FloatArray, u: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
+    ) -> FloatArray:
+        mv = _bin_means_rows(np.square(u), starts, counts)
+        mse = _bin_means_rows(np.square(e), starts, counts)
+        return np.mean(np.abs(_rce_values(mv, mse)), axis=-1)
+
+    return _batch(E, uE, edges, chunk)
+
+
+def zmse_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
+    """ZMSE of many sets at once (P002 App. B), O(n_sets M); arguments as in :func:`ence_batch`."""
+
+    def chunk(
+        e: FloatArray, u: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
+    ) -> FloatArray:
+        zms = _bin_means_rows(np.square(e / u), starts, counts)
+        return np.mean(np.abs(np.log(zms)), axis=-1)
+
+    return _batch(E, uE, edges, chunk)
+
+
+# --- validation metric f_v and ACF --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FractionValid:
+    """Fraction of valid bins f_v with its binomial interval (P003 Sect. III.B.2).
+
+    Attributes:
+        value: f_v = n_valid / n_bins.
+        ci_low, ci_high: Wilson interval with continuity correction.
+        n_valid: bins whose CI contains the target.
+        n_bins: number of bins.
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    n_valid: int
+    n_bins: int
+
+
+def fraction_valid(local: pd.DataFrame, confidence: float = 0.95) -> FractionValid:
+    """f_v = (bins whose CI contains the target)/N_bins with a Wilson-cc interval.
+
+    P003 Sect. III.B.2 (target value 0.95 for 95% CIs); the interval is
+    ``DescTools::BinomCI(method = "wilsoncc")`` with successes = valid bins and
+    trials = N_bins, as in the authors' code (INVENTORY §3.19).
+
+    Args:
+        local: a table of a ``local_*`` function (column ``valid``). A coverage table
+            must hold a single P (select ``local[local.prob == P]``).
+    """
+    if "prob" in local.columns and local["prob"].nunique() > 1:
+        raise ValueError("the table holds several coverage probabilities; select one P")
+    valid = local["valid"].to_numpy(dtype=bool)
+    if valid.size == 0:
+        raise ValueError("the table holds no bins")
+    n_valid = int(valid.sum())
+    low, high = wilson_cc_interval(n_valid, valid.size, confidence)
+    return FractionValid(n_valid / valid.size, float(low), float(high), n_valid, valid.size)
+
+
+@dataclass(frozen=True)
+class ACFResult:
+    """Sample autocorrelation function (R ``acf``).
+
+    Attributes:
+        lags: 0, 1, ..., max_lag.
+        values: r_k, with r_0 = 1.
+        band: half-width of the white-noise band, Phi^-1((1 + c)/2)/sqrt(N).
+    """
+
+    lags: NDArray[np.int64]
+    values: FloatArray
+    band: float
+
+
+def acf(values: ArrayLike, max_lag: int | None = None, confidence: float = 0.95) -> ACFResult:
+    """Sample autocorrelation of a series, as R ``stats::acf`` (P003 Sect. III.B.1, Fig. 3).
+
+    r_k = sum_{t=1}^{N-k} (x_t - xbar)(x_{t+k} - xbar) / sum_t (x_t - xbar)^2, for
+    k = 0..max_lag with max_lag = floor(10 log10 N) by default, capped at N - 1. The band
+    +-Phi^-1((1 + c)/2)/sqrt(N) (+-1.96/sqrt(N)) is R's white-noise band.
+
+    Args:
+        values: the series (e.g. the LZMS values ordered along the conditioning variable).
+        max_lag: largest lag (R ``lag.max``).
+        confidence: level of the white-noise band.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
+        raise ValueError("values must be a finite 1-D series of at least 2 points")
+    n = x.size
+    lag = int(np.floor(10.0 * np.log10(n))) if max_lag is None else int(max_lag)
+    if lag < 0:
+        raise ValueError("max_lag must be non-negative")
+    lag = min(lag, n - 1)
+    d = x - x.mean()
+    denom = float(d @ d)
+    if denom == 0.0:
+        raise ValueError("the autocorrelation of a constant series is undefined")
+    full = np.correlate(d, d, mode="full")[n - 1 : n + lag]
+    return ACFResult(np.arange(lag + 1), full / denom, _normal_quantile(confidence) / np.sqrt(n))

@@ -1,0 +1,403 @@
+"""Calibration curves and confidence curves (P000 Sects. III.2.1 and III.3.6).
+
+Calibration curves (P000 Eq. 17; INVENTORY §3.20, A8)::
+
+    eta_p = (1/M) sum_i 1(E_i < q_{p,i}),    q_{p,i} = uE_i Q_D(p),
+
+with Q_D the quantile function of the unit-variance generative distribution D (normal, or
+Student t_nu scaled to unit variance). For uE_i > 0, ``E_i < uE_i Q_D(p)`` is equivalent to
+``Z_i < Q_D(p)`` with Z = E/uE, so eta_p is the empirical CDF of Z (strict inequality)
+evaluated at Q_D(p): Z is sorted once and every p costs one binary search,
+O(M log M + P log M). The 95% band is the Wilson interval with continuity correction of a
+binomial proportion p with n trials, drawn around the identity (n = M for the average
+curve, n = the mean bin count for conditional curves). The miscalibration area is the
+trapezoid integral of |eta_p - p| over p with the end points (0, 0) and (1, 1) added
+(authors' ``trapz(pt, abs(pe - pt))``).
+
+Confidence curves (P000 Eqs. 18-21; INVENTORY §3.23, A9): the points are sorted by
+decreasing uE (stable, ties in input order); for k = 0..99 the first floor(k M / 100)
+points are removed and c_S(k) = S(remaining E). All k are obtained from reverse cumulative
+sums of E, E^2 or |E| (O(M log M) for the sort, O(M) for the sums), also for the 500
+probabilistic-reference replicates at once (array (n_mc, M)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from uqval.running import hd_quantiles_sorted
+from uqval.stats.binomial import wilson_cc_interval
+from uqval.synthetic import GenerativeDistribution, as_distribution
+
+__all__ = [
+    "CONFIDENCE_K",
+    "P_GRID_DEFAULT",
+    "P_GRID_SYNTHETIC",
+    "CalibrationCurve",
+    "ConditionalCalibrationCurves",
+    "ConfidenceCurve",
+    "ProbabilisticReference",
+    "calibration_curve",
+    "calibration_eta",
+    "conditional_calibration_curves",
+    "confidence_curve",
+    "confidence_statistic",
+    "identity_band",
+    "miscalibration_area",
+    "probabilistic_reference",
+]
+
+FloatArray = NDArray[np.float64]
+DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
+ConfidenceStatistic = Literal["rmse", "rmsd", "mae"]
+
+P_GRID_SYNTHETIC = np.arange(5, 1001) / 1000.0
+"""p = 0.005, 0.006, ..., 1.000: grid of the authors' P000 synthetic figures (A8)."""
+
+P_GRID_DEFAULT = np.arange(1, 200) / 200.0
+"""p = 0.005, 0.010, ..., 0.995: ErrViewLib's default grid (INVENTORY §3.20)."""
+
+CONFIDENCE_K = np.arange(100)
+"""Percentages k = 0, 1, ..., 99 of removed points of the confidence curves."""
+
+for _constant in (P_GRID_SYNTHETIC, P_GRID_DEFAULT, CONFIDENCE_K):
+    _constant.setflags(write=False)  # shared defaults, returned inside the results
+
+
+def _uncertainties(uE: ArrayLike) -> FloatArray:
+    u = np.asarray(uE, dtype=np.float64)
+    if u.ndim != 1 or u.size == 0:
+        raise ValueError(f"uE must be a non-empty 1-D array, got shape {u.shape}")
+    if not np.all(np.isfinite(u) & (u > 0.0)):
+        raise ValueError("uncertainties must be finite and strictly positive")
+    return u
+
+
+def _errors_uncertainties(E: ArrayLike, uE: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    u = _uncertainties(uE)
+    e = np.asarray(E, dtype=np.float64)
+    if e.shape != u.shape:
+        raise ValueError(f"E and uE must have the same shape, got {e.shape} and {u.shape}")
+    if not np.all(np.isfinite(e)):
+        raise ValueError("errors must be finite")
+    return e, u
+
+
+def _grid(p: ArrayLike) -> FloatArray:
+    grid = np.asarray(p, dtype=np.float64)
+    if grid.ndim != 1 or grid.size == 0:
+        raise ValueError("the p grid must be a non-empty 1-D array")
+    if not np.all((grid > 0.0) & (grid <= 1.0)) or np.any(np.diff(grid) <= 0.0):
+        raise ValueError("the p grid must be strictly increasing within (0, 1]")
+    return grid
+
+
+# --- calibration curves -------------------------------------------------------------------
+
+
+def calibration_eta(
+    E: ArrayLike,
+    uE: ArrayLike,
+    p: ArrayLike = P_GRID_SYNTHETIC,
+    distribution: DistributionSpec = "normal",
+) -> FloatArray:
+    """Empirical coverage eta_p = (1/M) sum_i 1(E_i < uE_i Q_D(p)) (P000 Eq. 17).
+
+    Computed as the strict empirical CDF of Z = E/uE at Q_D(p):
+    ``searchsorted(sort(Z), Q_D(p), side="left") / M``. In exact arithmetic this equals the
+    indicator sum because uE > 0; in floating point the two can only differ for a point
+    whose E/uE and Q_D(p) agree to within rounding. Q_D(1) = +inf gives eta = 1.
+    """
+    e, u = _errors_uncertainties(E, uE)
+    grid = _grid(p)
+    z = np.sort(e / u)
+    q = as_distribution(distribution).quantile(grid)
+    return np.searchsorted(z, q, side="left") / z.size
+
+
+def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[FloatArray, FloatArray]:
+    """Wilson-cc binomial interval of a proportion p with n trials, around the identity.
+
+    Successes are ``round(p n)``, because :func:`~uqval.stats.binomial.wilson_cc_interval`
+    takes whole numbers: the band is that of the nearest achievable proportion, shifted by
+    less than 1/(2n) from p (no shift on the synthetic grid with n = 5000). n = M for the
+    average curve, the mean bin count for conditional curves (INVENTORY §3.20, A8).
+    """
+    grid = _grid(p)
+    if n < 1:
+        raise ValueError(f"n must be a positive integer, got {n}")
+    low, high = wilson_cc_interval(np.rint(grid * n), np.full(grid.shape, n), confidence)
+    return np.asarray(low), np.asarray(high)
+
+
+def miscalibration_area(p: ArrayLike, eta: ArrayLike) -> float:
+    """Trapezoid integral of |eta_p - p| over p with (0, 0) and (1, 1) added (P000 Fig. 1).
+
+    Authors' code: ``pt = c(0, prob, 1)``, ``pe = c(0, pP, 1)``,
+    ``trapz(pt, abs(pe - pt))``; with a grid ending at p = 1 the extra end point adds a
+    zero-width trapezoid.
+    """
+    pt = np.concatenate([[0.0], _grid(p), [1.0]])
+    pe = np.concatenate([[0.0], np.asarray(eta, dtype=np.float64), [1.0]])
+    if pe.shape != pt.shape:
+        raise ValueError("eta must have the length of the p grid")
+    d = np.abs(pe - pt)
+    return float(np.sum(np.diff(pt) * (d[1:] + d[:-1])) / 2.0)
+
+
+@dataclass(frozen=True)
+class CalibrationCurve:
+    """Average calibration curve (P000 Fig. 1).
+
+    Attributes:
+        p: probability grid.
+        eta: empirical coverages eta_p.
+        band_low, band_high: 95% Wilson-cc band around the identity at each p.
+        n_band: number of trials of the band (M).
+        area: miscalibration area (:func:`miscalibration_area`).
+    """
+
+    p: FloatArray
+    eta: FloatArray
+    band_low: FloatArray
+    band_high: FloatArray
+    n_band: int
+    area: float
+
+
+def calibration_curve(
+    E: ArrayLike,
+    uE: ArrayLike,
+    p: ArrayLike = P_GRID_SYNTHETIC,
+    distribution: DistributionSpec = "normal",
+    confidence: float = 0.95,
+) -> CalibrationCurve:
+    """Average calibration curve with its identity band and miscalibration area.
+
+    P000 Sect. III.2.1, Eq. 17, Fig. 1 (normal D) and Fig. 18a (unit-variance t_4);
+    INVENTORY §3.20 and A8. Default grid :data:`P_GRID_SYNTHETIC`.
+    """
+    e, u = _errors_uncertainties(E, uE)
+    grid = _grid(p)
+    eta = calibration_eta(e, u, grid, distribution)
+    low, high = identity_band(grid, e.size, confidence)
+    return CalibrationCurve(
+        p=grid,
+        eta=eta,
+        band_low=low,
+        band_high=high,
+        n_band=e.size,
+        area=miscalibration_area(grid, eta),
+    )
+
+
+@dataclass(frozen=True)
+class ConditionalCalibrationCurves:
+    """Calibration curves per bin of a conditioning variable (P000 Figs 3 and 9).
+
+    Attributes:
+        p: probability grid.
+        eta: per-bin coverages, shape (n_bins, len(p)).
+        average: unweighted mean of the per-bin curves (the thick line).
+        band_low, band_high: Wilson-cc band around the identity for n = n_band.
+        n_band: mean bin count, rounded (M / n_bins, about 333 for 15 bins of 5000).
+    """
+
+    p: FloatArray
+    eta: FloatArray
+    average: FloatArray
+    band_low: FloatArray
+    band_high: FloatArray
+    n_band: int
+
+
+def conditional_calibration_curves(
+    E: ArrayLike,
+    uE: ArrayLike,
+    bins: Sequence[ArrayLike],
+    p: ArrayLike = P_GRID_SYNTHETIC,
+    distribution: DistributionSpec = "normal",
+    confidence: float = 0.95,
+) -> ConditionalCalibrationCurves:
+    """One calibration curve per bin plus their average (P000 Sect. III.3.2, III.4.2).
+
+    Args:
+        E, uE: errors and (positive) uncertainties.
+        bins: one integer index array per bin (e.g. equal-count bins of uE or X, 15 bins
+            in P000).
+        p: probability grid.
+        distribution: generative distribution D of the quantiles (normal; t_4 for Fig. 3f).
+        confidence: level of the band.
+
+    The average curve is the unweighted mean of the per-bin curves; for equal-count bins it
+    equals the curve of the binned points up to the rounding of the bin counts. The band
+    uses n = round(number of binned points / n_bins) (INVENTORY §3.20: n = M/n_bins).
+    """
+    e, u = _errors_uncertainties(E, uE)
+    grid = _grid(p)
+    if len(bins) == 0:
+        raise ValueError("bins must hold at least one bin")
+    index = [np.asarray(b, dtype=np.intp) for b in bins]
+    if any(b.ndim != 1 or b.size == 0 for b in index):
+        raise ValueError("every bin must be a non-empty 1-D index array")
+    eta = np.stack([calibration_eta(e[b], u[b], grid, distribution) for b in index])
+    n_band = max(1, round(sum(b.size for b in index) / len(index)))
+    low, high = identity_band(grid, n_band, confidence)
+    return ConditionalCalibrationCurves(
+        p=grid, eta=eta, average=eta.mean(axis=0), band_low=low, band_high=high, n_band=n_band
+    )
+
+
+# --- confidence curves --------------------------------------------------------------------
+
+
+def _removed_counts(m: int, k: ArrayLike) -> NDArray[np.intp]:
+    ks = np.asarray(k)
+    if ks.ndim != 1 or ks.size == 0 or np.any((ks < 0) | (ks >= 100)) or np.any(ks != np.floor(ks)):
+        raise ValueError("k must be a 1-D array of whole percentages in [0, 99]")
+    return (ks.astype(np.int64) * m) // 100
+
+
+def _reverse_cumsum(x: FloatArray) -> FloatArray:
+    """``out[..., j] = sum(x[..., j:])`` along the last axis."""
+    return np.cumsum(x[..., ::-1], axis=-1)[..., ::-1]
+
+
+def confidence_statistic(
+    E_sorted: ArrayLike, k: ArrayLike = CONFIDENCE_K, statistic: ConfidenceStatistic = "rmse"
+) -> FloatArray:
+    """c_S(k) = S(E_sorted[..., floor(k M / 100):]) for every k, along the last axis.
+
+    ``E_sorted`` holds errors already ordered by decreasing uncertainty (any leading axes
+    are replicates). S is
+
+    * ``"rmse"``: sqrt(mean(E^2)) (the paper's RMSE; default, A9);
+    * ``"rmsd"``: sd(E) with the n - 1 denominator (ErrViewLib ``rmsd``, what the
+      authors' plotCC "RMSE" computes); NaN when fewer than 2 points are left;
+    * ``"mae"``: mean(|E|).
+
+    The remaining sums for every k come from one reverse cumulative sum (O(M) per row); for
+    "rmsd" the row mean is subtracted first to limit cancellation in sum(E^2) - (sum E)^2/n.
+    """
+    e = np.asarray(E_sorted, dtype=np.float64)
+    m = e.shape[-1]
+    if m == 0:
+        raise ValueError("E_sorted must hold at least one point")
+    start = _removed_counts(m, k)
+    n = (m - start).astype(np.float64)
+    if statistic == "rmse":
+        return np.sqrt(_reverse_cumsum(np.square(e))[..., start] / n)
+    if statistic == "mae":
+        return _reverse_cumsum(np.abs(e))[..., start] / n
+    if statistic == "rmsd":
+        d = e - e.mean(axis=-1, keepdims=True)
+        s1 = _reverse_cumsum(d)[..., start]
+        s2 = _reverse_cumsum(np.square(d))[..., start]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.maximum(s2 - s1**2 / n, 0.0) / (n - 1.0)
+        return np.where(n >= 2, np.sqrt(var), np.nan)
+    raise ValueError(f"unknown statistic {statistic!r}; use 'rmse', 'rmsd' or 'mae'")
+
+
+@dataclass(frozen=True)
+class ConfidenceCurve:
+    """Confidence curve of a data set and its oracle (P000 Eqs. 18-19, Fig. 7).
+
+    Attributes:
+        k: percentages of removed points.
+        statistic: "rmse", "rmsd" or "mae".
+        values: c_S(k; E, uE).
+        oracle: O(k; E) = c_S(k; E, |E|).
+        u_k: largest uncertainty left after removing k% (top axis of P000 Figs 13-15).
+    """
+
+    k: NDArray[np.intp]
+    statistic: ConfidenceStatistic
+    values: FloatArray
+    oracle: FloatArray
+    u_k: FloatArray
+
+
+def _decreasing_order(values: FloatArray) -> NDArray[np.intp]:
+    """Stable order of decreasing values (ties keep their input order)."""
+    return np.argsort(-values, kind="stable")
+
+
+def confidence_curve(
+    E: ArrayLike,
+    uE: ArrayLike,
+    statistic: ConfidenceStatistic = "rmse",
+    k: ArrayLike = CONFIDENCE_K,
+) -> ConfidenceCurve:
+    """Confidence curve, oracle and u_k (P000 Sect. III.3.6; INVENTORY §3.23, A9).
+
+    Points are sorted by decreasing uE (stable); removing the first floor(k M/100) gives
+    c_S(k). The oracle sorts the uE-ordered errors by decreasing |E| (stable), as
+    ErrViewLib ``plotConfidence``.
+    """
+    e, u = _errors_uncertainties(E, uE)
+    order = _decreasing_order(u)
+    e_sorted, u_sorted = e[order], u[order]
+    oracle_sorted = e_sorted[_decreasing_order(np.abs(e_sorted))]
+    ks = np.asarray(k)
+    return ConfidenceCurve(
+        k=ks,
+        statistic=statistic,
+        values=confidence_statistic(e_sorted, ks, statistic),
+        oracle=confidence_statistic(oracle_sorted, ks, statistic),
+        u_k=u_sorted[_removed_counts(e.size, ks)],
+    )
+
+
+@dataclass(frozen=True)
+class ProbabilisticReference:
+    """Probabilistic reference of a confidence curve (P000 Eqs. 20-21, Fig. 7).
+
+    Attributes:
+        k: percentages of removed points.
+        mean: P(k), mean over the n_mc replicate curves.
+        low, high: band limits (HD quantiles of the replicate curves at each k).
+        n_mc: number of replicates.
+    """
+
+    k: NDArray[np.intp]
+    mean: FloatArray
+    low: FloatArray
+    high: FloatArray
+    n_mc: int
+
+
+def probabilistic_reference(
+    uE: ArrayLike,
+    rng: np.random.Generator,
+    distribution: DistributionSpec = "normal",
+    statistic: ConfidenceStatistic = "rmse",
+    n_mc: int = 500,
+    k: ArrayLike = CONFIDENCE_K,
+    confidence: float = 0.95,
+) -> ProbabilisticReference:
+    """Mean and band of confidence curves of pseudo-errors E~ = uE eps, eps ~ D.
+
+    P000 Eqs. 20-21 ("typically 500" draws); INVENTORY §3.23. All replicates are drawn in
+    one pass as an (n_mc, M) array ``uE_sorted * D.draw(rng, (n_mc, M))``, with uE already
+    sorted by decreasing value, and their curves come from :func:`confidence_statistic`.
+    The band holds the Harrell-Davis quantiles at (1 -+ confidence)/2 of the n_mc curves at
+    each k (ErrViewLib ``vhd``), vectorised with one weight matrix.
+    """
+    if n_mc < 1:
+        raise ValueError("n_mc must be a positive integer")
+    u = _uncertainties(uE)
+    u_sorted = u[_decreasing_order(u)]
+    draws = u_sorted * as_distribution(distribution).draw(rng, (n_mc, u.size))
+    ks = np.asarray(k)
+    curves = confidence_statistic(draws, ks, statistic)
+    alpha = 1.0 - confidence
+    band = hd_quantiles_sorted(np.sort(curves, axis=0).T, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return ProbabilisticReference(
+        k=ks, mean=curves.mean(axis=0), low=band[:, 0], high=band[:, 1], n_mc=n_mc
+    )
