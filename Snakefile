@@ -40,6 +40,7 @@ rule all:
         rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
         rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
         rules.heavytails_jacobs.output if JACOBS_SETS else [],
+        rules.heavytails_mc_figures.output,
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

@@ -137,3 +137,34 @@ if HEAVYTAILS_SETS:
     VALUE_TABLES.append(rules.heavytails_tables.output.values)
 if JACOBS_SETS:
     VALUE_TABLES.append(rules.heavytails_jacobs.output.values)
+
+
+rule heavytails_mc_figures:
+    input:
+        curves="results/heavytails/mc/shape_curves.csv",
+        tig_bias="results/heavytails/mc/tig_bias.csv",
+        pval="results/heavytails/mc/pval_summary.csv",
+    output:
+        **{
+            f"{fig}_{ext}": (
+                report(
+                    f"{HT}/{fig}.png",
+                    caption=f"../report/heavytails_{fig}.rst",
+                    category="heavy-tails",
+                )
+                if ext == "png"
+                else f"{HT}/{fig}.pdf"
+            )
+            for fig in ("fig03", "fig04", "fig05", "fig11")
+            for ext in ("png", "pdf")
+        },
+    log:
+        "logs/heavytails/mc_figures.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../../scripts/heavytails_mc_figures.py"

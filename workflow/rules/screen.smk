@@ -40,3 +40,27 @@ rule nig_skewness_curve:
         seed=dataset_seed("nig_curve"),
     script:
         "../../scripts/nig_skewness_curve.py"
+
+
+rule heavytails_shape_curves:
+    output:
+        curves="results/heavytails/mc/shape_curves.csv",
+        values="results/values/heavytails_chi2.csv",
+    log:
+        "logs/heavytails/shape_curves.log",
+    benchmark:
+        "results/benchmarks/heavytails/shape_curves.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        curves=ANALYSIS["heavytails_mc"]["shape_curves"],
+        seed=dataset_seed("heavytails_shape_curves"),
+    script:
+        "../../scripts/heavytails_shape_curves.py"
+
+
+VALUE_TABLES.append(rules.heavytails_shape_curves.output.values)
