@@ -41,6 +41,8 @@ rule all:
         rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
         rules.heavytails_jacobs.output if JACOBS_SETS else [],
         rules.heavytails_mc_figures.output,
+        rules.primer_synthetic.output,
+        [r.output for r in PRIMER_DATA_RULES],
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

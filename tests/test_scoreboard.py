@@ -54,3 +54,12 @@ def test_values_needing_a_download_are_compared_once_computed(tmp_path):
     table = load_expected([exp], SCHEMA)
     assert compare(table, {})["status"].tolist() == ["not_reproducible"]
     assert compare(table, {"M/JAC2024_x": 5.0})["status"].tolist() == ["pass"]
+
+
+def test_accept_range(tmp_path):
+    exp = write_expected(tmp_path, [
+        {"item": "heavytails_tab1", "quantity": "x", "key": "k", "value": 0.98, "accept_range": [0.87, 1.12]},
+    ])
+    table = load_expected([exp], SCHEMA)
+    assert compare(table, {"k": 1.1})["status"].tolist() == ["pass"]
+    assert compare(table, {"k": 1.13})["status"].tolist() == ["fail"]

@@ -78,10 +78,16 @@ def compare(expected: pd.DataFrame, values: dict[str, float]) -> pd.DataFrame:
             "tolerance": _tolerance(entry),
             "tolerance_class": entry.get("tolerance_class") if isinstance(entry.get("tolerance_class"), str) else "",
         }
+        accept = entry.get("accept_range")
+        if isinstance(accept, list):
+            base["note"] = f"accepted range [{accept[0]:g}, {accept[1]:g}]"
         if key in values:
             obtained = values[key]
-            ok = abs(obtained - base["expected"]) <= base["tolerance"] * (1 + 1e-12)
-            rows.append({**base, "obtained": obtained, "status": "pass" if ok else "fail", "note": ""})
+            if isinstance(accept, list):
+                ok = accept[0] <= obtained <= accept[1]
+            else:
+                ok = abs(obtained - base["expected"]) <= base["tolerance"] * (1 + 1e-12)
+            rows.append({"note": "", **base, "obtained": obtained, "status": "pass" if ok else "fail"})
         elif isinstance(reason, str):
             rows.append({**base, "obtained": math.nan, "status": "not_reproducible", "note": reason})
         else:

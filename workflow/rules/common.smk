@@ -87,3 +87,36 @@ JACOBS_SETS = sorted(
 def dataset_seed(*labels):
     """Seed of a job, derived from analysis.seed and what the job computes."""
     return derive_seed(ANALYSIS["seed"], *labels)
+
+
+def _primer_sets():
+    p = config["papers"]["primer"]
+    pal = [f"PAL2022_{s}_{v}" for s in p["pal2022"] for v in ("uncal", "cal")]
+    wanted = {"pal2022": pal, "qm9": [p["qm9"]], "hu2022": p["hu2022"]}
+    available = {}
+    for group, ids in wanted.items():
+        missing = [d for d in ids if d not in DATASETS]
+        if missing:
+            logger.warning(
+                f"primer {group} figures skipped: datasets not built: {', '.join(missing)}"
+            )
+        available[group] = [] if missing else ids
+    return available
+
+
+PRIMER_SETS = _primer_sets()
+PRIMER = ANALYSIS["primer"]
+
+
+PR = "results/primer"
+
+
+def primer_outputs(figs):
+    """PNG (report-tagged) and PDF outputs of primer figures, named <fig>_png / <fig>_pdf."""
+    out = {}
+    for fig in figs:
+        out[f"{fig}_png"] = report(
+            f"{PR}/{fig}.png", caption=f"../report/primer_{fig}.rst", category="primer"
+        )
+        out[f"{fig}_pdf"] = f"{PR}/{fig}.pdf"
+    return out

@@ -168,3 +168,120 @@ rule heavytails_mc_figures:
         runtime=5,
     script:
         "../../scripts/heavytails_mc_figures.py"
+
+
+PRIMER_SYNTHETIC_FIGS = [f"fig{i:02d}" for i in range(1, 12)] + ["figA1"]
+
+
+rule primer_synthetic:
+    output:
+        **primer_outputs(PRIMER_SYNTHETIC_FIGS),
+        cases=f"{PR}/cases.csv",
+        tab1=report(
+            f"{PR}/tab1.csv", caption="../report/primer_tab1.rst", category="primer"
+        ),
+        tab2=report(
+            f"{PR}/tab2.csv", caption="../report/primer_tab2.rst", category="primer"
+        ),
+        values="results/values/primer_synthetic.csv",
+    log:
+        "logs/primer/synthetic.log",
+    benchmark:
+        "results/benchmarks/primer/synthetic.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        settings=PRIMER,
+        seed=dataset_seed("primer_synthetic"),
+        figs=PRIMER_SYNTHETIC_FIGS,
+    script:
+        "../../scripts/primer_synthetic.py"
+
+
+PRIMER_PAL_FIGS = ["fig12", "fig13", "fig14", "fig15", "figA2", "figA3"]
+
+
+rule primer_pal2022:
+    input:
+        tables=expand("data/prepared/{dataset}.csv", dataset=PRIMER_SETS["pal2022"]),
+    output:
+        **primer_outputs(PRIMER_PAL_FIGS),
+        fig12_table=f"{PR}/fig12.csv",
+        values="results/values/primer_pal2022.csv",
+    log:
+        "logs/primer/pal2022.log",
+    benchmark:
+        "results/benchmarks/primer/pal2022.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        names=config["papers"]["primer"]["pal2022"],
+        settings=PRIMER,
+        seed=dataset_seed("primer_pal2022"),
+    script:
+        "../../scripts/primer_pal2022.py"
+
+
+rule primer_qm9:
+    input:
+        table=expand("data/prepared/{dataset}.csv", dataset=PRIMER_SETS["qm9"]),
+    output:
+        **primer_outputs(["fig16", "fig17", "fig18"]),
+        values="results/values/primer_qm9.csv",
+    log:
+        "logs/primer/qm9.log",
+    benchmark:
+        "results/benchmarks/primer/qm9.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        settings=PRIMER,
+        seed=dataset_seed("primer_qm9"),
+    script:
+        "../../scripts/primer_qm9.py"
+
+
+rule primer_hu2022:
+    input:
+        tables=expand("data/prepared/{dataset}.csv", dataset=PRIMER_SETS["hu2022"]),
+    output:
+        **primer_outputs(["fig19"]),
+        values="results/values/primer_hu2022.csv",
+    log:
+        "logs/primer/hu2022.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        settings=PRIMER,
+        seed=dataset_seed("primer_hu2022"),
+    script:
+        "../../scripts/primer_hu2022.py"
+
+
+VALUE_TABLES.append(rules.primer_synthetic.output.values)
+PRIMER_DATA_RULES = [
+    rule_
+    for rule_, group in (
+        (rules.primer_pal2022, "pal2022"),
+        (rules.primer_qm9, "qm9"),
+        (rules.primer_hu2022, "hu2022"),
+    )
+    if PRIMER_SETS[group]
+]
+VALUE_TABLES.extend(r.output.values for r in PRIMER_DATA_RULES)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.ticker import NullFormatter
 
 from uqval.curves import (
     CalibrationCurve,
@@ -22,6 +23,17 @@ from uqval.curves import (
 from uqval.plots.style import CALIBRATED, REFERENCE, UNCALIBRATED
 
 GUIDE = "0.55"
+
+
+def use_log_x(ax: Axes, values: np.ndarray | pd.Series, wanted: bool = True) -> bool:
+    """Log x axis when asked and the positive values span more than a decade (a narrower
+    range reads better on a linear axis). Returns whether the axis is logarithmic."""
+    v = np.asarray(values, dtype=float)
+    log = bool(wanted and (v > 0).all() and v.max() / v.min() > 10)
+    if log:
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    return log
 
 
 def calibration_curve(ax: Axes, curve: CalibrationCurve, color: str = CALIBRATED, label: str | None = None) -> None:
@@ -59,14 +71,13 @@ def errors_vs_uncertainty(
 ) -> None:
     """E vs uE scatter with guide lines E = +-k uE and the running 2.5/97.5 % quantiles."""
     ax.scatter(uE, E, s=1, color=CALIBRATED, alpha=0.3, lw=0, rasterized=True)
+    log_x = use_log_x(ax, uE, log_x)
     grid = np.geomspace(uE.min(), uE.max(), 100) if log_x else np.linspace(uE.min(), uE.max(), 100)
     for k in k_guides:
         ax.plot(grid, k * grid, ":", color=GUIDE, lw=0.8)
         ax.plot(grid, -k * grid, ":", color=GUIDE, lw=0.8)
     ax.plot(positions, quantiles[:, 0], color=UNCALIBRATED, lw=1.0)
     ax.plot(positions, quantiles[:, -1], color=UNCALIBRATED, lw=1.0, label="running 95 % range")
-    if log_x:
-        ax.set_xscale("log")
     lim = 1.2 * np.nanmax(np.abs(quantiles)) if np.isfinite(quantiles).any() else None
     if lim:
         ax.set_ylim(-max(lim, 3 * np.median(uE)), max(lim, 3 * np.median(uE)))
@@ -90,8 +101,7 @@ def z_vs_variable(
     ax.axhline(0, color=GUIDE, lw=0.6)
     ax.plot(positions, quantiles[:, 0], color=UNCALIBRATED, lw=1.0)
     ax.plot(positions, quantiles[:, -1], color=UNCALIBRATED, lw=1.0)
-    if log_x:
-        ax.set_xscale("log")
+    use_log_x(ax, x, log_x)
     ax.set(xlabel=xlabel, ylabel="Z", ylim=(-limit, limit))
 
 
@@ -114,8 +124,7 @@ def local_statistic(
     valid = local["valid"].to_numpy(bool)
     ax.plot(local["x"][valid], local["value"][valid], "o", color=color, ms=3, label=label)
     ax.plot(local["x"][~valid], local["value"][~valid], "o", mfc="white", mec=color, ms=3)
-    if log_x:
-        ax.set_xscale("log")
+    use_log_x(ax, local["x"], log_x)
     if whole is not None:
         value, low, high = whole
         xm = 1.02 + 0.03 * offset
@@ -125,29 +134,36 @@ def local_statistic(
 
 
 def reliability_diagram(ax: Axes, rd: pd.DataFrame, color: str = CALIBRATED, label: str | None = None,
-                        log: bool = True) -> None:
+                        log: bool = True, unit: str = "") -> None:
     """RMSE vs RMV per bin with 95 % intervals and the identity line."""
     lo = min(rd["x"].min(), rd["ci_low"].min())
     hi = max(rd["x"].max(), rd["ci_high"].max())
     ax.plot([lo, hi], [lo, hi], "--", color=REFERENCE, lw=0.8)
     ax.vlines(rd["x"], rd["ci_low"], rd["ci_high"], color=color, lw=1.0)
     ax.plot(rd["x"], rd["value"], "o", color=color, ms=3, label=label)
-    if log:
-        ax.set(xscale="log", yscale="log")
-    ax.set(xlabel="RMV", ylabel="RMSE")
+    if use_log_x(ax, rd["x"], log):
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    suffix = f" ({unit})" if unit else ""
+    ax.set(xlabel=f"RMV{suffix}", ylabel=f"RMSE{suffix}")
 
 
-def coverage(ax: Axes, lcp: pd.DataFrame, levels: Sequence[float], xlabel: str, log_x: bool = False,
-             whole: dict[float, tuple[float, float, float]] | None = None) -> None:
-    """Local coverage probability per bin for several levels P (columns ``level``), target
-    lines at P, and the average coverage in the right margin."""
+def coverage(ax: Axes, lcp: pd.DataFrame, xlabel: str, whole: pd.DataFrame | None = None,
+             log_x: bool = False, legend: bool = True) -> None:
+    """Local coverage probability per bin for each level P (column ``prob``), target lines
+    at P, and the average coverage (``whole``: one row per prob) in the right margin."""
     colors = [CALIBRATED, UNCALIBRATED, "#2ca02c", "#ff7f0e"]
-    for i, level in enumerate(levels):
-        rows = lcp[lcp["level"] == level]
-        local_statistic(ax, rows, "PICP", xlabel, whole=None if whole is None else whole[level],
-                        color=colors[i % len(colors)], label=f"P = {level:g} %", log_x=log_x, offset=i)
+    for i, prob in enumerate(sorted(lcp["prob"].unique())):
+        rows = lcp[lcp["prob"] == prob]
+        margin = None
+        if whole is not None:
+            w = whole[whole["prob"] == prob].iloc[0]
+            margin = (w["value"], w["ci_low"], w["ci_high"])
+        local_statistic(ax, rows, "PICP", xlabel, whole=margin, color=colors[i % len(colors)],
+                        label=f"P = {100 * prob:g} %", log_x=log_x, offset=i)
     ax.set_ylim(0, 1.05)
-    ax.legend(loc="lower right", fontsize=6)
+    if legend:
+        ax.legend(loc="lower right", fontsize=6)
 
 
 def confidence_curve(ax: Axes, cc: ConfidenceCurve, ref: ProbabilisticReference | None, ylabel: str,
