@@ -29,6 +29,7 @@ include: "workflow/rules/fetch.smk"
 include: "workflow/rules/prepare.smk"
 include: "workflow/rules/screen.smk"
 include: "workflow/rules/average.smk"
+include: "workflow/rules/conditional.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
@@ -43,6 +44,8 @@ rule all:
         rules.heavytails_mc_figures.output,
         rules.primer_synthetic.output,
         [r.output for r in PRIMER_DATA_RULES],
+        rules.adaptivity_figures.output if ADAPT_DATASET else [],
+        rules.verdicts_table.output,
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

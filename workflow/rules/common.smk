@@ -120,3 +120,26 @@ def primer_outputs(figs):
         )
         out[f"{fig}_pdf"] = f"{PR}/{fig}.pdf"
     return out
+
+
+ADAPT = ANALYSIS["adaptivity"]
+ADAPT_PAPER = config["papers"]["adaptivity"]
+ADAPT_DATASET = ADAPT_PAPER["dataset"] if ADAPT_PAPER["dataset"] in DATASETS else None
+ADAPT_VARIABLES = ["uE"] + [f"X_{f}" for f in ADAPT_PAPER["features"]]
+ADAPT_CHUNKS = list(range(-(-ADAPT["n_perm"] // ADAPT["perms_per_job"])))
+AD = "results/adaptivity"
+
+
+def dataset_features(wildcards):
+    """Input features (names without the X_ prefix) of a dataset."""
+    return list(REGISTRY.get(wildcards.dataset).entry.get("features", {}))
+
+
+def dataset_levels(wildcards):
+    """Coverage levels P (percent) of an interval dataset's prediction intervals."""
+    return sorted(
+        float(p)
+        for p in REGISTRY.get(wildcards.dataset)
+        .entry["quantities"]
+        .get("intervals", {})
+    )

@@ -285,3 +285,54 @@ PRIMER_DATA_RULES = [
     if PRIMER_SETS[group]
 ]
 VALUE_TABLES.extend(r.output.values for r in PRIMER_DATA_RULES)
+
+
+rule adaptivity_figures:
+    input:
+        table=f"data/prepared/{ADAPT_PAPER['dataset']}.csv",
+        perms=expand(
+            f"{AD}/random_order/{{variable}}_{{chunk}}.csv",
+            variable=ADAPT_VARIABLES,
+            chunk=ADAPT_CHUNKS,
+        ),
+    output:
+        **{
+            f"{fig}_{ext}": (
+                report(
+                    f"{AD}/{fig}.png",
+                    caption=f"../report/adaptivity_{fig}.rst",
+                    category="adaptivity",
+                )
+                if ext == "png"
+                else f"{AD}/{fig}.pdf"
+            )
+            for fig in ("fig02", "fig03", "fig04", "fig05")
+            for ext in ("png", "pdf")
+        },
+        tab2=report(
+            f"{AD}/tab2.csv",
+            caption="../report/adaptivity_tab2.rst",
+            category="adaptivity",
+        ),
+        fv=f"{AD}/fv_variants.csv",
+        values="results/values/adaptivity.csv",
+    log:
+        "logs/adaptivity/figures.log",
+    benchmark:
+        "results/benchmarks/adaptivity/figures.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    params:
+        features=ADAPT_PAPER["features"],
+        settings=ADAPT,
+        seed=dataset_seed("adaptivity_figures"),
+    script:
+        "../../scripts/adaptivity_figures.py"
+
+
+if ADAPT_DATASET:
+    VALUE_TABLES.append(rules.adaptivity_figures.output.values)

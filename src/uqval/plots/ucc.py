@@ -1,0 +1,137 @@
+"""Figures of the UCC paper (P004): x·sin(x) UCCs (Fig. 4.1a), data (Fig. 7), GP example
+(Fig. 2 and Figs 4.1b–c)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from uqval.plots.style import (
+    CALIBRATED,
+    PALETTE,
+    REFERENCE,
+    SHADE,
+    UNCALIBRATED,
+    figure,
+    panel_label,
+)
+from uqval.ucc import OperatingPoint, PredictionIntervals, UCCCurve, auucc, auucc_gain
+from uqval.ucc_experiments import COORDINATES, GPExample, XSinXData
+
+_LABELS = {
+    "miss_rate": "Miss rate",
+    "bandwidth": "Bandwidth",
+    "excess": "Excess",
+    "deficit": "Deficit",
+}
+
+
+def _axis_label(name: str, unit: float) -> str:
+    if name == "miss_rate":
+        return _LABELS[name]
+    return f"{_LABELS[name]} [sd units]" if unit != 1.0 else f"{_LABELS[name]} (raw)"
+
+
+def _ucc_axes(ax: Axes, curve: UCCCurve, x_limit: float | None) -> None:
+    ax.set_xlabel(_axis_label(curve.x_axis, curve.unit))
+    ax.set_ylabel(_axis_label(curve.y_axis, curve.unit))
+    ax.set_xlim(0.0, x_limit)
+    ax.set_ylim(0.0, None)
+
+
+def fig_xsinx_ucc(
+    curves: Mapping[tuple[str, str], UCCCurve],
+    operating_points: Mapping[tuple[str, str], OperatingPoint],
+    models: Sequence[str] = ("GBR", "Constant", "GBR-Weak", "Random", "Eps-Perfect"),
+    x_limits: Mapping[str, float] | None = None,
+) -> Figure:
+    """Fig. 4.1a: UCCs of several models on (a) excess–deficit and (b) bandwidth–miss-rate
+    axes, AUUCC in the legend, hollow circles at the operating points (held-out tuned,
+    c = 0.1)."""
+    fig, axes = figure(1, 2, width=3.6, height=3.1)
+    for ax, (label, coords) in zip(axes, zip("ab", COORDINATES, strict=True), strict=True):
+        for colour, name in zip(PALETTE, models, strict=False):
+            curve = curves[name, coords]
+            ax.plot(curve.x, curve.y, color=colour, label=f"{name} ({auucc(curve):.3f})")
+            op = operating_points[name, coords]
+            ax.plot(op.x, op.y, "o", mfc="white", mec=colour, mew=1.5, ms=6)
+        ax.plot([], [], "o", mfc="white", mec=REFERENCE, label="OP (c = 0.1)")
+        _ucc_axes(ax, curves[models[0], coords], (x_limits or {}).get(coords))
+        ax.legend(title="model (AUUCC)", loc="upper right")
+        panel_label(ax, f"({label}) {coords}")
+    return fig
+
+
+def fig_xsinx_data(
+    data: XSinXData, gbr: PredictionIntervals, n_show: int = 1000, seed: int = 0
+) -> Figure:
+    """Fig. 7: noisy training subset, ground truth x sin x, GBR prediction and 95 % PI."""
+    fig, ax = figure(1, 1, width=5.0, height=3.2)
+    rng = np.random.default_rng(seed)
+    show = rng.choice(data.x_train.size, min(n_show, data.x_train.size), replace=False)
+    lower, upper = gbr.bounds()
+    ax.fill_between(data.x_test, lower, upper, color=SHADE, label="GBR 95 % PI")
+    ax.plot(
+        data.x_train[show], data.y_train[show], ".", color="0.6", ms=2, label="training (subset)"
+    )
+    ax.plot(data.x_test, data.y_test, color=REFERENCE, label="ground truth x sin x")
+    ax.plot(data.x_test, gbr.y_pred, color=UNCALIBRATED, label="GBR prediction")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend(loc="upper left", ncols=2)
+    return fig
+
+
+def fig_gp_intervals(example: GPExample) -> Figure:
+    """Fig. 2: (a) GP-drawn truth and training data; (b) GP and (c) GBR-QR intervals, each
+    with its constant band, all at the same test miss rate, MPIW in the legend."""
+    fig, axes = figure(1, 3, width=3.0, height=2.6, sharey=True)
+    ax = axes[0]
+    ax.plot(example.x, example.f, color=REFERENCE, label="ground truth f")
+    ax.plot(example.x_train, example.y_train, ".", color=UNCALIBRATED, ms=3, label="training")
+    ax.legend(loc="lower left")
+    panel_label(ax, "(a) data")
+    for ax, (label, name) in zip(axes[1:], zip("bc", example.intervals, strict=True), strict=True):
+        model, const = example.intervals[name]
+        lo_c, hi_c = const.bounds()
+        lo_m, hi_m = model.bounds()
+        ax.fill_between(
+            example.x, lo_c, hi_c, color="0.88", label=f"constant, MPIW {np.mean(hi_c - lo_c):.2f}"
+        )
+        ax.fill_between(
+            example.x,
+            lo_m,
+            hi_m,
+            color=CALIBRATED,
+            alpha=0.35,
+            lw=0,
+            label=f"{name}, MPIW {np.mean(hi_m - lo_m):.2f}",
+        )
+        ax.plot(example.x, example.f, color=REFERENCE, lw=0.8)
+        ax.plot(example.x, model.y_pred, color=CALIBRATED, lw=0.8)
+        ax.legend(loc="lower left")
+        panel_label(ax, f"({label}) {name}")
+    for ax in axes:
+        ax.set_xlabel("x")
+    axes[0].set_ylabel("y")
+    return fig
+
+
+def fig_gp_ucc(example: GPExample) -> Figure:
+    """Figs 4.1b–c: bandwidth–miss-rate UCC of each model vs its constant band, AUUCC and
+    gain (Eq. 6) in the legend. The x axis stops at 1.5 times the constant band's largest
+    bandwidth (near-zero model bands can stretch the model's curve far to the right)."""
+    fig, axes = figure(1, 2, width=3.2, height=2.8)
+    for ax, (label, name) in zip(axes, zip("ab", example.curves, strict=True), strict=True):
+        model, const = example.curves[name]
+        a_m, a_c = auucc(model), auucc(const)
+        ax.plot(model.x, model.y, color=CALIBRATED, label=f"{name} ({a_m:.3f})")
+        ax.plot(const.x, const.y, color=UNCALIBRATED, ls="--", label=f"constant ({a_c:.3f})")
+        ax.plot([], [], " ", label=f"gain {auucc_gain(a_m, a_c):+.1f} %")
+        _ucc_axes(ax, model, 1.5 * float(const.x.max()))
+        ax.legend(title="AUUCC", loc="upper right")
+        panel_label(ax, f"({label}) {name}")
+    return fig
