@@ -30,6 +30,7 @@ include: "workflow/rules/prepare.smk"
 include: "workflow/rules/screen.smk"
 include: "workflow/rules/average.smk"
 include: "workflow/rules/conditional.smk"
+include: "workflow/rules/simref.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
@@ -46,6 +47,7 @@ rule all:
         [r.output for r in PRIMER_DATA_RULES],
         rules.adaptivity_figures.output if ADAPT_DATASET else [],
         rules.verdicts_table.output,
+        rules.simref_figures.output if HEAVYTAILS_SETS else [],
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

@@ -21,7 +21,7 @@ def main(smk):
     values = [
         ("primer/qm9/M", len(data)),
         ("primer/qm9/var_z", var_z["value"]),
-        ("primer/qm9/var_z_half_width", (var_z["ci_high"] - var_z["ci_low"]) / 2),
+        ("primer/qm9/var_z_se", (var_z["ci_high"] - var_z["ci_low"]) / (2 * 1.959964)),
         ("primer/qm9/n_uE_above_0.05", int(np.sum(data["uE"] > 0.05))),
         *[(f"primer/fig17/adaptive_bins_{k}", n) for k, n in counts.items()],
     ]

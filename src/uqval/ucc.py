@@ -37,6 +37,16 @@ extension to the axes; UQ360's ``get_AUUCC``, A30), or the rectangle rule of Pro
 Eq. 15: S(N) = Σ_i y(k'_i) [x(k'_i) − x(k'_{i−1})] with x(k'_0) = 0. Gains (Eq. 6) are taken
 against a constant band around the same predictions; the linear cost is Eq. 5; the paired
 permutation test of AUUCC differences follows Dwass (1957) as specified in A33.
+
+Two consequences worth knowing. (1) Without ties the bandwidth–miss-rate rectangle area is
+S(N) = (1/N) Σ_{j<N} β(k'_j) ≈ mean(k_i) · mean(w_i), w_i = (ẑ_i^l + ẑ_i^u)/2 (Prop. 1), and
+for a constant band mean |z_i|. The gain over the constant is therefore ≈ Cov(k_i, w_i)/mean
+|z_i| (for symmetric bands): bands whose errors scale with them (k independent of ẑ, e.g.
+calibrated heteroscedastic bands, even the ε-perfect band) gain ≈ 0 in these coordinates;
+excess–deficit coordinates do reward them. (2) UQ360 decides inclusion with the bounds
+fl(k_i ẑ_i) ≥ |z_i| at k = k_i; for a few per cent of the points rounding makes this false
+and UQ360 counts the point as missed at its own critical scale, which moves its
+bandwidth–miss-rate AUUCC by O(1/N) (7e-4 at N = 1000). Here inclusion is k_i ≤ k (Lemma 1).
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ x·sin(x) recipe (App. 12–13.1; INVENTORY §3.26, A29 defaults):
 * quantile-loss ``GradientBoostingRegressor`` at α = 0.025 and 0.975 (bounds) and α = 0.5
   (target ŷ), Table 2 settings (:data:`GBR_TUNED`, :data:`GBR_WEAK`);
 * bands, all around the shared target ŷ of the tuned GBR (see :func:`xsinx_models`):
-  GBR and GBR-Weak from their quantiles, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ (ẑ ≤ 0 from
-  crossed quantiles is replaced by the smallest positive ẑ of the same side, as UQ360's
-  ``_sanitize_input`` does for zeros); symmetric Constant, Random ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) and
+  GBR and GBR-Weak from their quantiles, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ (crossed
+  quantiles of one model are sorted; a remaining ẑ ≤ 0 is replaced by the smallest positive
+  ẑ of the same side, as UQ360's ``_sanitize_input`` does for zeros); symmetric Constant, Random ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) and
   ε-Perfect ẑ_i = |ŷ_i − y_i| + ε_i with ε_i ~ U(0, 2ε̄). ε̄ = 0.02 by default: Table 3
   gives this model an MAE of 0.022 and an Ex–De cost of 0.002 ≈ c ε̄ with c = 0.1.
 
@@ -58,6 +58,7 @@ from uqval.ucc import (
 
 __all__ = [
     "COORDINATES",
+    "GBR_GP",
     "GBR_TUNED",
     "GBR_WEAK",
     "GPExample",
@@ -121,6 +122,8 @@ class GBRSettings:
 
 GBR_TUNED = GBRSettings(n_estimators=500, max_depth=10)
 GBR_WEAK = GBRSettings(n_estimators=50, max_depth=3)
+GBR_GP = GBRSettings(n_estimators=250, max_depth=3)
+"""Quantile GBR of the GP example (unstated in P004): the 2021 scikit-learn example's trees."""
 
 
 def quantile_gbr(
@@ -146,9 +149,15 @@ def _positive(z: np.ndarray) -> np.ndarray:
 
 
 def _quantile_bands(q: np.ndarray, y_pred: np.ndarray | None = None) -> PredictionIntervals:
-    """Bands from rows (q_lo, median, q_hi): ẑ^l = ŷ − q_lo, ẑ^u = q_hi − ŷ, with ŷ the
-    median row unless another target ``y_pred`` is given."""
-    lo, median, hi = q
+    """Bands from rows (q_lo, median, q_hi): ẑ^l = ŷ − q_lo, ẑ^u = q_hi − ŷ.
+
+    With ŷ the median row (``y_pred=None``) the three quantiles are first sorted per point
+    (monotone rearrangement, Chernozhukov et al. 2010): separately fitted quantile GBRs
+    cross where they extrapolate, and a median outside [q_lo, q_hi] would leave a
+    near-zero band and a huge critical scale. With another target ``y_pred`` (shared ŷ)
+    the bounds are used as they are. Remaining ẑ ≤ 0 go through :func:`_positive`.
+    """
+    lo, median, hi = np.sort(q, axis=0) if y_pred is None else q
     yp = median if y_pred is None else y_pred
     return PredictionIntervals(yp, _positive(yp - lo), _positive(hi - yp))
 
@@ -461,7 +470,7 @@ def gp_example(
     n_train_per_region: int = 50,
     noise_sd: float = 0.1,
     target_miss_rate: float = 0.05,
-    gbr: GBRSettings = GBR_TUNED,
+    gbr: GBRSettings = GBR_GP,
 ) -> GPExample:
     """GP regressor vs quantile GBR on a GP-drawn truth (Sect. 2.2; A36: under-specified).
 
@@ -469,7 +478,10 @@ def gp_example(
     uniformly from the grid points inside ``regions``, y = f + N(0, noise_sd²) (0.1 read as
     an sd); the test set is the noise-free grid. The GP regressor has kernel
     C·RBF + White (hyperparameters fitted), bands ± its predictive sd; the GBR-QR uses
-    α = 0.025/0.5/0.975 with ``gbr`` settings. Each model's bands and a constant band around
+    α = 0.025/0.5/0.975 with ``gbr`` settings (:data:`GBR_GP`). Where the quantile GBRs
+    extrapolate into the gaps their bands can collapse to almost nothing, so reaching the
+    target miss rate may need a very large scale: the GBR-QR gains are strongly negative
+    and seed-dependent. Each model's bands and a constant band around
     its own ŷ are scaled to ``target_miss_rate`` on the test set; UCCs are in
     bandwidth–miss-rate coordinates, raw units.
     """

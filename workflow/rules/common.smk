@@ -143,3 +143,7 @@ def dataset_levels(wildcards):
         .entry["quantities"]
         .get("intervals", {})
     )
+
+
+SIMREF = ANALYSIS["simref"]
+SR = "results/simref"

@@ -336,3 +336,67 @@ rule adaptivity_figures:
 
 if ADAPT_DATASET:
     VALUE_TABLES.append(rules.adaptivity_figures.output.values)
+
+
+SIMREF_FIGS = [f"fig{i:02d}" for i in range(2, 8)] + ["figA1", "figA2", "figA3"]
+
+
+rule simref_figures:
+    input:
+        tables=expand("data/prepared/{dataset}.csv", dataset=HEAVYTAILS_SETS),
+        summaries=expand(f"{SR}/sets/{{dataset}}.json", dataset=HEAVYTAILS_SETS),
+        zetas=expand(f"{SR}/sets/{{dataset}}_zeta.csv", dataset=HEAVYTAILS_SETS),
+        sensitivities=expand(
+            f"{SR}/sets/{{dataset}}_sensitivity.csv", dataset=HEAVYTAILS_SETS
+        ),
+        extrapolations=expand(
+            f"{SR}/sets/{{dataset}}_extrapolation.csv", dataset=HEAVYTAILS_SETS
+        ),
+        sweep=f"{SR}/nu_sweep.csv",
+        appb=expand(
+            f"{SR}/appb/{{model}}_{{M}}.csv",
+            model=["NIG", "T6IG"],
+            M=SIMREF["appb"]["M"],
+        ),
+    output:
+        **{
+            f"{fig}_{ext}": (
+                report(
+                    f"{SR}/{fig}.png",
+                    caption=f"../report/simref_{fig}.rst",
+                    category="simref",
+                )
+                if ext == "png"
+                else f"{SR}/{fig}.pdf"
+            )
+            for fig in SIMREF_FIGS
+            for ext in ("png", "pdf")
+        },
+        tab2=report(
+            f"{SR}/tab2.csv", caption="../report/simref_tab2.rst", category="simref"
+        ),
+        tabA=report(
+            f"{SR}/tabA1-A4.csv",
+            caption="../report/simref_tabA.rst",
+            category="simref",
+        ),
+        appb_fits=f"{SR}/appb_fits.csv",
+        values="results/values/simref.csv",
+    log:
+        "logs/simref/figures.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=20,
+    params:
+        names=HEAVYTAILS_SETS,
+        settings=SIMREF,
+        seed=dataset_seed("simref_figures"),
+    script:
+        "../../scripts/simref_figures.py"
+
+
+if HEAVYTAILS_SETS:
+    VALUE_TABLES.append(rules.simref_figures.output.values)

@@ -42,6 +42,12 @@ def _ucc_axes(ax: Axes, curve: UCCCurve, x_limit: float | None) -> None:
     ax.set_ylim(0.0, None)
 
 
+def _tail_limit(curves: Sequence[UCCCurve], points: Sequence[OperatingPoint]) -> float:
+    """x range showing every curve down to 1 % of its first y, and every point, plus 10 %."""
+    ends = [float(c.x[np.argmax(c.y <= 0.01 * c.y[0])]) for c in curves]
+    return 1.1 * max(ends + [p.x for p in points])
+
+
 def fig_xsinx_ucc(
     curves: Mapping[tuple[str, str], UCCCurve],
     operating_points: Mapping[tuple[str, str], OperatingPoint],
@@ -50,7 +56,8 @@ def fig_xsinx_ucc(
 ) -> Figure:
     """Fig. 4.1a: UCCs of several models on (a) excess–deficit and (b) bandwidth–miss-rate
     axes, AUUCC in the legend, hollow circles at the operating points (held-out tuned,
-    c = 0.1)."""
+    c = 0.1). ``x_limits`` per coordinate system; by default each curve is shown down to
+    1 % of its first y value (long sparse tails are cut)."""
     fig, axes = figure(1, 2, width=3.6, height=3.1)
     for ax, (label, coords) in zip(axes, zip("ab", COORDINATES, strict=True), strict=True):
         for colour, name in zip(PALETTE, models, strict=False):
@@ -59,7 +66,10 @@ def fig_xsinx_ucc(
             op = operating_points[name, coords]
             ax.plot(op.x, op.y, "o", mfc="white", mec=colour, mew=1.5, ms=6)
         ax.plot([], [], "o", mfc="white", mec=REFERENCE, label="OP (c = 0.1)")
-        _ucc_axes(ax, curves[models[0], coords], (x_limits or {}).get(coords))
+        limit = (x_limits or {}).get(coords) or _tail_limit(
+            [curves[m, coords] for m in models], [operating_points[m, coords] for m in models]
+        )
+        _ucc_axes(ax, curves[models[0], coords], limit)
         ax.legend(title="model (AUUCC)", loc="upper right")
         panel_label(ax, f"({label}) {coords}")
     return fig
