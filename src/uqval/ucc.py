@@ -379,7 +379,9 @@ def ucc_curve(
     obs = _observations(y, pi)
     unit = _unit(obs, normalize)
     m = ucc_metrics(obs, pi)
-    m0 = metrics_at_scale(obs, pi, 0.0)
+    z = obs - pi.y_pred  # at k = 0 only points with z = 0 are captured, each missing by |z|
+    zero = np.zeros(1)
+    m0 = UCCMetrics(zero, np.array([np.mean(z != 0.0)]), zero, zero, np.array([np.mean(np.abs(z))]))
     x0, y0 = float(m0.axis(x_axis, unit)[0]), float(m0.axis(y_axis, unit)[0])
     return UCCCurve(
         k=m.k,
