@@ -31,6 +31,7 @@ include: "workflow/rules/screen.smk"
 include: "workflow/rules/average.smk"
 include: "workflow/rules/conditional.smk"
 include: "workflow/rules/simref.smk"
+include: "workflow/rules/ucc.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 
@@ -48,6 +49,9 @@ rule all:
         rules.adaptivity_figures.output if ADAPT_DATASET else [],
         rules.verdicts_table.output,
         rules.simref_figures.output if HEAVYTAILS_SETS else [],
+        rules.ucc_xsinx.output,
+        rules.ucc_gp.output,
+        rules.ucc_literature.output,
         expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
         rules.scoreboard.output.board,

@@ -147,3 +147,10 @@ def dataset_levels(wildcards):
 
 SIMREF = ANALYSIS["simref"]
 SR = "results/simref"
+
+
+UCC = ANALYSIS["ucc"]
+UC = "results/ucc"
+UCC_DATASETS = [
+    d for d in DATASETS if REGISTRY.get(d).family != "JAC2024"
+] + JACOBS_SETS

@@ -145,3 +145,4 @@ def fig_gp_ucc(example: GPExample) -> Figure:
         ax.legend(title="AUUCC", loc="upper right")
         panel_label(ax, f"({label}) {name}")
     return fig
+

@@ -1,0 +1,16 @@
+"""Rule ucc_dataset: AUUCC gain of a dataset's uncertainties over a constant band."""
+
+import pandas as pd
+
+from uqval.atomic import write_csv
+from uqval.scripting import run_logged
+from uqval.ucc_datasets import dataset_gains
+
+
+def main(smk):
+    table = pd.read_csv(smk.input.table)
+    write_csv(dataset_gains(table, smk.params.n_permutations, smk.params.seed).assign(dataset=smk.wildcards.dataset),
+              smk.output.gains)
+
+
+run_logged(snakemake, main)  # noqa: F821

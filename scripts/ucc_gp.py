@@ -1,0 +1,22 @@
+"""Rule ucc_gp: the UCC paper's GP vs GBR-QR example (Sect. 2.2, Figs 2 and 4.1b-c)."""
+
+import pandas as pd
+
+from uqval.atomic import write_csv
+from uqval.plots import ucc as plots
+from uqval.plots.style import save
+from uqval.scripting import run_logged
+from uqval.ucc_experiments import gp_example
+
+
+def main(smk):
+    out = smk.output
+    ex = gp_example(seed=smk.params.seed)
+    write_csv(ex.summary, out.summary)
+    save(plots.fig_gp_intervals(ex), out.fig02_png, out.fig02_pdf)
+    save(plots.fig_gp_ucc(ex), out.fig4_1bc_png, out.fig4_1bc_pdf)
+    values = [(f"ucc/gp/{r.model}/gain_sign", float(r.auucc_gain > 0) * 2 - 1) for r in ex.summary.itertuples()]
+    write_csv(pd.DataFrame(values, columns=["key", "value"]), out.values)
+
+
+run_logged(snakemake, main)  # noqa: F821
