@@ -63,9 +63,21 @@ def run(proj: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+USER_TARGETS = [
+    "results/tables/datasets.csv",
+    "results/screen/my_model.json",
+    "results/average/my_model.json",
+    "results/validate/my_model.md",
+    "results/tables/verdicts.csv",
+    "results/ucc/datasets/my_model.csv",
+]
+
+
 def test_user_dataset_runs_end_to_end(project):
+    """A user's CSV plus one YAML file get the same per-dataset diagnostics as the literature
+    sets (paper-level figures need the papers' datasets and are skipped)."""
     proj, mirror = project
-    res = run(proj, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
+    res = run(proj, *USER_TARGETS, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
     assert res.returncode == 0, res.stdout[-3000:]
     table = pd.read_csv(proj / "results" / "tables" / "datasets.csv")
     row = table.set_index("id").loc["my_model"]
@@ -73,14 +85,18 @@ def test_user_dataset_runs_end_to_end(project):
     assert "nonpositive_uncertainty: 3" in row["filtered"]
     prepared = pd.read_csv(proj / "data" / "prepared" / "my_model.csv")
     assert list(prepared.columns) == ["row", "E", "uE", "V", "X_temperature"]
-    assert (proj / "results" / "reproduction.csv").exists()
+    verdicts = pd.read_csv(proj / "results" / "tables" / "verdicts.csv").set_index("dataset")
+    assert verdicts.loc["my_model", "average"] == "pass"  # generated calibrated: E = uE N(0, 1)
+    assert "temperature" in verdicts.loc["my_model", "adaptivity"]
+    summary = (proj / "results" / "validate" / "my_model.md").read_text()
+    assert "# Validation of `my_model`" in summary and "adaptivity:temperature" in summary
 
 
 def test_checksum_mismatch_fails_without_partial_file(project):
     proj, mirror = project
     csv = mirror / "MYLAB" / "predictions.csv"
     csv.write_text(csv.read_text() + "0,0,0.5,400\n")
-    res = run(proj, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}")
+    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}")
     assert res.returncode != 0
     assert "checksum mismatch for 'MYLAB/predictions.csv'" in res.stdout
     raw = proj / "data" / "raw" / "MYLAB"
@@ -89,7 +105,7 @@ def test_checksum_mismatch_fails_without_partial_file(project):
 
 def test_offline_without_mirror_names_the_option(project):
     proj, _ = project
-    res = run(proj, "--config", "datasets_dir=my_datasets")
+    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets")
     assert res.returncode != 0
     assert "cannot obtain 'MYLAB/predictions.csv'" in res.stdout and "data_mirror" in res.stdout
 
