@@ -4,10 +4,8 @@ Table 1) and the ML scaled-and-shifted Student t fit of z-scores (P002 Table II)
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from numpy.typing import NDArray
 from scipy import stats
@@ -22,8 +20,6 @@ from uqval.stats.fits import (
     scaled_f_cdf,
 )
 from uqval.synthetic import rinvgamma
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def rng(seed: int = 12345) -> np.random.Generator:
@@ -133,17 +129,6 @@ def test_scaled_t_fit_rejects_invalid_data() -> None:
 
 # --- the nine sets of the heavy-tails paper (P001 Table 1, P002 Table II) -----------------
 
-SETS = [
-    "Diffusion_RF",
-    "Perovskite_RF",
-    "Diffusion_LR",
-    "Perovskite_LR",
-    "Diffusion_GPR_Bayesian",
-    "Perovskite_GPR_Bayesian",
-    "QM9_E",
-    "logP_10k_a_LS-GCN",
-    "logP_150k_LS-GCN",
-]
 # P001 Table 1: M, nu(uE^2), nu(E^2), nu(Z^2)
 TABLE1 = {
     1: (2040, 1.72, 2.17, 7.91),
@@ -170,29 +155,12 @@ TABLE2 = {
 }
 
 
-def load_set(name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """(E, uE) of one of the nine P001/P002 sets (INVENTORY §0)."""
-    if name == "QM9_E":
-        d = pd.read_csv(DATA / "BUS2022" / "qm9_qm9_E_calibrated_isotonic_test.csv")
-        E, uE = d["E_"] - d["prediction"], np.sqrt(d["uncertainty_total"])
-    elif name.startswith("logP"):
-        d = pd.read_csv(DATA / "RAS2023" / f"{name}_test.csv")
-        E, uE = d["logP"] - d["y_pred"], d["uq"]
-    else:
-        d = pd.read_csv(DATA / "PAL2022" / f"{name}_Test_cal.csv")
-        keep = d["uE"] > 1e-6 * d["E"].std()
-        E, uE = d.loc[keep, "E"], d.loc[keep, "uE"]
-    return E.to_numpy(float), uE.to_numpy(float)
-
-
 Datasets = dict[int, tuple[NDArray[np.float64], NDArray[np.float64]]]
 
 
 @pytest.fixture(scope="module")
-def datasets() -> Datasets:
-    if not DATA.is_dir():
-        pytest.skip(f"data directory {DATA} not available")
-    return {k: load_set(name) for k, name in enumerate(SETS, start=1)}
+def datasets(nine_sets) -> Datasets:
+    return dict(enumerate(nine_sets, start=1))
 
 
 @pytest.fixture(scope="module")

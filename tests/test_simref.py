@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,8 +14,6 @@ from uqval.binning import equal_count_bins
 from uqval.conditional import ence, zmse
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
 from uqval.stats.calibration import ZMS
-
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def _heavy_set(m: int, seed: int, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -262,14 +259,6 @@ def test_zmse_extrapolation_calibrated_set_contains_zero():
 
 # --- Table II on the nine literature sets --------------------------------------------------
 
-PAL2022_SETS = [
-    "Diffusion_RF",
-    "Perovskite_RF",
-    "Diffusion_LR",
-    "Perovskite_LR",
-    "Diffusion_GPR_Bayesian",
-    "Perovskite_GPR_Bayesian",
-]
 # P002 Table II (INVENTORY §2): mu_Z, SE, sigma_Z, SE, b_Z, nu_Z
 TABLE2 = [
     (-0.027, 0.022, 0.980, 0.030, 3, 6.0),
@@ -284,35 +273,14 @@ TABLE2 = [
 ]
 
 
-def _nine_sets() -> list[tuple[np.ndarray, np.ndarray]]:
-    out = []
-    for name in PAL2022_SETS:
-        df = pd.read_csv(DATA / "PAL2022" / f"{name}_Test_cal.csv")
-        e, ue = df["E"].to_numpy(float), df["uE"].to_numpy(float)
-        keep = ue > 1e-6 * np.std(e, ddof=1)
-        out.append((e[keep], ue[keep]))
-    df = pd.read_csv(DATA / "BUS2022" / "qm9_qm9_E_calibrated_isotonic_test.csv")
-    out.append(
-        (
-            (df["E_"] - df["prediction"]).to_numpy(float),
-            np.sqrt(df["uncertainty_total"].to_numpy(float)),
-        )
-    )
-    for name in ("logP_10k_a_LS-GCN", "logP_150k_LS-GCN"):
-        df = pd.read_csv(DATA / "RAS2023" / f"{name}_test.csv")
-        out.append(((df["logP"] - df["y_pred"]).to_numpy(float), df["uq"].to_numpy(float)))
-    return out
-
 
 def _digits(x: float) -> int:
     text = f"{x}"
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def test_table2_zscore_summary():
-    if not DATA.is_dir():
-        pytest.skip(f"shared data mirror not found at {DATA}")
-    for number, ((e, ue), row) in enumerate(zip(_nine_sets(), TABLE2, strict=True), start=1):
+def test_table2_zscore_summary(nine_sets):
+    for number, ((e, ue), row) in enumerate(zip(nine_sets, TABLE2, strict=True), start=1):
         mu, se_mu, sd, se_sd, b, nu = row
         got = sr.zscore_summary(e, ue, n_boot=1000, seed=number)
         for value, printed in ((got["mu_Z"], mu), (got["se_mu_Z"], se_mu), (got["sigma_Z"], sd)):
