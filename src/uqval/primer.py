@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from uqval import binning, conditional, curves, running
 from uqval.plots import panels
-from uqval.plots.style import CALIBRATED, UNCALIBRATED, figure, panel_label
+from uqval.plots.style import CALIBRATED, UNCALIBRATED, figure, panel_grid, panel_label
 
 LETTERS = "abcdefghijkl"
 
@@ -47,12 +47,9 @@ class PrimerSettings:
         )
 
 
-def _grid(n: int, ncols: int = 3, width: float = 2.7, height: float = 2.4):
-    nrows = int(np.ceil(n / ncols))
-    fig, axes = figure(nrows, ncols, width=width, height=height, squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    return fig, list(axes.flat)
+def _grid(n: int, ncols: int = 3):
+    """Primer panels are slightly larger than the default grid cells."""
+    return panel_grid(n, ncols, width=2.7, height=2.4)
 
 
 def _label(ax, i: int, text: str) -> None:

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
-from uqval.plots.style import CALIBRATED, SHADE, UNCALIBRATED, figure
+from uqval.plots.style import CALIBRATED, SHADE, UNCALIBRATED, figure, panel_grid
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,6 @@ def short_name(dataset_id: str) -> str:
     return dataset_id.removeprefix("PAL2022_").removesuffix("_cal")
 
 
-def _grid(n: int):
-    ncols = 3
-    nrows = int(np.ceil(n / ncols))
-    fig, axes = figure(nrows, ncols, width=2.6, height=2.2, squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    return fig, axes.flat
-
-
 def _log_density(values: np.ndarray, bins: int, ax, label: str) -> np.ndarray:
     """Histogram of log(values) as a density; returns the plotting grid of log(values)."""
     logs = np.log(values)
@@ -52,7 +43,7 @@ def fig_uE2_histograms(sets: Sequence[SetData]) -> Figure:
     uE^2/sigma^2 ~ Gamma^-1(nu, nu) (P001 Eq. 17), i.e. invgamma(a = nu, scale = nu sigma^2);
     the density of y = log x is f(e^y) e^y. 33 classes as in the authors' code.
     """
-    fig, axes = _grid(len(sets))
+    fig, axes = panel_grid(len(sets))
     for ax, s in zip(axes, sets, strict=False):
         grid = _log_density(s.uE**2, 33, ax, "data")
         nu, sigma = s.fits["nu_uE2"], s.fits["sigma_uE2"]
@@ -71,7 +62,7 @@ def fig_E2_histograms(sets: Sequence[SetData]) -> Figure:
     density (red): F(1, nu_IG) scaled by sigma_IG^2 from the uE^2 fit, as in the authors'
     code (INVENTORY A15). 25 classes.
     """
-    fig, axes = _grid(len(sets))
+    fig, axes = panel_grid(len(sets))
     for ax, s in zip(axes, sets, strict=False):
         grid = _log_density(s.E**2, 25, ax, "data")
         x = np.exp(grid)
@@ -134,7 +125,7 @@ def fig_zeta_comparison(full: pd.DataFrame, trimmed: pd.DataFrame, trimmed_fract
 def fig_decimation(decimations: Sequence[tuple[int, str, pd.DataFrame]], tab4: pd.DataFrame) -> Figure:
     """Fig. 8: Delta_RCE (red) and Delta_ZMS (blue) vs the percentage k of largest uE removed;
     the bars at k < 0 are the zero-centred 95 % BCa intervals of the full-set statistics."""
-    fig, axes = _grid(len(decimations))
+    fig, axes = panel_grid(len(decimations))
     ci = tab4.set_index("set")
     for ax, (number, name, dec) in zip(axes, decimations, strict=False):
         r = ci.loc[number]

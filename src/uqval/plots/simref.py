@@ -21,7 +21,15 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy import stats
 
-from uqval.plots.style import CALIBRATED, PALETTE, REFERENCE, SHADE, UNCALIBRATED, figure
+from uqval.plots.style import (
+    CALIBRATED,
+    PALETTE,
+    REFERENCE,
+    SHADE,
+    UNCALIBRATED,
+    figure,
+    panel_grid,
+)
 from uqval.simref import (
     NIG_ZMSE_LINE,
     T6IG_ZMSE_LINE,
@@ -62,15 +70,6 @@ class SetSample:
     uE: np.ndarray
 
 
-def _grid(n: int):
-    ncols = 3
-    nrows = int(np.ceil(n / ncols))
-    fig, axes = figure(nrows, ncols, width=2.6, height=2.2, squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    return fig, axes.flat
-
-
 def _title(ax, s: SetSample) -> None:
     ax.set_title(f"Set {s.number}: {s.name}", fontsize=7)
 
@@ -82,7 +81,7 @@ def fig_z_histograms(sets: Sequence[SetSample], fits: Sequence[ScaledTFit] | Non
     The histogram is normalised by the full sample size, so it is comparable with the fitted
     densities; the few values beyond +- 3 SD are hidden, as in the paper.
     """
-    fig, axes = _grid(len(sets))
+    fig, axes = panel_grid(len(sets))
     for i, (ax, s) in enumerate(zip(axes, sets, strict=False)):
         z = s.E / s.uE
         fit = fits[i] if fits is not None else fit_scaled_t(z)
@@ -119,7 +118,7 @@ def fig_error_histograms(
     range of the errors ([code]); nu_Z <= 2 is replaced by 2.1. Simulated values beyond the
     range are counted in the normalisation but not drawn.
     """
-    fig, axes = _grid(len(sets))
+    fig, axes = panel_grid(len(sets))
     for ax, s, nu in zip(axes, sets, nu_z, strict=False):
         nu_eff = float(nu) if nu > 2.0 else nu_floor
         edges = np.linspace(s.E.min(), s.E.max(), n_classes + 1)
@@ -317,7 +316,7 @@ def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]
     Args:
         results: (set number, name, extrapolation) per dataset.
     """
-    fig, axes = _grid(len(results))
+    fig, axes = panel_grid(len(results))
     for ax, (number, name, res) in zip(axes, results, strict=False):
         tab = res.table
         xmax = float(tab["x"].max()) * 1.05

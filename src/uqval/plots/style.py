@@ -55,6 +55,18 @@ def figure(nrows: int = 1, ncols: int = 1, width: float = 3.4, height: float = 3
     )
 
 
+def panel_grid(n: int, ncols: int = 3, width: float = 2.6, height: float = 2.2):
+    """Figure with ``n`` panels laid out row-wise on ``ncols`` columns; unused cells hidden.
+
+    Returns the figure and the list of the n used axes (then the hidden ones).
+    """
+    nrows = -(-n // ncols)
+    fig, axes = figure(nrows, ncols, width=width, height=height, squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)
+
+
 def panel_label(ax, label: str) -> None:
     """Put a panel label such as '(a)' in the upper-left corner, outside the data."""
     ax.set_title(label, loc="left", fontweight="bold")

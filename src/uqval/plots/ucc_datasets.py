@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 from matplotlib.figure import Figure
 
-from uqval.plots.style import CALIBRATED, UNCALIBRATED, figure
+from uqval.plots.style import CALIBRATED, UNCALIBRATED, panel_grid
 
 
 def fig_literature_ucc(curves: Mapping[str, Mapping[str, Mapping[str, tuple]]], gains: Mapping[str, float]) -> Figure:
@@ -15,17 +14,13 @@ def fig_literature_ucc(curves: Mapping[str, Mapping[str, Mapping[str, tuple]]], 
     (axes in standard-deviation units) of the dataset's band (blue) and of the constant band
     (red dashed), with the AUUCC gain (Eq. 6) in the title."""
     n = len(curves)
-    ncols = 4
-    nrows = int(np.ceil(n / ncols))
-    fig, axes = figure(nrows, ncols, width=2.5, height=2.2, squeeze=False)
-    for ax in axes.flat[n:]:
-        ax.set_visible(False)
-    for ax, (name, per_axes) in zip(axes.flat, curves.items(), strict=False):
+    fig, axes = panel_grid(n, ncols=4, width=2.5, height=2.2)
+    for ax, (name, per_axes) in zip(axes, curves.items(), strict=False):
         bw = per_axes["bandwidth-miss_rate"]
         ax.plot(*bw["model"], color=CALIBRATED, label="uncertainties")
         ax.plot(*bw["constant"], "--", color=UNCALIBRATED, label="constant")
         ax.set_xlim(0, 3)
         ax.set(xlabel="bandwidth (sd units)", ylabel="miss rate")
         ax.set_title(f"{name}\ngain {gains[name]:+.1f} %", fontsize=7)
-    axes.flat[0].legend(loc="upper right", fontsize=6)
+    axes[0].legend(loc="upper right", fontsize=6)
     return fig
