@@ -39,19 +39,7 @@ include: "workflow/rules/report.smk"
 rule all:
     default_target: True
     input:
-        rules.datasets_table.output.table,
-        rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
-        rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
-        rules.heavytails_jacobs.output if JACOBS_SETS else [],
-        rules.heavytails_mc_figures.output,
-        rules.primer_synthetic.output,
-        [r.output for r in PRIMER_DATA_RULES],
-        rules.adaptivity_figures.output if ADAPT_DATASET else [],
-        rules.verdicts_table.output,
-        rules.simref_figures.output if HEAVYTAILS_SETS else [],
-        rules.ucc_xsinx.output,
-        rules.ucc_gp.output,
-        rules.ucc_literature.output,
-        expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
-        expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
+        PAPER_OUTPUTS,
         rules.scoreboard.output.board,
+        rules.runtime_table.output.table,
+        rules.gallery.output.index,

@@ -12,6 +12,8 @@ from uqval.scripting import run_logged
 
 LABELS = {"uE": (r"$u_E$ (eV)", True, None), "X_mass": ("molecular mass $X_1$ (Da)", False, (50, 150)),
           "X_hetero_fraction": ("heteroatom fraction $X_2$", False, None)}
+# Panel titles (the value keys and CSV columns keep the short names uE, mass, hetero_fraction).
+DISPLAY = {"uE": "$u_E$", "X_mass": "$X_1$ (mass)", "X_hetero_fraction": "$X_2$ (heteroatom fraction)"}
 
 
 def main(smk):
@@ -36,9 +38,11 @@ def main(smk):
         stratified[v] = local_analysis(E, uE, x, strata.bins, strat_seeds[v], cfg["n_boot_min"])
     whole_m = conditional.global_zmean(E, uE)
     whole_ms = conditional.global_zms(E, uE)
-    save(plots.fig_local({names[v]: (nominal[v], LABELS[v][0], LABELS[v][1], whole_m, whole_ms) for v in variables}),
+    save(plots.fig_local({DISPLAY.get(v, names[v]): (nominal[v], LABELS[v][0], LABELS[v][1], whole_m, whole_ms)
+                          for v in variables}),
          out.fig03_png, out.fig03_pdf)
-    save(plots.fig_stratified({names[v]: (stratified[v], LABELS[v][0], LABELS[v][1]) for v in variables}),
+    save(plots.fig_stratified({DISPLAY.get(v, names[v]): (stratified[v], LABELS[v][0], LABELS[v][1], whole_m, whole_ms)
+                               for v in variables}),
          out.fig05_png, out.fig05_pdf)
 
     variants, values = {}, []
@@ -59,7 +63,8 @@ def main(smk):
         values.append((f"adaptivity/{names[v]}/n_distinct", t[v].nunique()))
         values.append((f"adaptivity/{names[v]}/n_strata", len(s.zm)))
     write_csv(pd.concat([df.assign(variable=k) for k, df in variants.items()]), out.fv)
-    save(plots.fig_fv(variants), out.fig04_png, out.fig04_pdf)
+    display = {names[v]: DISPLAY.get(v, names[v]) for v in variables}
+    save(plots.fig_fv({display[k]: df for k, df in variants.items()}), out.fig04_png, out.fig04_pdf)
 
     Z = E / uE
     values += [

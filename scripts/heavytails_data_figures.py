@@ -18,7 +18,10 @@ def main(smk):
     ):
         data = pd.read_csv(table)
         fits = json.loads(Path(screen).read_text())["fits"]
-        sets.append(plots.SetData(number, name, data["E"].to_numpy(), data["uE"].to_numpy(), fits))
+        # units from the preparation report written beside the table (same rule, same stem)
+        report = Path(table).with_suffix(".json")
+        units = json.loads(report.read_text()).get("units", "") if report.exists() else ""
+        sets.append(plots.SetData(number, name, data["E"].to_numpy(), data["uE"].to_numpy(), fits, units))
     tab3, tab4 = pd.read_csv(smk.input.tab3), pd.read_csv(smk.input.tab4)
     save(plots.fig_uE2_histograms(sets), out.fig01_png, out.fig01_pdf)
     save(plots.fig_E2_histograms(sets), out.fig02_png, out.fig02_pdf)

@@ -31,6 +31,9 @@ def test_statuses(tmp_path):
     assert summary(board).splitlines()[0] == (
         "reproduction: 2/4 passed, 2 failed, 0 missing, 1 not reproducible"
     )
+    assert summary(board).splitlines()[2:] == [
+        "    1 not reproducible: needs the Jacobs et al. download"
+    ]
     board2 = compare(load_expected([exp], SCHEMA), {})
     assert (board2["status"] == "missing").sum() == 4
 

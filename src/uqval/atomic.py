@@ -23,6 +23,8 @@ def atomic_path(dest: str | Path, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``dest``; rename it to ``dest`` if the block succeeds.
 
     ``suffix`` keeps the extension for writers that infer the format from it (matplotlib).
+    The file gets the permissions of a normally created one (0666 minus the umask), not the
+    private 0600 of a temporary file, so results can be shared or served.
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -31,10 +33,17 @@ def atomic_path(dest: str | Path, suffix: str = "") -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, dest)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_atomic(dest: str | Path, writer: Callable[[IO[str]], None]) -> None:

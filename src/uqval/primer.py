@@ -20,6 +20,7 @@ from uqval.plots import panels
 from uqval.plots.style import CALIBRATED, UNCALIBRATED, figure, panel_grid, panel_label
 
 LETTERS = "abcdefghijkl"
+VERSION_LABELS = {"uncal": "uncalibrated", "cal": "calibrated"}
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,25 @@ def _rng(settings: PrimerSettings, *labels: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([settings.seed, *labels]))
 
 
+def _finish(fig: Figure) -> Figure:
+    """Readable plain-number tick labels on every log axis of the figure."""
+    for ax in fig.axes:
+        panels.readable_log_ticks(ax)
+    return fig
+
+
+def _log_axes(ax, y: bool = False) -> None:
+    """Force a log x (and y) axis where the paper's code uses one (logX = TRUE), even when
+    the values span less than the decade that ``panels.use_log_x`` asks for."""
+    ax.set_xscale("log")
+    if y:
+        ax.set_yscale("log")
+
+
+def _pair_legend(ax, loc: str = "best") -> None:
+    ax.legend(loc=loc, fontsize=6)
+
+
 def _whole(df: pd.DataFrame) -> tuple[float, float, float]:
     row = df.iloc[0]
     return float(row["value"]), float(row["ci_low"]), float(row["ci_high"])
@@ -95,7 +115,7 @@ def fig_calibration_curves(cases: Mapping[str, pd.DataFrame], names: Sequence[st
         c = cases[name]
         panels.calibration_curve(ax, curves.calibration_curve(c["E"], c["uE"]))
         _label(ax, i, f"Case {name}")
-    return fig
+    return _finish(fig)
 
 
 def fig_errors_vs_uncertainty(cases: Mapping[str, pd.DataFrame], names: Sequence[str]) -> Figure:
@@ -106,7 +126,7 @@ def fig_errors_vs_uncertainty(cases: Mapping[str, pd.DataFrame], names: Sequence
         pos, q = running.running_quantiles_along(c["uE"].to_numpy(), c["E"].to_numpy())
         panels.errors_vs_uncertainty(ax, c["uE"].to_numpy(), c["E"].to_numpy(), pos, q)
         _label(ax, i, f"Case {name}")
-    return fig
+    return _finish(fig)
 
 
 def _conditional_panel(ax, E, uE, bins, distribution="normal") -> None:
@@ -125,7 +145,7 @@ def fig_conditional_curves(cases: Mapping[str, pd.DataFrame], names: Sequence[st
         t_variant = i >= len(names)
         _conditional_panel(axes[i], c["E"], c["uE"], bins, ("t", settings.t_nu) if t_variant else "normal")
         _label(axes[i], i, f"Case {name}" + (f", $t_{{{settings.t_nu:g}}}$" if t_variant else ""))
-    return fig
+    return _finish(fig)
 
 
 def fig_reliability(cases: Mapping[str, pd.DataFrame], names: Sequence[str], settings: PrimerSettings) -> Figure:
@@ -136,8 +156,10 @@ def fig_reliability(cases: Mapping[str, pd.DataFrame], names: Sequence[str], set
         bins = binning.equal_count_bins(c["uE"], settings.n_bins)
         rd = conditional.reliability_diagram(c["E"], c["uE"], bins, method="bootstrap", seed=settings.seed + i)
         panels.reliability_diagram(ax, rd)
+        _log_axes(ax, y=True)  # log-log for every case, as the authors' code (logX = TRUE)
+        panels.square_parity(ax)
         _label(ax, i, f"Case {name}")
-    return fig
+    return _finish(fig)
 
 
 def fig_lzisd(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: str,
@@ -149,8 +171,10 @@ def fig_lzisd(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable:
         c = cases[name]
         bins = binning.equal_count_bins(c[variable], settings.n_bins)
         _local_zisd(ax, c["E"], c["uE"], c[variable], bins, xlabel, log_x)
+        if log_x:
+            _log_axes(ax)
         _label(ax, i, f"Case {name}")
-    return fig
+    return _finish(fig)
 
 
 def fig_lcp(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: str,
@@ -168,9 +192,11 @@ def fig_lcp(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: s
         lcp = conditional.local_coverage(c["E"], half, c[variable], bins, settings.lcp_probs)
         whole = conditional.global_coverage(c["E"], half, settings.lcp_probs)
         panels.coverage(axes[i], lcp, xlabel, whole=whole, log_x=log_x, legend=False)
+        if log_x:
+            _log_axes(axes[i])
         _label(axes[i], i, f"Case {name}" + (f", $t_{{{settings.t_nu:g}}}$" if i >= len(names) else ""))
     fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=len(settings.lcp_probs))
-    return fig
+    return _finish(fig)
 
 
 def fig_confidence(cases: Mapping[str, pd.DataFrame], names: Sequence[str], settings: PrimerSettings,
@@ -186,12 +212,14 @@ def fig_confidence(cases: Mapping[str, pd.DataFrame], names: Sequence[str], sett
         ref = curves.probabilistic_reference(c["uE"], _rng(settings, 7, i), dist, "rmse", n_mc=settings.n_mc)
         panels.confidence_curve(axes[i], cc, ref, "RMSE", top_axis=False)
         _label(axes[i], i, f"Case {name}" + (f", $t_{{{settings.t_nu:g}}}$" if i >= len(names) else ""))
-    return fig
+    return _finish(fig)
 
 
-def fig_z_vs(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: str, log_x: bool,
-             axes_list=None, first: int = 0) -> Figure | None:
-    """Fig. 8 (and Fig. A1 a-f): Z vs X (or V) with +-2 guides and running 95 % quantiles."""
+def fig_z_vs(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: str,
+             log_x: bool | Mapping[str, bool], axes_list=None, first: int = 0) -> Figure | None:
+    """Fig. 8 (and Fig. A1 a-f): Z vs X (or V) with +-2 guides and running 95 % quantiles;
+    the Z range follows the data (capped at +-30, as Case C in the authors' code).
+    ``log_x`` may be given per case."""
     fig = None
     if axes_list is None:
         fig, axes_list = _grid(len(names))
@@ -199,23 +227,28 @@ def fig_z_vs(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: 
         c = cases[name]
         Z = (c["E"] / c["uE"]).to_numpy()
         pos, q = running.running_quantiles_along(c[variable].to_numpy(), Z)
-        panels.z_vs_variable(ax, c[variable].to_numpy(), Z, pos, q, variable, log_x=log_x)
+        log = log_x[name] if isinstance(log_x, Mapping) else log_x
+        panels.z_vs_variable(ax, c[variable].to_numpy(), Z, pos, q, variable, log_x=log, limit=None)
+        if log:
+            _log_axes(ax)
         _label(ax, first + i, f"Case {name}")
-    return fig
+    return _finish(fig) if fig is not None else None
 
 
 def fig_a1(cases: Mapping[str, pd.DataFrame], names: Sequence[str], settings: PrimerSettings) -> Figure:
     """Fig. A1: adaptivity vs the predicted value V. (a-f) Z vs V; (g-l) LZISD vs V."""
     fig, axes = _grid(2 * len(names))
-    log_x = bool(all((cases[n]["V"] > 0).all() for n in names))
+    log_x = {n: bool((cases[n]["V"] > 0).all()) for n in names}  # per case, as the authors' code
     fig_z_vs(cases, names, "V", log_x, axes_list=axes[: len(names)])
     for i, name in enumerate(names):
         c = cases[name]
         bins = binning.equal_count_bins(c["V"], settings.n_bins)
         ax = axes[len(names) + i]
-        _local_zisd(ax, c["E"], c["uE"], c["V"], bins, "V", log_x)
+        _local_zisd(ax, c["E"], c["uE"], c["V"], bins, "V", log_x[name])
+        if log_x[name]:
+            _log_axes(ax)
         _label(ax, len(names) + i, f"Case {name}")
-    return fig
+    return _finish(fig)
 
 
 # --- PAL2022 (Sect. IV.1, App. B) -------------------------------------------------------------
@@ -240,7 +273,8 @@ def mean_var_intervals(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]) ->
 
 def fig_mean_var(table: pd.DataFrame) -> Figure:
     """Fig. 12: (a) <Z> and (b) Var(Z) with 95 % intervals, uncalibrated (red) and
-    calibrated (blue), one row per set."""
+    calibrated (blue), one row per set; <Z> on a range symmetric about 0 and Var(Z) on a
+    log axis, as the authors' code."""
     fig, axes = figure(1, 2, width=3.4, height=3.0)
     names = list(dict.fromkeys(table["set"]))
     y = np.arange(len(names))
@@ -254,10 +288,13 @@ def fig_mean_var(table: pd.DataFrame) -> Figure:
         ax.set_yticks(y, names if ax is axes[0] else [""] * len(names), fontsize=7)
         ax.set_xlabel(label)
         ax.invert_yaxis()
+    half = 1.1 * float(np.abs(table[["mean_z_low", "mean_z_high"]].to_numpy()).max())
+    axes[0].set_xlim(-half, half)
+    axes[1].set_xscale("log")
     axes[1].legend(loc="lower right")
     panel_label(axes[0], "(a)")
     panel_label(axes[1], "(b)")
-    return fig
+    return _finish(fig)
 
 
 def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settings: PrimerSettings) -> tuple[Figure, dict]:
@@ -273,17 +310,21 @@ def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settin
             bins = binning.adaptive_bins(data["uE"], settings.adaptive_bins, settings.pop_min, settings.adaptive_log)
             counts[(name, version)] = len(bins)
             _local_zisd(ax_l, data["E"], data["uE"], data["uE"], bins, r"$u_E$ (eV)", True, color=color,
-                        label=version, offset=j)
+                        label=VERSION_LABELS[version], offset=j)
             rd = conditional.reliability_diagram(data["E"], data["uE"], bins, method="cho")
-            panels.reliability_diagram(ax_r, rd, color=color, label=version, unit="eV")
-        ax_l.legend(loc="best", fontsize=6)
+            panels.reliability_diagram(ax_r, rd, color=color, label=VERSION_LABELS[version], unit="eV")
+        _log_axes(ax_l)
+        _log_axes(ax_r, y=True)
+        panels.square_parity(ax_r)
+        _pair_legend(ax_l)
+        _pair_legend(ax_r, "upper left")
         cal = pair[1]
         cc = curves.confidence_curve(cal["E"], cal["uE"], "rmse")
         ref = curves.probabilistic_reference(cal["uE"], _rng(settings, 13, r), "normal", "rmse", n_mc=settings.n_mc)
         panels.confidence_curve(ax_c, cc, ref, "RMSE (eV)")
         for k, ax in enumerate((ax_l, ax_r, ax_c)):
             _label(ax, 3 * r + k, name)
-    return fig, counts
+    return _finish(fig), counts
 
 
 def fig_binning_impact(pair: tuple[pd.DataFrame, pd.DataFrame], starts: Sequence[int],
@@ -304,15 +345,24 @@ def fig_binning_impact(pair: tuple[pd.DataFrame, pd.DataFrame], starts: Sequence
                 ax_l = axes[row * len(starts) + col]
                 ax_r = axes[(row + 1) * len(starts) + col]
                 _local_zisd(ax_l, data["E"], data["uE"], data["uE"], bins, r"$u_E$ (eV)", True, color=color,
-                            label=version, offset=j)
+                            label=VERSION_LABELS[version], offset=j)
                 rd = conditional.reliability_diagram(data["E"], data["uE"], bins, method="cho")
-                panels.reliability_diagram(ax_r, rd, color=color, label=version, unit="eV")
+                panels.reliability_diagram(ax_r, rd, color=color, label=VERSION_LABELS[version], unit="eV")
                 panel_label(ax_l, f"({LETTERS[row * len(starts) + col]}) {scheme}, n = {n}")
                 panel_label(ax_r, f"({LETTERS[(row + 1) * len(starts) + col]}) {scheme}, n = {n}")
-    return fig, counts
+    for row in range(4):
+        for ax in axes[row * len(starts): (row + 1) * len(starts)]:
+            _log_axes(ax, y=row % 2 == 1)  # LZISD: log x; reliability diagrams: log-log
+            if row % 2 == 1:
+                panels.square_parity(ax)
+    handles, labels = axes[len(starts)].get_legend_handles_labels()  # reliability diagram: filled markers
+    fig.legend(handles, labels, loc="outside lower center", ncols=2)
+    return _finish(fig), counts
 
 
 # --- BUS2022 QM9 (Sect. IV.2) -----------------------------------------------------------------
+
+QM9_RMSE_CC_TOP = 0.015  # eV: the paper truncates the RMSE confidence curves (Figs 17f, 18c)
 
 
 def fig_qm9_exploration(data: pd.DataFrame) -> Figure:
@@ -327,13 +377,14 @@ def fig_qm9_exploration(data: pd.DataFrame) -> Figure:
     panels.z_vs_variable(axes[1], mass, Z, pos, q, "molecular mass (Da)")
     panel_label(axes[0], "(a)")
     panel_label(axes[1], "(b)")
-    return fig
+    return _finish(fig)
 
 
 def fig_qm9_validation(data: pd.DataFrame, settings: PrimerSettings) -> tuple[Figure, dict]:
     """Fig. 17: (a) reliability diagram, 10 equal-count bins; (b) calibration curve; (c) MAE
     confidence curve; (d) LZISD vs uE and (e) vs molecular mass, adaptive bins (log grid);
-    (f) RMSE confidence curve. Returns the figure and the adaptive bin counts."""
+    (f) RMSE confidence curve, truncated at 0.015 eV as in the paper. Returns the figure and
+    the adaptive bin counts."""
     fig, axes = _grid(6)
     E, uE, mass = data["E"], data["uE"], data["X_mass"]
     rd = conditional.reliability_diagram(E, uE, binning.equal_count_bins(uE, settings.qm9_rd_bins),
@@ -343,7 +394,8 @@ def fig_qm9_validation(data: pd.DataFrame, settings: PrimerSettings) -> tuple[Fi
     for ax, stat, label, i in ((axes[2], "mae", "MAE (eV)", 2), (axes[5], "rmse", "RMSE (eV)", 5)):
         cc = curves.confidence_curve(E, uE, stat)
         ref = curves.probabilistic_reference(uE, _rng(settings, 17, i), "normal", stat, n_mc=settings.n_mc)
-        panels.confidence_curve(ax, cc, ref, label)
+        panels.confidence_curve(ax, cc, ref, label, top_axis=False)
+    axes[5].set_ylim(0, QM9_RMSE_CC_TOP)
     counts = {}
     for ax, x, xlabel, key in ((axes[3], uE, r"$u_E$ (eV)", "uE"), (axes[4], mass, "molecular mass (Da)", "mass")):
         bins = binning.adaptive_bins(x, settings.adaptive_bins, settings.pop_min, True)
@@ -351,12 +403,12 @@ def fig_qm9_validation(data: pd.DataFrame, settings: PrimerSettings) -> tuple[Fi
         _local_zisd(ax, E, uE, x, bins, xlabel, key == "uE")
     for i, ax in enumerate(axes[:6]):
         panel_label(ax, f"({LETTERS[i]})")
-    return fig, counts
+    return _finish(fig), counts
 
 
 def fig_qm9_t(data: pd.DataFrame, settings: PrimerSettings) -> Figure:
     """Fig. 18: the t_4 versions: (a) calibration curve, (b) MAE and (c) RMSE confidence
-    curves with t_4 probabilistic references."""
+    curves with t_4 probabilistic references ((c) truncated at 0.015 eV as in the paper)."""
     fig, axes = _grid(3)
     E, uE = data["E"], data["uE"]
     dist = ("t", settings.t_nu)
@@ -364,10 +416,11 @@ def fig_qm9_t(data: pd.DataFrame, settings: PrimerSettings) -> Figure:
     for ax, stat, label, i in ((axes[1], "mae", "MAE (eV)", 1), (axes[2], "rmse", "RMSE (eV)", 2)):
         cc = curves.confidence_curve(E, uE, stat)
         ref = curves.probabilistic_reference(uE, _rng(settings, 18, i), dist, stat, n_mc=settings.n_mc)
-        panels.confidence_curve(ax, cc, ref, label)
+        panels.confidence_curve(ax, cc, ref, label, top_axis=False)
+    axes[2].set_ylim(0, QM9_RMSE_CC_TOP)
     for i, ax in enumerate(axes[:3]):
         panel_label(ax, f"({LETTERS[i]}) $t_{{{settings.t_nu:g}}}$")
-    return fig
+    return _finish(fig)
 
 
 # --- HU2022 (Sect. IV.3) ----------------------------------------------------------------------
@@ -377,26 +430,31 @@ def fig_hu(feature: pd.DataFrame, latent: pd.DataFrame, settings: PrimerSettings
     """Fig. 19: rows feature / latent distance: (a) E vs U_95 with guides y = +-x and running
     quantiles; (b) LCP of U_68 and U_95 conditioned on the FEATURE distance (as the authors'
     code, for both rows), adaptive bins from 20; (c) RMSE confidence curve with uE = U_95/1.96
-    (normal assumption). Returns the figure and the average coverages."""
+    (normal assumption). Energies in eV/sys (the paper's unit). Returns the figure and the
+    average coverages."""
     fig, axes = _grid(6)
     x_feature = feature["X_distance"].to_numpy()
     coverages = {}
     for r, (name, data) in enumerate((("feature", feature), ("latent", latent))):
         E, U95 = data["E"].to_numpy(), data["U_95"].to_numpy()
+        sub = name[0].upper()  # U_F, U_L
         pos, q = running.running_quantiles_along(U95, E)
-        panels.errors_vs_uncertainty(axes[3 * r], U95, E, pos, q, k_guides=(1,), xlabel=r"$U_{95}$ (eV)",
-                                     ylabel="E (eV)")
+        panels.errors_vs_uncertainty(axes[3 * r], U95, E, pos, q, k_guides=(1,),
+                                     xlabel=rf"$U_{{{sub},95}}$ (eV/sys)", ylabel="E (eV/sys)")
         half = data[["U_68", "U_95"]].to_numpy()
         probs = (0.68, 0.95)
         bins = binning.adaptive_bins(x_feature, settings.adaptive_bins, settings.pop_min, settings.adaptive_log)
         lcp = conditional.local_coverage(E, half, x_feature, bins, probs)
         whole = conditional.global_coverage(E, half, probs)
         coverages.update({(name, p): float(v) for p, v in zip(whole["prob"], whole["value"], strict=True)})
-        panels.coverage(axes[3 * r + 1], lcp, "feature distance", whole=whole)
+        panels.coverage(axes[3 * r + 1], lcp, "feature distance (a.u.)", whole=whole, log_x=True)
+        _log_axes(axes[3 * r + 1])  # log x as the authors' code
         uE = U95 / 1.96
         cc = curves.confidence_curve(E, uE, "rmse")
         ref = curves.probabilistic_reference(uE, _rng(settings, 19, r), "normal", "rmse", n_mc=settings.n_mc)
-        panels.confidence_curve(axes[3 * r + 2], cc, ref, "RMSE (eV)")
+        panels.confidence_curve(axes[3 * r + 2], cc, ref, "RMSE (eV/sys)", top_axis=False)
+        titles = (f"E vs $U_{{{sub},95}}$", f"LCP of $U_{{{sub},68}}$, $U_{{{sub},95}}$",
+                  f"$u_E = U_{{{sub},95}}/1.96$")
         for k in range(3):
-            _label(axes[3 * r + k], 3 * r + k, f"{name} distance")
-    return fig, coverages
+            _label(axes[3 * r + k], 3 * r + k, titles[k])
+    return _finish(fig), coverages

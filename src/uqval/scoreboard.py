@@ -96,7 +96,8 @@ def compare(expected: pd.DataFrame, values: dict[str, float]) -> pd.DataFrame:
 
 
 def summary(board: pd.DataFrame) -> str:
-    """One line overall plus one per paper: passed / compared, failed, missing, not reproducible."""
+    """One line overall plus one per paper (passed / compared, failed, missing, not reproducible),
+    each paper followed by one line per reason its values are not reproducible."""
 
     def line(label: str, df: pd.DataFrame) -> str:
         counts = df["status"].value_counts()
@@ -107,6 +108,11 @@ def summary(board: pd.DataFrame) -> str:
             f"{int(counts.get('not_reproducible', 0))} not reproducible"
         )
 
+    def reasons(df: pd.DataFrame) -> list[str]:
+        notes = df.loc[df["status"] == "not_reproducible", "note"].value_counts()
+        return [f"    {count} not reproducible: {note}" for note, count in notes.items()]
+
     lines = [line("reproduction", board)]
-    lines += [line(f"  {paper}", df) for paper, df in board.groupby("paper", sort=True)]
+    for paper, df in board.groupby("paper", sort=True):
+        lines += [line(f"  {paper}", df), *reasons(df)]
     return "\n".join(lines)

@@ -7,6 +7,8 @@ import sys
 
 sys.path.insert(0, f"{workflow.basedir}/src")
 
+from snakemake.io import get_flag_value, is_flagged  # noqa: E402
+
 from uqval.registry import load_registry  # noqa: E402
 from uqval.seeding import derive_seed  # noqa: E402
 
@@ -154,3 +156,36 @@ UC = "results/ucc"
 UCC_DATASETS = [
     d for d in DATASETS if REGISTRY.get(d).family != "JAC2024"
 ] + JACOBS_SETS
+
+
+def _flat(items):
+    for item in items:
+        if isinstance(item, (list, tuple)) or hasattr(item, "keys"):
+            yield from _flat(list(item))
+        else:
+            yield str(item)
+
+
+def gallery_items(targets):
+    """Report-tagged outputs of wildcard-free rules among `targets`: id (caption file name),
+    category, path, rule, inputs and the rule's constant parameters."""
+    wanted = set(_flat(targets))
+    items = []
+    for r in workflow.rules:
+        if r.has_wildcards():
+            continue
+        for f in r.output:
+            if str(f) not in wanted or not is_flagged(f, "report"):
+                continue
+            flag = get_flag_value(f, "report")
+            items.append(
+                {
+                    "item_id": os.path.splitext(os.path.basename(str(flag.caption)))[0],
+                    "category": flag.category,
+                    "path": str(f),
+                    "rule": r.name,
+                    "inputs": sorted(_flat(r.input)),
+                    "params": {k: v for k, v in r.params.items() if not callable(v)},
+                }
+            )
+    return items

@@ -14,22 +14,22 @@ rule heavytails_tables:
         tab1=report(
             f"{HT}/tab1.csv",
             caption="../report/heavytails_tab1.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         tab2=report(
             f"{HT}/tab2.csv",
             caption="../report/heavytails_tab2.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         tab3=report(
             f"{HT}/tab3.csv",
             caption="../report/heavytails_tab3.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         tab4=report(
             f"{HT}/tab4.csv",
             caption="../report/heavytails_tab4.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         tab4_trimmed=f"{HT}/tab4_trimmed.csv",
         values="results/values/heavytails.csv",
@@ -64,7 +64,7 @@ rule heavytails_data_figures:
                 report(
                     f"{HT}/{fig}.png",
                     caption=f"../report/heavytails_{fig}.rst",
-                    category="heavy-tails",
+                    category="heavytails",
                 )
                 if ext == "png"
                 else f"{HT}/{fig}.pdf"
@@ -98,23 +98,23 @@ rule heavytails_jacobs:
         tab5=report(
             f"{HT}/tab5.csv",
             caption="../report/heavytails_tab5.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         tab6=report(
             f"{HT}/tab6.csv",
             caption="../report/heavytails_tab6.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         fig09_png=report(
             f"{HT}/fig09.png",
             caption="../report/heavytails_fig09.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         fig09_pdf=f"{HT}/fig09.pdf",
         fig10_png=report(
             f"{HT}/fig10.png",
             caption="../report/heavytails_fig10.rst",
-            category="heavy-tails",
+            category="heavytails",
         ),
         fig10_pdf=f"{HT}/fig10.pdf",
         values="results/values/heavytails_jacobs.csv",
@@ -150,7 +150,7 @@ rule heavytails_mc_figures:
                 report(
                     f"{HT}/{fig}.png",
                     caption=f"../report/heavytails_{fig}.rst",
-                    category="heavy-tails",
+                    category="heavytails",
                 )
                 if ext == "png"
                 else f"{HT}/{fig}.pdf"

@@ -1,4 +1,34 @@
-"""Report: reproduction scoreboard (printed paper values vs computed ones)."""
+"""Report: reproduction scoreboard, runtime table and the static gallery results/index.html.
+
+`snakemake --report results/report.html` builds Snakemake's own report from the same
+report()-tagged outputs and captions.
+"""
+
+# Every result of the papers and per-dataset diagnostics (the `all` target builds these plus
+# the scoreboard, the runtime table and the gallery).
+PAPER_OUTPUTS = [
+    rules.datasets_table.output.table,
+    rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
+    rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
+    rules.heavytails_jacobs.output if JACOBS_SETS else [],
+    rules.heavytails_mc_figures.output,
+    rules.primer_synthetic.output,
+    [r.output for r in PRIMER_DATA_RULES],
+    rules.adaptivity_figures.output if ADAPT_DATASET else [],
+    rules.verdicts_table.output,
+    rules.simref_figures.output if HEAVYTAILS_SETS else [],
+    rules.ucc_xsinx.output,
+    rules.ucc_gp.output,
+    rules.ucc_literature.output,
+    expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
+    expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
+    expand("results/validate/{dataset}.md", dataset=DATASETS),
+]
+
+
+BENCHMARK_PATTERNS = {
+    r.name: str(r.benchmark) for r in workflow.rules if r.benchmark is not None
+}
 
 
 rule scoreboard:
@@ -23,3 +53,58 @@ rule scoreboard:
         runtime=5,
     script:
         "../../scripts/scoreboard.py"
+
+
+rule runtime_table:
+    input:
+        # Everything that writes a benchmark file runs before this rule.
+        PAPER_OUTPUTS,
+    output:
+        table=report(
+            "results/tables/runtimes.csv",
+            caption="../report/runtimes.rst",
+            category="Runtime",
+        ),
+    log:
+        "logs/runtime_table.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        patterns=BENCHMARK_PATTERNS,
+        benchmark_dir="results/benchmarks",
+    script:
+        "../../scripts/runtime_table.py"
+
+
+rule gallery:
+    input:
+        PAPER_OUTPUTS,
+        board=rules.scoreboard.output.board,
+        summary=rules.scoreboard.output.summary,
+        runtimes=rules.runtime_table.output.table,
+        captions=sorted(glob.glob(f"{workflow.basedir}/workflow/report/*.rst")),
+    output:
+        index="results/index.html",
+    log:
+        "logs/gallery.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        gallery_items=gallery_items(
+            PAPER_OUTPUTS
+            + [rules.scoreboard.output.board, rules.runtime_table.output.table]
+        ),
+        captions_dir=lambda w, input: os.path.dirname(input.captions[0]),
+        datasets=DATASETS,
+        profile=config["profile"],
+        dataset_reports=expand("results/validate/{dataset}.md", dataset=DATASETS),
+    script:
+        "../../scripts/gallery.py"

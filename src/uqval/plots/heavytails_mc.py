@@ -106,7 +106,8 @@ def fig_tig_bias(points: pd.DataFrame, statistic: str | Sequence[str]) -> Figure
                 label=f"{nu_d:g}",
             )
         ax.set(xlabel=_X_LABELS[x_col], ylabel=f"{_STAT_LABELS[name]}  (mean ± 2 SE)")
-    axes[0][0].legend(title=r"$\nu_D$", loc="upper left", ncols=2)
+    for ax in axes[0]:  # every panel gets the nu_D key (the colours are shared)
+        ax.legend(title=r"$\nu_D$", loc="upper left", ncols=2)
     return fig
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import Formatter, NullFormatter
 
 from uqval.curves import (
     CalibrationCurve,
@@ -23,6 +23,8 @@ from uqval.curves import (
 from uqval.plots.style import CALIBRATED, REFERENCE, UNCALIBRATED
 
 GUIDE = "0.55"
+RUNNING = "#ff7f0e"  # running-quantile lines ("orange lines" of the primer's Fig. 2 caption)
+LEVEL_COLORS = ["#9467bd", "#2ca02c", "#ff7f0e", "#8c564b"]  # LCP levels: red/blue stay uncal/cal
 
 
 def use_log_x(ax: Axes, values: np.ndarray | pd.Series, wanted: bool = True) -> bool:
@@ -34,6 +36,57 @@ def use_log_x(ax: Axes, values: np.ndarray | pd.Series, wanted: bool = True) -> 
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())
     return log
+
+
+class PlainLogFormatter(Formatter):
+    """Tick labels of a log axis as plain numbers (0.05, 0.1, 2), powers of ten outside
+    [1e-3, 1e4). Minor ticks are labelled when the view spans few decades (2 and 5 x 10^k
+    under 2 decades, 2, 3, 5, 7 x 10^k under 0.6; all of matplotlib's linear fallback
+    ticks of very narrow views), so that an axis spanning about one decade still carries
+    several labels."""
+
+    def __init__(self, minor: bool = False):
+        self.minor = minor
+
+    def __call__(self, x, pos=None):
+        if not np.isfinite(x) or x <= 0:
+            return ""
+        lo, hi = sorted(self.axis.get_view_interval())
+        decades = np.log10(hi / lo) if lo > 0 else np.inf
+        exponent = int(np.floor(np.log10(x) + 1e-9))
+        mantissa = int(round(x / 10.0**exponent))
+        on_grid = abs(x / 10.0**exponent - mantissa) < 1e-6  # 1..9 x 10^k (else: linear fallback ticks)
+        if self.minor and on_grid:
+            shown = (2, 3, 5, 7) if decades <= 0.6 else (2, 5) if decades <= 2.0 else ()
+            if mantissa not in shown:
+                return ""
+        if 1e-3 <= x < 1e4 or not on_grid:
+            return f"{x:.4g}"
+        return f"${mantissa}\\times10^{{{exponent}}}$" if mantissa != 1 else f"$10^{{{exponent}}}$"
+
+
+def readable_log_ticks(ax: Axes) -> None:
+    """Plain-number tick labels (with minor labels over narrow ranges) on the log axes of ax."""
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_major_formatter(PlainLogFormatter())
+            axis.set_minor_formatter(PlainLogFormatter(minor=True))
+
+
+def square_parity(ax: Axes) -> None:
+    """Same limits on both axes of a parity plot (reliability diagram), covering all drawn
+    data with a small margin (multiplicative on log axes)."""
+    (x0, y0), (x1, y1) = ax.dataLim.get_points()
+    lo, hi = min(x0, y0), max(x1, y1)
+    if ax.get_xscale() == "log":
+        lo = lo if lo > 0 else min(v for v in (x0, y0) if v > 0)
+        pad = (hi / lo) ** 0.04
+        lo, hi = lo / pad, hi * pad
+    else:
+        pad = 0.04 * (hi - lo)
+        lo, hi = lo - pad, hi + pad
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
 
 
 def calibration_curve(ax: Axes, curve: CalibrationCurve, color: str = CALIBRATED, label: str | None = None) -> None:
@@ -76,8 +129,8 @@ def errors_vs_uncertainty(
     for k in k_guides:
         ax.plot(grid, k * grid, ":", color=GUIDE, lw=0.8)
         ax.plot(grid, -k * grid, ":", color=GUIDE, lw=0.8)
-    ax.plot(positions, quantiles[:, 0], color=UNCALIBRATED, lw=1.0)
-    ax.plot(positions, quantiles[:, -1], color=UNCALIBRATED, lw=1.0, label="running 95 % range")
+    ax.plot(positions, quantiles[:, 0], color=RUNNING, lw=1.0)
+    ax.plot(positions, quantiles[:, -1], color=RUNNING, lw=1.0, label="running 95 % range")
     lim = 1.2 * np.nanmax(np.abs(quantiles)) if np.isfinite(quantiles).any() else None
     if lim:
         ax.set_ylim(-max(lim, 3 * np.median(uE)), max(lim, 3 * np.median(uE)))
@@ -92,16 +145,22 @@ def z_vs_variable(
     quantiles: np.ndarray,
     xlabel: str,
     log_x: bool = False,
-    limit: float = 5.0,
+    limit: float | None = 5.0,
+    max_limit: float = 30.0,
 ) -> None:
-    """Z vs a conditioning variable with guides Z = +-2 and running 95 % quantiles."""
+    """Z vs a conditioning variable with guides Z = +-2 and running 95 % quantiles.
+
+    The y range is +-limit; with ``limit=None`` it follows the data, +-max|Z| kept within
+    [5, max_limit] (the authors' code lets R choose it and caps Case C at +-30)."""
     ax.scatter(x, Z, s=1, color=CALIBRATED, alpha=0.3, lw=0, rasterized=True)
     for g in (-2, 2):
         ax.axhline(g, ls=":", color=GUIDE, lw=0.8)
     ax.axhline(0, color=GUIDE, lw=0.6)
-    ax.plot(positions, quantiles[:, 0], color=UNCALIBRATED, lw=1.0)
-    ax.plot(positions, quantiles[:, -1], color=UNCALIBRATED, lw=1.0)
+    ax.plot(positions, quantiles[:, 0], color=RUNNING, lw=1.0)
+    ax.plot(positions, quantiles[:, -1], color=RUNNING, lw=1.0)
     use_log_x(ax, x, log_x)
+    if limit is None:
+        limit = float(np.clip(1.05 * np.nanmax(np.abs(Z)), 5.0, max_limit))
     ax.set(xlabel=xlabel, ylabel="Z", ylim=(-limit, limit))
 
 
@@ -135,15 +194,17 @@ def local_statistic(
 
 def reliability_diagram(ax: Axes, rd: pd.DataFrame, color: str = CALIBRATED, label: str | None = None,
                         log: bool = True, unit: str = "") -> None:
-    """RMSE vs RMV per bin with 95 % intervals and the identity line."""
-    lo = min(rd["x"].min(), rd["ci_low"].min())
-    hi = max(rd["x"].max(), rd["ci_high"].max())
-    ax.plot([lo, hi], [lo, hi], "--", color=REFERENCE, lw=0.8)
+    """RMSE vs RMV per bin with 95 % intervals and the identity line, on a square parity
+    frame (same limits on both axes); several calls on one Axes overlay data sets."""
     ax.vlines(rd["x"], rd["ci_low"], rd["ci_high"], color=color, lw=1.0)
     ax.plot(rd["x"], rd["value"], "o", color=color, ms=3, label=label)
     if use_log_x(ax, rd["x"], log):
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())
+    x0, x1 = float(rd["x"].min()), float(rd["x"].max())
+    x1 = x1 if x1 > x0 else 2 * x0
+    ax.axline((x0, x0), (x1, x1), ls="--", color=REFERENCE, lw=0.8)  # identity over the whole frame
+    square_parity(ax)
     suffix = f" ({unit})" if unit else ""
     ax.set(xlabel=f"RMV{suffix}", ylabel=f"RMSE{suffix}")
 
@@ -152,7 +213,7 @@ def coverage(ax: Axes, lcp: pd.DataFrame, xlabel: str, whole: pd.DataFrame | Non
              log_x: bool = False, legend: bool = True) -> None:
     """Local coverage probability per bin for each level P (column ``prob``), target lines
     at P, and the average coverage (``whole``: one row per prob) in the right margin."""
-    colors = [CALIBRATED, UNCALIBRATED, "#2ca02c", "#ff7f0e"]
+    colors = LEVEL_COLORS
     for i, prob in enumerate(sorted(lcp["prob"].unique())):
         rows = lcp[lcp["prob"] == prob]
         margin = None
@@ -171,13 +232,14 @@ def confidence_curve(ax: Axes, cc: ConfidenceCurve, ref: ProbabilisticReference 
     """Confidence curve c_S(k) with the probabilistic reference and its 95 % band (and the
     oracle if asked); the top axis shows the largest uncertainty u_k left after removing k %."""
     if ref is not None:
-        ax.fill_between(ref.k, ref.low, ref.high, color=UNCALIBRATED, alpha=0.2, lw=0)
-        ax.plot(ref.k, ref.mean, "--", color=UNCALIBRATED, label="probabilistic ref.")
+        ax.fill_between(ref.k, ref.low, ref.high, color=CALIBRATED, alpha=0.2, lw=0)
+        ax.plot(ref.k, ref.mean, "--", color=CALIBRATED, label="probabilistic ref.")
     if oracle:
         ax.plot(cc.k, cc.oracle, ":", color=REFERENCE, label="oracle")
     ax.plot(cc.k, cc.values, color=CALIBRATED, label="data")
     ax.set(xlabel="k (% of largest $u_E$ removed)", ylabel=ylabel, xlim=(0, 100))
-    ax.legend(loc="upper right", fontsize=6)
+    ax.set_ylim(bottom=0)
+    ax.legend(loc="best", fontsize=6)
     if top_axis:
         top = ax.secondary_xaxis("top")
         ticks = np.array([0, 20, 40, 60, 80, 99])

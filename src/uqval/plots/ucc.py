@@ -21,6 +21,8 @@ from uqval.plots.style import (
 from uqval.ucc import OperatingPoint, PredictionIntervals, UCCCurve, auucc, auucc_gain
 from uqval.ucc_experiments import COORDINATES, GPExample, XSinXData
 
+_COORD_TITLES = {"Ex-De": "excess–deficit", "Bw-MR": "bandwidth–miss rate"}
+
 _LABELS = {
     "miss_rate": "Miss rate",
     "bandwidth": "Bandwidth",
@@ -32,7 +34,7 @@ _LABELS = {
 def _axis_label(name: str, unit: float) -> str:
     if name == "miss_rate":
         return _LABELS[name]
-    return f"{_LABELS[name]} [sd units]" if unit != 1.0 else f"{_LABELS[name]} (raw)"
+    return f"{_LABELS[name]} (sd units)" if unit != 1.0 else f"{_LABELS[name]} (raw)"
 
 
 def _ucc_axes(ax: Axes, curve: UCCCurve, x_limit: float | None) -> None:
@@ -64,14 +66,15 @@ def fig_xsinx_ucc(
             curve = curves[name, coords]
             ax.plot(curve.x, curve.y, color=colour, label=f"{name} ({auucc(curve):.3f})")
             op = operating_points[name, coords]
-            ax.plot(op.x, op.y, "o", mfc="white", mec=colour, mew=1.5, ms=6)
+            # OPs sit on the axes (deficit or miss rate ~ 0): not clipped, drawn over the curves
+            ax.plot(op.x, op.y, "o", mfc="white", mec=colour, mew=1.5, ms=6, clip_on=False, zorder=4)
         ax.plot([], [], "o", mfc="white", mec=REFERENCE, label="OP (c = 0.1)")
         limit = (x_limits or {}).get(coords) or _tail_limit(
             [curves[m, coords] for m in models], [operating_points[m, coords] for m in models]
         )
         _ucc_axes(ax, curves[models[0], coords], limit)
         ax.legend(title="model (AUUCC)", loc="upper right")
-        panel_label(ax, f"({label}) {coords}")
+        panel_label(ax, f"({label}) {_COORD_TITLES.get(coords, coords)}")
     return fig
 
 
@@ -91,6 +94,8 @@ def fig_xsinx_data(
     ax.plot(data.x_test, gbr.y_pred, color=UNCALIBRATED, label="GBR prediction")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
+    bottom, top = ax.get_ylim()
+    ax.set_ylim(bottom, top + 0.25 * (top - bottom))  # room for the legend above the data
     ax.legend(loc="upper left", ncols=2)
     return fig
 
@@ -102,7 +107,6 @@ def fig_gp_intervals(example: GPExample) -> Figure:
     ax = axes[0]
     ax.plot(example.x, example.f, color=REFERENCE, label="ground truth f")
     ax.plot(example.x_train, example.y_train, ".", color=UNCALIBRATED, ms=3, label="training")
-    ax.legend(loc="lower left")
     panel_label(ax, "(a) data")
     for ax, (label, name) in zip(axes[1:], zip("bc", example.intervals, strict=True), strict=True):
         model, const = example.intervals[name]
@@ -122,10 +126,11 @@ def fig_gp_intervals(example: GPExample) -> Figure:
         )
         ax.plot(example.x, example.f, color=REFERENCE, lw=0.8)
         ax.plot(example.x, model.y_pred, color=CALIBRATED, lw=0.8)
-        ax.legend(loc="lower left")
         panel_label(ax, f"({label}) {name}")
     for ax in axes:
         ax.set_xlabel("x")
+        # legends under the panels: inside, they hid parts of the wide GBR-QR band
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=1)
     axes[0].set_ylabel("y")
     return fig
 

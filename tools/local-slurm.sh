@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# A real, single-node SLURM cluster on this host (loopback only), to test the workflow's SLURM
+# path end to end: munged, slurmctld and slurmd from Debian's slurm-wlm, no cgroups, no
+# accounting database.
+#
+#   tools/local-slurm.sh install   # apt-get install slurm-wlm munge (needs root)
+#   tools/local-slurm.sh start     # write the config under $UQVAL_SLURM_DIR, start the daemons
+#   tools/local-slurm.sh status    # sinfo / squeue
+#   tools/local-slurm.sh stop      # stop the daemons
+#   tools/local-slurm.sh check [DIR]
+#       run the quick profile through workflow/profiles/slurm in a fresh copy of this checkout
+#       (DIR, default /tmp/uqval-slurm-check), then compare its tables byte for byte with a
+#       local --cores 2 run of the same copy; exits non-zero on any difference.
+#
+# Jobs run as the calling user (root in CI containers). The daemons keep everything under
+# $UQVAL_SLURM_DIR (default /tmp/uqval-slurm): config, state, logs, pid files.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+STATE="${UQVAL_SLURM_DIR:-/tmp/uqval-slurm}"
+CONF="$STATE/slurm.conf"
+NODE="$(hostname -s)"
+export SLURM_CONF="$CONF"
+
+install() {
+  if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
+    echo "slurm-wlm and munge already installed"
+    return
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge
+}
+
+write_config() {
+  mkdir -p "$STATE"/{ctld,spool,log,run}
+  local cpus mem_mb
+  cpus="$(nproc)"
+  # Leave 1 GiB to the system.
+  mem_mb="$(awk '/MemTotal/ {printf "%d", $2/1024 - 1024}' /proc/meminfo)"
+  cat >"$CONF" <<EOF
+ClusterName=uqval-local
+SlurmctldHost=$NODE(127.0.0.1)
+SlurmUser=$(id -un)
+SlurmdUser=root
+SlurmctldPort=6817
+SlurmdPort=6818
+AuthType=auth/munge
+StateSaveLocation=$STATE/ctld
+SlurmdSpoolDir=$STATE/spool
+SlurmctldPidFile=$STATE/run/slurmctld.pid
+SlurmdPidFile=$STATE/run/slurmd.pid
+SlurmctldLogFile=$STATE/log/slurmctld.log
+SlurmdLogFile=$STATE/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+# Finished jobs stay visible to squeue for an hour (no accounting database for sacct).
+MinJobAge=3600
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+MpiDefault=none
+NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+PartitionName=local Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
+EOF
+  # No cgroups: an empty cgroup.conf keeps slurmd from probing them.
+  : >"$STATE/cgroup.conf"
+}
+
+start() {
+  install
+  write_config
+  mkdir -p /run/munge /var/log/munge /var/lib/munge
+  chown munge:munge /run/munge /var/log/munge /var/lib/munge 2>/dev/null || true
+  if ! pgrep -x munged >/dev/null; then
+    if id munge >/dev/null 2>&1; then
+      runuser -u munge -- /usr/sbin/munged
+    else
+      /usr/sbin/munged --force
+    fi
+  fi
+  pgrep -x slurmctld >/dev/null || slurmctld -f "$CONF"
+  pgrep -x slurmd >/dev/null || slurmd -f "$CONF" -N "$NODE"
+  for _ in $(seq 1 30); do
+    if sinfo -h -o '%T' 2>/dev/null | grep -qx idle; then
+      sinfo
+      return
+    fi
+    sleep 1
+  done
+  echo "slurm did not come up; logs in $STATE/log" >&2
+  tail -n 20 "$STATE"/log/*.log >&2 || true
+  exit 1
+}
+
+stop() {
+  for daemon in slurmd slurmctld; do
+    if [ -f "$STATE/run/$daemon.pid" ]; then
+      kill "$(cat "$STATE/run/$daemon.pid")" 2>/dev/null || true
+    fi
+    pkill -x "$daemon" 2>/dev/null || true
+  done
+  pkill -x munged 2>/dev/null || true
+  echo "stopped"
+}
+
+status() {
+  sinfo
+  squeue
+}
+
+check() {
+  local dir="${1:-/tmp/uqval-slurm-check}"
+  local mirror="${UQVAL_DATA_MIRROR:-$(cd "$HERE/.." && pwd)/shared/data}"
+  rm -rf "$dir" && mkdir -p "$dir/slurm"
+  cd "$dir"
+  local args=(--config data_mirror="$mirror" profile=quick)
+  echo "== SLURM run (workflow/profiles/slurm, quick profile) in $dir/slurm"
+  git -C "$HERE" archive HEAD | tar -x -C slurm/
+  # Uncommitted changes of the working tree travel too, so this checks what is on disk.
+  (cd "$HERE" && git ls-files -m -o --exclude-standard -z | xargs -0 -r cp --parents -t "$dir/slurm/")
+  (cd slurm && time snakemake --profile workflow/profiles/slurm --jobs 8 \
+      --slurm-status-command squeue --slurm-init-seconds-before-status-checks 5 \
+      --seconds-between-status-checks 5 "${args[@]}")
+  echo "== local run (--cores 2) in $dir/local"
+  mkdir local && cp -r slurm/. local/ && rm -rf local/results local/data local/logs local/.snakemake
+  (cd local && time snakemake --cores 2 "${args[@]}")
+  echo "== compare tables and values"
+  local differ=0 n=0
+  while IFS= read -r f; do
+    n=$((n + 1))
+    if ! cmp -s "slurm/$f" "local/$f"; then
+      echo "DIFFERS: $f"
+      differ=1
+    fi
+  done < <(cd local && find results -name '*.csv' -o -name '*.json' -o -name '*.md' | grep -v -e '^results/benchmarks/' -e '^results/tables/runtimes.csv$' | sort)
+  jobs_run="$(grep -c 'Submitted batch job\|Job .* has been submitted with SLURM jobid' slurm/.snakemake/log/*.log || true)"
+  echo "$n tables compared; SLURM jobs submitted: $jobs_run"
+  [ "$differ" = 0 ] && echo "SLURM and local outputs are byte-identical" || exit 1
+}
+
+case "${1:-}" in
+  install) install ;;
+  start) start ;;
+  stop) stop ;;
+  status) status ;;
+  check) shift; check "$@" ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
+esac
