@@ -102,3 +102,16 @@ def test_set4_zms_bca_interval(sets):
     assert res.ci_low == pytest.approx(1.16, abs=0.01)
     assert res.ci_high == pytest.approx(1.30, abs=0.01)
     assert abs(res.bias) < 5e-3  # printed b_BS = -6.4e-4; order of magnitude only
+
+
+def test_table3_rows_carry_size_and_limit_flags():
+    """Table 3 (also simref Table I): one row per set in order, M, beta_GM and the bold flags."""
+    from uqval.heavytails import table3_skewness
+
+    screens = [
+        {"dataset": "a", "M": 10, "beta_uE2": 0.61, "beta_E2": 0.79, "beta_Z2": 0.81},
+        {"dataset": "b", "M": 20, "beta_uE2": 0.59, "beta_E2": 0.81, "beta_Z2": 0.2},
+    ]
+    tab = table3_skewness(screens, {"uE2": 0.6, "E2": 0.8, "Z2": 0.8})
+    assert tab["set"].tolist() == [1, 2] and tab["M"].tolist() == [10, 20]
+    assert tab[["above_uE2", "above_E2", "above_Z2"]].values.tolist() == [[True, False, True], [False, True, False]]

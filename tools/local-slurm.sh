@@ -13,14 +13,17 @@
 #       local --cores 2 run of the same copy; exits non-zero on any difference.
 #
 # Jobs run as the calling user (root in CI containers). The daemons keep everything under
-# $UQVAL_SLURM_DIR (default /tmp/uqval-slurm): config, state, logs, pid files.
+# $UQVAL_SLURM_DIR (default /tmp/uqval-slurm): state, logs, pid files; the configuration is
+# /etc/slurm/slurm.conf (refused if a file not written by this script is already there).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 STATE="${UQVAL_SLURM_DIR:-/tmp/uqval-slurm}"
-CONF="$STATE/slurm.conf"
+# The default location, so that every SLURM command (including srun inside the batch jobs the
+# executor plugin submits) finds it without SLURM_CONF in its environment.
+CONF=/etc/slurm/slurm.conf
+MARK="# written by uqval tools/local-slurm.sh"
 NODE="$(hostname -s)"
-export SLURM_CONF="$CONF"
 
 install() {
   if command -v slurmctld >/dev/null && command -v munged >/dev/null; then
@@ -31,12 +34,17 @@ install() {
 }
 
 write_config() {
-  mkdir -p "$STATE"/{ctld,spool,log,run}
+  mkdir -p "$STATE"/{ctld,spool,log,run} "$(dirname "$CONF")"
+  if [ -f "$CONF" ] && ! grep -qx "$MARK" "$CONF"; then
+    echo "$CONF exists and was not written by this script; not touching it" >&2
+    exit 1
+  fi
   local cpus mem_mb
   cpus="$(nproc)"
   # Leave 1 GiB to the system.
   mem_mb="$(awk '/MemTotal/ {printf "%d", $2/1024 - 1024}' /proc/meminfo)"
   cat >"$CONF" <<EOF
+$MARK
 ClusterName=uqval-local
 SlurmctldHost=$NODE(127.0.0.1)
 SlurmUser=$(id -un)
@@ -65,8 +73,6 @@ MpiDefault=none
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=local Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
 EOF
-  # No cgroups: an empty cgroup.conf keeps slurmd from probing them.
-  : >"$STATE/cgroup.conf"
 }
 
 start() {

@@ -36,10 +36,13 @@ def table2_limits(limits: dict[str, float]) -> pd.DataFrame:
 
 
 def table3_skewness(screens: Sequence[dict], limits: dict[str, float]) -> pd.DataFrame:
-    """Table 3: beta_GM of uE^2, E^2 and Z^2, with flags for values above the limits."""
+    """Table 3: beta_GM of uE^2, E^2 and Z^2, with flags for values above the limits.
+
+    With the set size M it is also Table I of the simref paper (same nine sets).
+    """
     rows = []
     for number, s in enumerate(screens, start=1):
-        row = {"set": number, "dataset": s["dataset"]}
+        row = {"set": number, "dataset": s["dataset"], "M": s["M"]}
         for name in SQUARED:
             row[f"beta_{name}"] = s[f"beta_{name}"]
         for name in SQUARED:

@@ -32,6 +32,11 @@ rule heavytails_tables:
             category="heavytails",
         ),
         tab4_trimmed=f"{HT}/tab4_trimmed.csv",
+        simref_tab1=report(
+            "results/simref/tab1.csv",
+            caption="../report/simref_tab1.rst",
+            category="simref",
+        ),
         values="results/values/heavytails.csv",
     log:
         "logs/heavytails/tables.log",
