@@ -84,6 +84,7 @@ def test_gallery_shows_items_captions_provenance_and_status(gallery_tree):
         GalleryItem("primer_fig13", "primer", "results/primer/fig13.png", "primer_pal2022",
                     ("data/prepared/PAL2022_Diffusion_RF_cal.csv",), {"n_bins": 20}),
         GalleryItem("primer_tab1", "primer", "results/primer/tab1.csv", "primer_synthetic"),
+        GalleryItem("primer_fig13", "primer", "results/primer/tab1.csv", "primer_pal2022"),
     ]
     board = pd.DataFrame({
         "paper": ["primer", "primer", "primer"],
@@ -106,6 +107,9 @@ def test_gallery_shows_items_captions_provenance_and_status(gallery_tree):
     assert "0.512346" in tab1                        # table rendered, 6 significant digits
     assert "id='primer_text_sec4'" in page and "needs a download" in page
     assert "<a href='validate/QM9_U0.md'>QM9_U0</a>" in page
+    fig13 = page[page.index("id='primer_fig13'"):page.index("id='primer_tab1'")]
+    assert page.count("id='primer_fig13'") == 1 and fig13.count("<table>") == 1   # one section per id
+    assert fig13.index("<img") < fig13.index("<table>")                          # figures first
     assert page.index("id='primer_fig13'") < page.index("id='primer_tab1'")
 
 

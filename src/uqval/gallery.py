@@ -139,11 +139,15 @@ def _fmt(value: Any) -> str:
 def _table_html(df: pd.DataFrame, max_rows: int = 60) -> str:
     shown = df.head(max_rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_fmt(v)}</td>" for v in row) + "</tr>" for row in shown.itertuples(index=False)
-    )
+    def cell(value: Any) -> str:
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return f"<td>{_fmt(value)}</td>" if numeric else f"<td class='text'>{_fmt(value)}</td>"
+
+    body = "".join("<tr>" + "".join(cell(v) for v in row) + "</tr>" for row in shown.itertuples(index=False))
     more = f"<p class='note'>{len(df) - max_rows} more rows in the CSV.</p>" if len(df) > max_rows else ""
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
+    return (
+        f"<div class='tablewrap'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{more}"
+    )
 
 
 def _status_badges(rows: pd.DataFrame) -> str:
@@ -175,30 +179,41 @@ def _params_html(params: Mapping[str, Any]) -> str:
     )
 
 
-def _item_html(item: GalleryItem, root: Path, captions: Path, board: pd.DataFrame, datasets: list[str]) -> str:
+def _file_html(item: GalleryItem, root: Path) -> str:
     rel = os.path.relpath(root / item.path, root / "results")
-    if item.kind == "figure":
-        pdf = Path(item.path).with_suffix(".pdf")
-        pdf_link = (
-            f" (<a href='{html.escape(os.path.relpath(root / pdf, root / 'results'))}'>PDF</a>)"
-            if (root / pdf).exists()
-            else ""
-        )
-        body = f"<a href='{html.escape(rel)}'><img src='{html.escape(rel)}' alt='{item.item_id}'></a>{pdf_link}"
-    else:
-        body = f"{_table_html(pd.read_csv(root / item.path))}<p><a href='{html.escape(rel)}'>CSV</a></p>"
-    caption_file = captions / f"{item.item_id}.rst"
-    caption = caption_html(caption_file) if caption_file.exists() else "<p class='note'>no caption</p>"
-    used = datasets_in(item.inputs, datasets)
-    provenance = (
-        f"<p class='prov'>Rule <code>{html.escape(item.rule)}</code>; datasets: "
-        f"{', '.join(f'<code>{d}</code>' for d in used) if used else 'none (simulated)'}; "
-        f"parameters: {_params_html(item.params)}</p>"
+    if item.kind == "table":
+        return f"{_table_html(pd.read_csv(root / item.path))}<p><a href='{html.escape(rel)}'>CSV</a></p>"
+    pdf = Path(item.path).with_suffix(".pdf")
+    pdf_link = (
+        f" (<a href='{html.escape(os.path.relpath(root / pdf, root / 'results'))}'>PDF</a>)"
+        if (root / pdf).exists()
+        else ""
     )
-    rows = board[board["item"] == item.item_id]
+    return f"<a href='{html.escape(rel)}'><img src='{html.escape(rel)}' alt='{item.item_id}'></a>{pdf_link}"
+
+
+def _item_html(
+    group: Sequence[GalleryItem], root: Path, captions: Path, board: pd.DataFrame, datasets: list[str]
+) -> str:
+    """One item id: caption, its files (figures first, then tables), provenance, scoreboard."""
+    item_id = group[0].item_id
+    caption_file = captions / f"{item_id}.rst"
+    caption = caption_html(caption_file) if caption_file.exists() else "<p class='note'>no caption</p>"
+    files = sorted(group, key=lambda it: (it.kind != "figure", it.path))
+    body = "".join(_file_html(it, root) for it in files)
+    provenance = []
+    for rule in dict.fromkeys(it.rule for it in files):
+        first = next(it for it in files if it.rule == rule)
+        used = datasets_in([p for it in files if it.rule == rule for p in it.inputs], datasets)
+        provenance.append(
+            f"<p class='prov'>Rule <code>{html.escape(rule)}</code>; datasets: "
+            f"{', '.join(f'<code>{d}</code>' for d in used) if used else 'none (simulated)'}; "
+            f"parameters: {_params_html(first.params)}</p>"
+        )
+    rows = board[board["item"] == item_id]
     return (
-        f"<section class='item' id='{item.item_id}'><h3>{item.item_id} "
-        f"<a class='anchor' href='#{item.item_id}'>#</a></h3>{caption}{body}{provenance}"
+        f"<section class='item' id='{item_id}'><h3>{item_id} "
+        f"<a class='anchor' href='#{item_id}'>#</a></h3>{caption}{body}{''.join(provenance)}"
         f"{_scoreboard_html(rows)}</section>"
     )
 
@@ -207,7 +222,8 @@ STYLE = """
 body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222}
 h1{font-size:1.5em} h2{border-bottom:2px solid #1f77b4;padding-top:1em} h3{margin-bottom:.2em}
 img{max-width:100%;border:1px solid #ddd} table{border-collapse:collapse;font-size:.8em;margin:.4em 0}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:right} th{background:#f4f4f4}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;max-width:22em} th{background:#f4f4f4}
+td.text{text-align:left} .tablewrap{overflow:auto;max-height:32em;margin:.4em 0}
 .item{border-top:1px solid #ddd;padding:.5em 0 1em} .prov,.note{font-size:.85em;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:.8em;color:#fff}
 .pass{background:#2ca02c}.fail{background:#d62728}.missing{background:#ff7f0e}
@@ -243,14 +259,16 @@ def build_gallery(
     toc, sections = [], []
     for category in order:
         title = PAPER_TITLES.get(category, category)
-        listed = sorted(by_category[category], key=lambda it: _natural_key(it.item_id))
+        groups: dict[str, list[GalleryItem]] = {}
+        for it in by_category[category]:
+            groups.setdefault(it.item_id, []).append(it)
+        shown = sorted(groups, key=_natural_key)
         toc.append(
             f"<li><a href='#{category}'>{html.escape(title)}</a>: "
-            + ", ".join(f"<a href='#{it.item_id}'>{it.item_id}</a>" for it in listed)
+            + ", ".join(f"<a href='#{item_id}'>{item_id}</a>" for item_id in shown)
             + "</li>"
         )
-        blocks = [_item_html(it, root, captions, scoreboard, datasets) for it in listed]
-        shown = {it.item_id for it in listed}
+        blocks = [_item_html(groups[item_id], root, captions, scoreboard, datasets) for item_id in shown]
         other = scoreboard[(scoreboard["paper"] == category) & ~scoreboard["item"].isin(shown)]
         for item_id, rows in sorted(other.groupby("item"), key=lambda kv: _natural_key(kv[0])):
             blocks.append(
