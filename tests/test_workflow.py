@@ -218,8 +218,11 @@ def test_same_numbers_whatever_cores_and_interruptions(project, tmp_path):
 
     # Interrupt the full run (Ctrl-C) as soon as the user dataset is prepared, while its
     # bootstrap, validation and UCC jobs are still to come.
+    # SIGINT back to its default in the child: a shell starting the tests in the background
+    # (e.g. CI under nohup ... &) leaves it ignored, and Snakemake would never see the Ctrl-C.
     proc = subprocess.Popen([*SNAKEMAKE, "--cores", "1", *args], cwd=proj, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     prepared = proj / "data" / "prepared" / "my_model.csv"
     deadline = time.monotonic() + 300
     while not prepared.exists() and time.monotonic() < deadline and proc.poll() is None:
