@@ -62,6 +62,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
+from uqval._types import FloatArray, SeedLike
 from uqval.stats.binomial import wilson_cc_interval, wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties
@@ -100,8 +101,6 @@ __all__ = [
     "zmse_batch",
 ]
 
-FloatArray = NDArray[np.float64]
-SeedLike = int | np.random.SeedSequence | None
 VarMethod = Literal["cho", "bootstrap", "auto"]
 ZmsMethod = Literal["bootstrap", "stud", "auto"]
 DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]

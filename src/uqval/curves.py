@@ -30,6 +30,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from uqval._types import FloatArray
 from uqval.running import hd_quantiles_sorted
 from uqval.stats.binomial import wilson_cc_interval
 from uqval.synthetic import GenerativeDistribution, as_distribution
@@ -52,7 +53,6 @@ __all__ = [
     "probabilistic_reference",
 ]
 
-FloatArray = NDArray[np.float64]
 DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
 ConfidenceStatistic = Literal["rmse", "rmsd", "mae"]
 

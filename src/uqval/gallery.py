@@ -97,12 +97,13 @@ def runtime_table(benchmark_files: Iterable[str | Path], patterns: Mapping[str, 
         bench = pd.read_csv(file, sep="\t")
         if rule is None or bench.empty:
             continue
+        last = bench.iloc[-1]
         rows.append(
             {
                 "rule": rule,
-                "s": float(bench["s"].iloc[-1]),
-                "cpu_s": float(pd.to_numeric(bench.get("cpu_time", 0.0), errors="coerce").fillna(0).iloc[-1]),
-                "max_rss": float(pd.to_numeric(bench["max_rss"], errors="coerce").fillna(0).iloc[-1]),
+                "s": float(last["s"]),
+                "cpu_s": float(pd.to_numeric(last["cpu_time"], errors="coerce")),
+                "max_rss": float(pd.to_numeric(last["max_rss"], errors="coerce")),
             }
         )
     columns = ["rule", "jobs", "total_s", "max_s", "mean_s", "cpu_s", "max_rss_mb"]

@@ -36,9 +36,10 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import stats
 
+from uqval._types import FloatArray
 from uqval.stats.bootstrap import bca_bootstrap_means
 from uqval.stats.calibration import RCE, ZMS, rce, rce2, zms
 from uqval.stats.pval import validation_probability
@@ -84,7 +85,6 @@ _FIXED_UE_CODE = 3
 _UPPER_AXIS_CODE = 4
 _CHUNK_ELEMENTS = 1 << 20  # values per array in a chunk of synthetic sets (8 MiB)
 
-FloatArray = NDArray[np.float64]
 
 
 def _nu_code(nu: float) -> int:

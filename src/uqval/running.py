@@ -31,8 +31,10 @@ from typing import Literal
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import special
+
+from uqval._types import FloatArray
 
 __all__ = [
     "hd_quantiles_sorted",
@@ -47,7 +49,6 @@ __all__ = [
     "window_positions",
 ]
 
-FloatArray = NDArray[np.float64]
 Position = Literal["midrange", "mean"]
 
 DEFAULT_RUNNING_PROBS = (0.025, 0.975)

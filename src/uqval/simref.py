@@ -74,6 +74,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from uqval._types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries
 from uqval.conditional import ence_batch, zmse_batch
 from uqval.seeding import derive_seed
@@ -124,8 +125,6 @@ __all__ = [
     "zscore_summary",
 ]
 
-FloatArray = NDArray[np.float64]
-SeedLike = int | np.random.SeedSequence | None
 DistSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
 StatName = Literal["ZMS", "CC", "ENCE", "ZMSE"]
 

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from uqval._types import SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_means
 from uqval.synthetic import rt_unit_variance
 
@@ -51,7 +52,6 @@ CASE_E_NU = 4.0
 """Degrees of freedom of the unit-variance Student t errors of case E (Eq. 15)."""
 
 _COLUMNS = ["X", "R", "V", "E", "uE"]
-SeedLike = int | np.random.SeedSequence | None
 
 
 def _frame(X: np.ndarray, R: np.ndarray, V: np.ndarray, uE: np.ndarray) -> pd.DataFrame:

@@ -57,6 +57,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from uqval._types import FloatArray
+
 __all__ = [
     "AXES",
     "OperatingPoint",
@@ -81,7 +83,6 @@ __all__ = [
     "ucc_metrics",
 ]
 
-FloatArray = NDArray[np.float64]
 Axis = Literal["miss_rate", "bandwidth", "excess", "deficit"]
 Rule = Literal["trapezoid", "rectangle"]
 Cut = Literal["interpolate", "nearest"]

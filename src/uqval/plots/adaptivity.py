@@ -81,6 +81,16 @@ def _fv_text(fv: conditional.FractionValid) -> str:
     return f"$f_v$ = {fv.value:.2f} [{fv.ci_low:.2f}, {fv.ci_high:.2f}]"
 
 
+def _lzm_lzms_rows(axes: np.ndarray, analyses: Mapping[str, tuple]) -> None:
+    """LZM (row 0) and LZMS (row 1) panels of Figs 3 and 5, f_v with its CI in the titles."""
+    n = len(analyses)
+    for j, (a, label, log_x, whole_m, whole_ms) in enumerate(analyses.values()):
+        _local_panel(axes[0, j], a.zm, r"$\langle Z \rangle$", label, whole=whole_m, log_x=log_x)
+        _local_panel(axes[1, j], a.zms, r"$\langle Z^2 \rangle$", label, whole=whole_ms, log_x=log_x)
+        panel_label(axes[0, j], f"({LETTERS[j]}) {_fv_text(a.fv_zm)}")
+        panel_label(axes[1, j], f"({LETTERS[n + j]}) {_fv_text(a.fv_zms)}")
+
+
 def fig_local(analyses: Mapping[str, tuple[LocalAnalysis, str, bool, pd.DataFrame, pd.DataFrame]]) -> Figure:
     """Fig. 3 (3x3): LZM (row 1), LZMS (row 2) with f_v and its binomial 95 % CI in the titles,
     and the ACF of the LZMS series (row 3) for each variable. Red symbols: intervals that miss
@@ -88,11 +98,8 @@ def fig_local(analyses: Mapping[str, tuple[LocalAnalysis, str, bool, pd.DataFram
     (analysis, axis label, log x, whole-set <Z> table, whole-set <Z^2> table)."""
     n = len(analyses)
     fig, axes = figure(3, n, width=3.0, height=2.5, squeeze=False)
-    for j, (name, (a, label, log_x, whole_m, whole_ms)) in enumerate(analyses.items()):
-        _local_panel(axes[0, j], a.zm, r"$\langle Z \rangle$", label, whole=whole_m, log_x=log_x)
-        _local_panel(axes[1, j], a.zms, r"$\langle Z^2 \rangle$", label, whole=whole_ms, log_x=log_x)
-        panel_label(axes[0, j], f"({LETTERS[j]}) {_fv_text(a.fv_zm)}")
-        panel_label(axes[1, j], f"({LETTERS[n + j]}) {_fv_text(a.fv_zms)}")
+    _lzm_lzms_rows(axes, analyses)
+    for j, (name, (a, *_)) in enumerate(analyses.items()):
         acf = conditional.acf(a.zms["value"].to_numpy())
         ax = axes[2, j]
         ax.vlines(acf.lags, 0, acf.values, color=CALIBRATED, lw=1.5)
@@ -138,11 +145,7 @@ def fig_stratified(analyses: Mapping[str, tuple[LocalAnalysis, str, bool, pd.Dat
     whole-set <Z^2> table)."""
     n = len(analyses)
     fig, axes = figure(2, n, width=3.0, height=2.5, squeeze=False)
-    for j, (_name, (a, label, log_x, whole_m, whole_ms)) in enumerate(analyses.items()):
-        _local_panel(axes[0, j], a.zm, r"$\langle Z \rangle$", label, whole=whole_m, log_x=log_x)
-        _local_panel(axes[1, j], a.zms, r"$\langle Z^2 \rangle$", label, whole=whole_ms, log_x=log_x)
-        panel_label(axes[0, j], f"({LETTERS[j]}) {_fv_text(a.fv_zm)}")
-        panel_label(axes[1, j], f"({LETTERS[n + j]}) {_fv_text(a.fv_zms)}")
+    _lzm_lzms_rows(axes, analyses)
     return fig
 
 

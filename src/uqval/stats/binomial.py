@@ -19,12 +19,13 @@ Both are clipped to [0, 1] as in DescTools.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import special
+
+from uqval._types import FloatArray
 
 __all__ = ["wilson_cc_interval", "wilson_interval"]
 
-FloatArray = NDArray[np.float64]
 
 
 def _prepare(

@@ -55,6 +55,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from uqval._types import SeedLike
+
 __all__ = [
     "BootstrapResult",
     "MeanStatistic",
@@ -69,7 +71,6 @@ _GATHER_ELEMENTS = 1 << 16  # indices per cache-sized gather sub-chunk of a stre
 _DEGENERATE_RTOL = 8 * np.finfo(np.float64).eps
 
 Statistic = Callable[..., ArrayLike]
-SeedLike = int | np.random.SeedSequence | None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from uqval._types import FloatArray
 from uqval.stats.bootstrap import MeanStatistic
 
 __all__ = [
@@ -42,7 +43,6 @@ __all__ = [
 _LN_2PI = math.log(2.0 * math.pi)
 _MAX_LISTED_ROWS = 5
 
-FloatArray = NDArray[np.float64]
 
 
 def _bad_rows_message(name: str, bad: NDArray[np.bool_], what: str) -> str:
