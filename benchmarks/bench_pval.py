@@ -3,7 +3,7 @@
 One repeat = draw a calibrated set (M = 5000), bootstrap ZMS and RCE together on
 n_boot = 5000 shared resamples (BCa, :func:`uqval.stats.bootstrap.bca_bootstrap_means`) and
 take their zeta-scores. The script prints the per-repeat time with its breakdown (data,
-index drawing, gathers and sums, jackknife + BCa), the time of two separate
+index drawing, the kernel's draw and sums, jackknife + BCa), the time of two separate
 ``bca_bootstrap`` calls for comparison, the throughput of ``--cores`` processes running
 repeats concurrently, and extrapolations at paper fidelity:
 
@@ -55,6 +55,7 @@ def breakdown(repeats: int) -> dict[str, tuple[float, float]]:
     """Per-repeat time of each step of one NIG repeat (nu = 4)."""
     from uqval import mc_average as mc
     from uqval.stats import bootstrap as bs
+    from uqval.stats import resample_kernel as rk
     from uqval.stats.calibration import RCE, ZMS
     from uqval.synthetic import nig_dataset
 
@@ -69,7 +70,7 @@ def breakdown(repeats: int) -> dict[str, tuple[float, float]]:
 
     def draw_only() -> None:
         for block in blocks():
-            block.indices(M)
+            rk.draw_indices(block.seed, M, block.size * M)
 
     def jackknife_bca() -> None:
         boot = np.zeros(N_BOOT) + np.linspace(0.9, 1.1, N_BOOT)
@@ -78,8 +79,8 @@ def breakdown(repeats: int) -> dict[str, tuple[float, float]]:
 
     steps = {
         "data (nig_dataset)": lambda: nig_dataset(np.random.default_rng(SEED), 4.0, M),
-        "index drawing": draw_only,
-        "draw + gathers/sums (3 columns)": lambda: bs._resampled_sums(columns, blocks(), N_BOOT, 1),
+        "index drawing (kernel)": draw_only,
+        "kernel: draw + sums (3 columns)": lambda: bs._resampled_sums(columns, blocks(), N_BOOT, 1),
         "jackknife + BCa (2 statistics)": jackknife_bca,
         "bca_bootstrap_means (ZMS, RCE)": lambda: bs.bca_bootstrap_means(
             (E, uE), stats, n_boot=N_BOOT, seed=SEED

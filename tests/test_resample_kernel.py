@@ -1,0 +1,52 @@
+"""The compiled resampling kernel: NumPy's SFC64 bounded-integer stream and exact sums."""
+
+import numpy as np
+import pytest
+
+from uqval.stats import resample_kernel as rk
+
+
+@pytest.mark.parametrize("m", [2, 3, 7, 1000, 5000, 36_150, 2**31 + 5, rk.MAX_POINTS])
+def test_indices_are_numpys_sfc64_integers(m):
+    # 2**31 + 5 rejects almost half of the 32-bit words, MAX_POINTS is the largest range.
+    seed = np.random.SeedSequence(12)
+    expected = np.random.Generator(np.random.SFC64(seed)).integers(0, m, size=(5, 1001))
+    np.testing.assert_array_equal(rk.draw_indices(seed, m, 5005), expected.ravel())
+
+
+@pytest.mark.parametrize("m", [2, 5, 301, 4099])
+def test_sums_equal_gather_and_sum_over_the_same_indices(m):
+    seed = np.random.SeedSequence(5)
+    columns = np.random.default_rng(1).lognormal(sigma=2.0, size=(3, m))
+    rows = 11
+    idx = np.random.Generator(np.random.SFC64(seed)).integers(0, m, size=(rows, m))
+    expected = np.stack([np.take(col, idx).sum(axis=1) for col in columns], axis=1)
+    out = np.empty((rows, 3))
+    rk.resampled_sums(columns, seed, out)
+    np.testing.assert_allclose(out, expected, rtol=1e-13)
+    # integer-valued columns are summed exactly whatever the order
+    ints = np.arange(m, dtype=np.float64)[None, :]
+    exact = np.empty((rows, 1))
+    rk.resampled_sums(ints, seed, exact)
+    np.testing.assert_array_equal(exact[:, 0], idx.sum(axis=1))
+
+
+def test_sums_write_into_a_row_slice():
+    seed = np.random.SeedSequence(9)
+    columns = np.random.default_rng(2).random((2, 50))
+    whole = np.full((6, 2), np.nan)
+    rk.resampled_sums(columns, seed, whole[2:5])
+    alone = np.empty((3, 2))
+    rk.resampled_sums(columns, seed, alone)
+    np.testing.assert_array_equal(whole[2:5], alone)
+    assert np.isnan(whole[[0, 1, 5]]).all()
+
+
+def test_bad_sizes_are_refused():
+    seed = np.random.SeedSequence(0)
+    with pytest.raises(ValueError, match="1 to"):
+        rk.draw_indices(seed, 0, 3)
+    with pytest.raises(ValueError, match="1 to"):
+        rk.draw_indices(seed, rk.MAX_POINTS + 1, 3)
+    with pytest.raises(ValueError, match="shape"):
+        rk.resampled_sums(np.ones((2, 4)), seed, np.empty((3, 1)))
