@@ -11,7 +11,7 @@ from uqval.ucc_experiments import gp_example
 
 def main(smk):
     out = smk.output
-    ex = gp_example(seed=smk.params.seed)
+    ex = gp_example(seed=smk.params.seed, target=smk.params.target)
     write_csv(ex.summary, out.summary)
     save(plots.fig_gp_intervals(ex), out.fig02_png, out.fig02_pdf)
     save(plots.fig_gp_ucc(ex), out.fig4_1bc_png, out.fig4_1bc_pdf)

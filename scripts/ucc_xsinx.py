@@ -12,7 +12,7 @@ from uqval.ucc_experiments import GBR_TUNED, GBR_WEAK, run_xsinx, table3
 def main(smk):
     s, out = smk.params.settings, smk.output
     res = run_xsinx(seed=smk.params.seed, n_train=s["n_train"], n_test=s["n_test"], n_heldout=s["n_heldout"],
-                    n_permutations=s["n_permutations"])
+                    n_permutations=s["n_permutations"], target=smk.params.target)
     write_csv(pd.DataFrame([{"model": "GBR", **GBR_TUNED.__dict__}, {"model": "GBR-Weak", **GBR_WEAK.__dict__}]),
               out.tab2)
     tab3 = table3(res.summary, c=0.1)

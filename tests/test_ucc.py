@@ -458,3 +458,42 @@ def test_min_cost_can_be_at_zero_scale():
     best = min_cost(curve, 0.5)
     assert best.k == 0.0 and best.x == 0.0 and best.miss_rate == 1.0
     assert best.cost == 0.5 < linear_cost(curve, 0.5).min()
+
+
+def test_gbr_bands_targets():
+    """ls: ŷ from a least-squares GBR; median: the sorted α = 0.5 quantile; shared: given ŷ."""
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    from uqval.ucc_experiments import GBRSettings, gbr_bands, quantile_gbr
+
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0, 10, 300)
+    y = x * np.sin(x) + rng.normal(0, 1.5, x.size)
+    grid = np.linspace(0, 10, 50)
+    settings = GBRSettings(n_estimators=30, max_depth=3)
+    ls = GradientBoostingRegressor(loss="squared_error", **settings.__dict__).fit(x[:, None], y)
+    lo, median, hi = quantile_gbr(x, y, [grid], settings)[0]
+    (band,) = gbr_bands(x, y, [grid], settings, "ls")
+    np.testing.assert_array_equal(band.y_pred, ls.predict(grid[:, None]))
+    inside = (lo < band.y_pred) & (band.y_pred < hi)
+    np.testing.assert_allclose(band.y_pred[inside] - band.z_lower[inside], lo[inside])
+    np.testing.assert_allclose(band.y_pred[inside] + band.z_upper[inside], hi[inside])
+    assert (band.z_lower > 0).all() and (band.z_upper > 0).all()
+    (band,) = gbr_bands(x, y, [grid], settings, "median")
+    np.testing.assert_array_equal(band.y_pred, np.sort([lo, median, hi], axis=0)[1])
+    shared = np.zeros_like(grid) + 0.25
+    (band,) = gbr_bands(x, y, [grid], settings, "median", y_pred=[shared])
+    np.testing.assert_array_equal(band.y_pred, shared)
+
+
+def test_xsinx_models_share_the_target():
+    from uqval.ucc_experiments import GBRSettings, xsinx_data, xsinx_models
+
+    data = xsinx_data(seed=3, n_train=200, n_test=60, n_heldout=60)
+    small = GBRSettings(n_estimators=10, max_depth=2)
+    for target in ("ls", "median"):
+        models = xsinx_models(data, 3, tuned=small, weak=GBRSettings(5, 2), target=target)
+        for m in models.values():
+            np.testing.assert_array_equal(m.test.y_pred, models["GBR"].test.y_pred)
+    with pytest.raises(ValueError, match="target"):
+        xsinx_models(data, 3, tuned=small, target="mean")

@@ -7,12 +7,14 @@ x·sin(x) recipe (App. 12–13.1; INVENTORY §3.26, A29 defaults):
   (the 2021 scikit-learn quantile-GBR example's heteroscedastic noise);
 * test: 1000 equidistant noise-free points on [0, 20]; held-out: 1000 noisy points drawn
   like the training set, used only to tune operating points (OPs);
-* quantile-loss ``GradientBoostingRegressor`` at α = 0.025 and 0.975 (bounds) and α = 0.5
-  (target ŷ), Table 2 settings (:data:`GBR_TUNED`, :data:`GBR_WEAK`);
-* bands, all around the shared target ŷ of the tuned GBR (see :func:`xsinx_models`):
-  GBR and GBR-Weak from their quantiles, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ (crossed
-  quantiles of one model are sorted; a remaining ẑ ≤ 0 is replaced by the smallest positive
-  ẑ of the same side, as UQ360's ``_sanitize_input`` does for zeros); symmetric Constant, Random ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) and
+* quantile-loss ``GradientBoostingRegressor`` at α = 0.025 and 0.975 (bounds), Table 2
+  settings (:data:`GBR_TUNED`, :data:`GBR_WEAK`); the target ŷ is a least-squares GBR with
+  the tuned settings, the 2021 scikit-learn example's ``loss="ls"`` prediction (A29; the
+  α = 0.5 quantile GBR is the option ``target="median"``);
+* bands, all around the shared target ŷ (see :func:`xsinx_models`):
+  GBR and GBR-Weak from their quantiles, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ (a ẑ ≤ 0,
+  where a bound crosses ŷ, is replaced by the smallest positive ẑ of the same side, as
+  UQ360's ``_sanitize_input`` does for zeros); symmetric Constant, Random ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) and
   ε-Perfect ẑ_i = |ŷ_i − y_i| + ε_i with ε_i ~ U(0, 2ε̄). ε̄ = 0.02 by default: Table 3
   gives this model an MAE of 0.022 and an Ex–De cost of 0.002 ≈ c ε̄ with c = 0.1.
 
@@ -31,7 +33,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -65,10 +67,13 @@ __all__ = [
     "GBRSettings",
     "ModelBands",
     "PAPER_TABLE3",
+    "Target",
     "XSinXData",
     "XSinXResult",
     "curves_frame",
+    "gbr_bands",
     "gp_example",
+    "least_squares_gbr",
     "quantile_gbr",
     "run_xsinx",
     "table3",
@@ -83,6 +88,9 @@ COORDINATES: dict[str, tuple[Axis, Axis]] = {
     "Bw-MR": ("bandwidth", "miss_rate"),
 }
 """Coordinate systems of Table 3: excess–deficit and bandwidth–miss rate (x, y)."""
+
+Target = Literal["ls", "median"]
+"""Target predictor ŷ of the GBR bands: least-squares GBR or α = 0.5 quantile GBR (A29)."""
 
 MODEL_NAMES = ("GBR", "Constant", "GBR-Weak", "Random", "Eps-Perfect")
 
@@ -143,23 +151,57 @@ def quantile_gbr(
     return preds
 
 
+def least_squares_gbr(
+    x_train: np.ndarray, y_train: np.ndarray, x_eval: Sequence[np.ndarray], settings: GBRSettings
+) -> list[np.ndarray]:
+    """Fit a least-squares GBR (the example's ``loss="ls"`` target) on 1-D inputs; predictions."""
+    model = GradientBoostingRegressor(loss="squared_error", **asdict(settings))
+    model.fit(x_train[:, None], y_train)
+    return [model.predict(x[:, None]) for x in x_eval]
+
+
 def _positive(z: np.ndarray) -> np.ndarray:
     """Replace ẑ ≤ 0 (crossed quantiles) by the smallest positive ẑ (UQ360's rule for zeros)."""
     return np.where(z > 0.0, z, np.min(z[z > 0.0]))
 
 
-def _quantile_bands(q: np.ndarray, y_pred: np.ndarray | None = None) -> PredictionIntervals:
-    """Bands from rows (q_lo, median, q_hi): ẑ^l = ŷ − q_lo, ẑ^u = q_hi − ŷ.
+def _bands_around(y_pred: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> PredictionIntervals:
+    """ẑ^l = ŷ − q_lo, ẑ^u = q_hi − ŷ around a given target; ẑ ≤ 0 go through :func:`_positive`."""
+    return PredictionIntervals(y_pred, _positive(y_pred - lower), _positive(upper - y_pred))
 
-    With ŷ the median row (``y_pred=None``) the three quantiles are first sorted per point
-    (monotone rearrangement, Chernozhukov et al. 2010): separately fitted quantile GBRs
-    cross where they extrapolate, and a median outside [q_lo, q_hi] would leave a
-    near-zero band and a huge critical scale. With another target ``y_pred`` (shared ŷ)
-    the bounds are used as they are. Remaining ẑ ≤ 0 go through :func:`_positive`.
+
+def _median_bands(q: np.ndarray) -> PredictionIntervals:
+    """Bands from rows (q_lo, median, q_hi) around the median.
+
+    The three quantiles are first sorted per point (monotone rearrangement, Chernozhukov et
+    al. 2010): separately fitted quantile GBRs cross where they extrapolate, and a median
+    outside [q_lo, q_hi] would leave a near-zero band and a huge critical scale.
     """
-    lo, median, hi = np.sort(q, axis=0) if y_pred is None else q
-    yp = median if y_pred is None else y_pred
-    return PredictionIntervals(yp, _positive(yp - lo), _positive(hi - yp))
+    lo, median, hi = np.sort(q, axis=0)
+    return _bands_around(median, lo, hi)
+
+
+def gbr_bands(
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_eval: Sequence[np.ndarray],
+    settings: GBRSettings,
+    target: Target = "ls",
+    y_pred: Sequence[np.ndarray] | None = None,
+) -> list[PredictionIntervals]:
+    """Quantile-GBR bands (α = 0.025, 0.975) of one model on each evaluation set.
+
+    The band is centred on ``y_pred`` when given (a shared target ŷ; the bounds are used as
+    they are); otherwise on the model's own target: a least-squares GBR with the same
+    settings (``target="ls"``, the scikit-learn example's ``loss="ls"`` prediction, A29) or
+    the α = 0.5 quantile GBR (``target="median"``, quantiles sorted per point).
+    """
+    if y_pred is None and target == "median":
+        return [_median_bands(q) for q in quantile_gbr(x_train, y_train, x_eval, settings)]
+    if y_pred is None:
+        y_pred = least_squares_gbr(x_train, y_train, x_eval, settings)
+    bounds = quantile_gbr(x_train, y_train, x_eval, settings, alphas=(0.025, 0.975))
+    return [_bands_around(yp, lo, hi) for yp, (lo, hi) in zip(y_pred, bounds, strict=True)]
 
 
 # --- x·sin(x) -----------------------------------------------------------------------------
@@ -213,27 +255,31 @@ def xsinx_models(
     tuned: GBRSettings = GBR_TUNED,
     weak: GBRSettings = GBR_WEAK,
     weak_target: Literal["shared", "own"] = "shared",
+    target: Target = "ls",
 ) -> dict[str, ModelBands]:
     """GBR, Constant, GBR-Weak, Random and ε-Perfect bands (Sect. 4.1), in Table 3 order.
 
-    All models share the GBR target ŷ (the α = 0.5 quantile GBR) by default: Sect. 4.1
-    describes one "GBR target predictor" with quantile-GBR intervals from a tuned and a weak
-    model, and Sect. 2.3 requires a common ŷ for curves drawn on one graph. GBR-Weak's
-    bands are then its bounds relative to that ŷ, ẑ^l = ŷ − q_0.025^weak,
-    ẑ^u = q_0.975^weak − ŷ; ``weak_target="own"`` centres them on the weak median instead.
+    All models share the GBR target ŷ by default: Sect. 4.1 describes one "GBR target
+    predictor" with quantile-GBR intervals from a tuned and a weak model, and Sect. 2.3
+    requires a common ŷ for curves drawn on one graph. ŷ is a least-squares GBR with the
+    tuned settings (``target="ls"``): the setup is "adopted from" the 2021 scikit-learn
+    example, whose prediction is ``loss="ls"`` with quantile GBRs for the bounds (A29);
+    ``target="median"`` uses the α = 0.5 quantile GBR instead. GBR and GBR-Weak bands are
+    their α = 0.025 / 0.975 bounds relative to ŷ, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ;
+    ``weak_target="own"`` centres GBR-Weak on its own target of the same kind instead.
     Constant, Random and ε-Perfect are symmetric around ŷ; Random draws
     ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) with σ_ŷ the sd of ŷ on the same set; ε-Perfect uses the set's own
     y with ε_i ~ U(0, 2 eps).
     """
     if weak_target not in ("shared", "own"):
         raise ValueError(f"weak_target must be 'shared' or 'own', got {weak_target!r}")
+    if target not in get_args(Target):
+        raise ValueError(f"target must be one of {get_args(Target)}, got {target!r}")
     sets = (data.x_test, data.x_heldout)
     ys = (data.y_test, data.y_heldout)
-    gbr = [_quantile_bands(q) for q in quantile_gbr(data.x_train, data.y_train, sets, tuned)]
-    gbr_weak = [
-        _quantile_bands(q, pi.y_pred if weak_target == "shared" else None)
-        for q, pi in zip(quantile_gbr(data.x_train, data.y_train, sets, weak), gbr, strict=True)
-    ]
+    gbr = gbr_bands(data.x_train, data.y_train, sets, tuned, target)
+    shared = [pi.y_pred for pi in gbr] if weak_target == "shared" else None
+    gbr_weak = gbr_bands(data.x_train, data.y_train, sets, weak, target, shared)
     rng = np.random.default_rng(derive_seed(seed, "xsinx", "bands"))
     random_, perfect = [], []
     for pi, y in zip(gbr, ys, strict=True):
@@ -392,6 +438,7 @@ def run_xsinx(
     tuned: GBRSettings = GBR_TUNED,
     weak: GBRSettings = GBR_WEAK,
     weak_target: Literal["shared", "own"] = "shared",
+    target: Target = "ls",
     c_values: Sequence[float] = (0.1, 0.5),
     figure_c: float = 0.1,
     normalize: bool = False,
@@ -399,7 +446,7 @@ def run_xsinx(
 ) -> XSinXResult:
     """Run the whole x·sin(x) experiment (Sect. 4.1, App. 13.1): Table 3, tests, Fig. 4.1a."""
     data = xsinx_data(seed, n_train, n_test, n_heldout)
-    models = xsinx_models(data, seed, eps, tuned, weak, weak_target)
+    models = xsinx_models(data, seed, eps, tuned, weak, weak_target, target)
     summary = xsinx_summary(data, models, c_values, normalize)
     perm = (
         xsinx_permutation_tests(data, models, n_permutations, seed)
@@ -471,6 +518,7 @@ def gp_example(
     noise_sd: float = 0.1,
     target_miss_rate: float = 0.05,
     gbr: GBRSettings = GBR_GP,
+    target: Target = "ls",
 ) -> GPExample:
     """GP regressor vs quantile GBR on a GP-drawn truth (Sect. 2.2; A36: under-specified).
 
@@ -478,7 +526,8 @@ def gp_example(
     uniformly from the grid points inside ``regions``, y = f + N(0, noise_sd²) (0.1 read as
     an sd); the test set is the noise-free grid. The GP regressor has kernel
     C·RBF + White (hyperparameters fitted), bands ± its predictive sd; the GBR-QR uses
-    α = 0.025/0.5/0.975 with ``gbr`` settings (:data:`GBR_GP`). Where the quantile GBRs
+    α = 0.025/0.975 with ``gbr`` settings (:data:`GBR_GP`) around a ``target`` GBR
+    (:func:`gbr_bands`). Where the quantile GBRs
     extrapolate into the gaps their bands can collapse to almost nothing, so reaching the
     target miss rate may need a very large scale: the GBR-QR gains are strongly negative
     and seed-dependent. Each model's bands and a constant band around
@@ -502,7 +551,7 @@ def gp_example(
     mean, sd = gp.predict(x[:, None], return_std=True)
     raw = {
         "GP": PredictionIntervals.from_half_widths(mean, sd),
-        "GBR-QR": _quantile_bands(quantile_gbr(x_train, y_train, [x], gbr)[0]),
+        "GBR-QR": gbr_bands(x_train, y_train, [x], gbr, target)[0],
     }
     intervals, curves, rows = {}, {}, []
     for name, pi in raw.items():

@@ -51,6 +51,7 @@ rule ucc_xsinx:
         runtime=30,
     params:
         settings=UCC["xsinx"],
+        target=UCC["gbr_target"],
         seed=dataset_seed("ucc_xsinx") % 2**31,
     script:
         "../../scripts/ucc_xsinx.py"
@@ -77,6 +78,7 @@ rule ucc_gp:
         mem_mb=2000,
         runtime=10,
     params:
+        target=UCC["gbr_target"],
         seed=dataset_seed("ucc_gp") % 2**31,
     script:
         "../../scripts/ucc_gp.py"
