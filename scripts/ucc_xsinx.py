@@ -28,7 +28,10 @@ def main(smk):
         for model, row in tab3.iterrows():
             values += [(f"ucc/tab3/{model}/{coords}/{k}", row[f"{coords} {k}"]) for k in ("AUUCC", "Cost", "Opt. Cost")]
             values.append((f"ucc/tab3/{model}/{coords}/AUUCC_rank", float(ranks[model])))
-    values.append(("ucc/xsinx/max_p_value", float(res.permutation["p_value"].max())))
+    perm = res.permutation
+    values.append(("ucc/xsinx/max_p_value", float(perm["p_value"].max())))
+    bw_mr = perm[perm["coordinates"] == "Bw-MR"]
+    values.append(("ucc/xsinx/max_p_value_bw_mr", float(bw_mr["p_value"].max())))
     write_csv(pd.DataFrame(values, columns=["key", "value"]), out.values)
 
 
