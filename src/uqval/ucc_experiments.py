@@ -196,6 +196,8 @@ def gbr_bands(
     settings (``target="ls"``, the scikit-learn example's ``loss="ls"`` prediction, A29) or
     the α = 0.5 quantile GBR (``target="median"``, quantiles sorted per point).
     """
+    if target not in get_args(Target):
+        raise ValueError(f"target must be one of {get_args(Target)}, got {target!r}")
     if y_pred is None and target == "median":
         return [_median_bands(q) for q in quantile_gbr(x_train, y_train, x_eval, settings)]
     if y_pred is None:
@@ -273,8 +275,6 @@ def xsinx_models(
     """
     if weak_target not in ("shared", "own"):
         raise ValueError(f"weak_target must be 'shared' or 'own', got {weak_target!r}")
-    if target not in get_args(Target):
-        raise ValueError(f"target must be one of {get_args(Target)}, got {target!r}")
     sets = (data.x_test, data.x_heldout)
     ys = (data.y_test, data.y_heldout)
     gbr = gbr_bands(data.x_train, data.y_train, sets, tuned, target)
@@ -527,12 +527,11 @@ def gp_example(
     an sd); the test set is the noise-free grid. The GP regressor has kernel
     C·RBF + White (hyperparameters fitted), bands ± its predictive sd; the GBR-QR uses
     α = 0.025/0.975 with ``gbr`` settings (:data:`GBR_GP`) around a ``target`` GBR
-    (:func:`gbr_bands`). Where the quantile GBRs
-    extrapolate into the gaps their bands can collapse to almost nothing, so reaching the
-    target miss rate may need a very large scale: the GBR-QR gains are strongly negative
-    and seed-dependent. Each model's bands and a constant band around
-    its own ŷ are scaled to ``target_miss_rate`` on the test set; UCCs are in
-    bandwidth–miss-rate coordinates, raw units.
+    (:func:`gbr_bands`). Where the quantile GBRs extrapolate into the gaps their bands can
+    collapse to almost nothing, so reaching the target miss rate may need a very large
+    scale: the GBR-QR gains are strongly negative and seed-dependent. Each model's bands and
+    a constant band around its own ŷ are scaled to ``target_miss_rate`` on the test set;
+    UCCs are in bandwidth–miss-rate coordinates, raw units.
     """
     rng = np.random.default_rng(derive_seed(seed, "gp_example"))
     x = np.linspace(0.0, x_max, n_grid)

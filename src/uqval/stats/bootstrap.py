@@ -167,9 +167,9 @@ def _run_blocks(
     """Apply ``work`` to every block in ``n_workers`` threads (numpy releases the GIL).
 
     Several blocks are processed in worker threads even when n_workers = 1: in the main
-    thread, glibc's allocator kept returning the 8 MiB index blocks to the OS and faulting
-    them in again (about 1000 page faults per block, +50% run time measured for
-    M = 36150, 10^4 replicates); worker-thread arenas do not show this.
+    thread, glibc's allocator kept returning the generic path's 8 MiB index blocks to the
+    OS and faulting them in again (about 1000 page faults per block, +50% run time measured
+    for M = 36150, 10^4 replicates); worker-thread arenas do not show this.
     """
     if len(blocks) == 1:
         work(blocks[0])

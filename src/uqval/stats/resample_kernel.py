@@ -13,7 +13,7 @@ i.e. Chris Doty-Humphrey's SFC64 generator (as implemented by NumPy, whose initi
 :func:`sfc64_state` takes from NumPy itself) and NumPy's bounded-integer algorithm for
 ranges below 2**32: each 64-bit output gives two 32-bit words (low half first), and a word u
 is mapped to floor(u m / 2**32) with Lemire's rejection of the products whose low 32 bits
-fall below (2**32 - m) mod m. ``tests/test_bootstrap.py`` checks the identity, so a generic
+fall below (2**32 - m) mod m. ``tests/test_resample_kernel.py`` checks the identity, so a generic
 statistic can draw the same indices with NumPy.
 
 Summation. Each column is summed over a resample with four interleaved accumulators,
