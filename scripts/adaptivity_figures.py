@@ -6,9 +6,9 @@ import pandas as pd
 from uqval import binning, conditional
 from uqval.adaptivity import local_analysis, random_order_summary, rank_correlations
 from uqval.atomic import write_csv
-from uqval.plots import adaptivity as plots
+from uqval.papers.adaptivity import figures as plots
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 LABELS = {"uE": (r"$u_E$ (eV)", True, None), "X_mass": ("molecular mass $X_1$ (Da)", False, (50, 150)),
           "X_hetero_fraction": ("heteroatom fraction $X_2$", False, None)}

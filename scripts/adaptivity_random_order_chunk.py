@@ -6,7 +6,7 @@ import pandas as pd
 
 from uqval.adaptivity import random_order_fv
 from uqval.atomic import write_csv
-from uqval.scripting import run_logged
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -6,7 +6,7 @@ import pandas as pd
 
 from uqval.atomic import write_csv, write_json
 from uqval.average import analyse, decimation
-from uqval.scripting import run_logged
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -1,8 +1,8 @@
 """Rule datasets_table: summary of prepared datasets and their sizes for the scoreboard."""
 
 from uqval.atomic import write_csv
-from uqval.datasets_summary import size_values, summarize_reports
-from uqval.scripting import run_logged
+from uqval.pipeline.datasets_summary import size_values, summarize_reports
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

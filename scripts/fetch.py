@@ -2,8 +2,8 @@
 
 import logging
 
-from uqval.fetch import fetch_file
-from uqval.scripting import run_logged
+from uqval.pipeline.fetch import fetch_file
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

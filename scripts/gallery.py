@@ -6,8 +6,8 @@ from pathlib import Path
 import pandas as pd
 
 from uqval.atomic import write_atomic
-from uqval.gallery import GalleryItem, build_gallery
-from uqval.scripting import run_logged
+from uqval.pipeline.gallery import GalleryItem, build_gallery
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.plots import heavytails as plots
+from uqval.papers.heavytails import figures as plots
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def main(smk):

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval import heavytails as ht
 from uqval.atomic import write_csv
-from uqval.plots import heavytails as plots
+from uqval.papers.heavytails import figures as plots
+from uqval.papers.heavytails import tables as ht
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def load(paths):

@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from uqval.mc_average import squared_normal_shape_statistics
-from uqval.plots import heavytails_mc as plots
+from uqval.papers.heavytails import figures_mc as plots
+from uqval.papers.heavytails.montecarlo import squared_normal_shape_statistics
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def main(smk):

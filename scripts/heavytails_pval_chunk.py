@@ -5,8 +5,8 @@ import logging
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.mc_average import pval_repeats, tig_fixed_uncertainties
-from uqval.scripting import run_logged
+from uqval.papers.heavytails.montecarlo import pval_repeats, tig_fixed_uncertainties
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -4,8 +4,11 @@ import numpy as np
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.mc_average import shape_statistic_curves, squared_normal_shape_statistics
-from uqval.scripting import run_logged
+from uqval.papers.heavytails.montecarlo import (
+    shape_statistic_curves,
+    squared_normal_shape_statistics,
+)
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -4,9 +4,9 @@ and their scoreboard values."""
 import json
 from pathlib import Path
 
-from uqval import heavytails as ht
 from uqval.atomic import write_csv
-from uqval.scripting import run_logged
+from uqval.papers.heavytails import tables as ht
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.mc_average import tig_bias_point
-from uqval.scripting import run_logged
+from uqval.papers.heavytails.montecarlo import tig_bias_point
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 
 from uqval.atomic import write_csv
+from uqval.pipeline.scripting import run_logged
 from uqval.screening import nig_skewness_curve
-from uqval.scripting import run_logged
 
 
 def main(smk):

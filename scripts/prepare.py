@@ -3,8 +3,8 @@
 import logging
 
 from uqval.atomic import write_csv, write_json
-from uqval.prepare import prepare_dataset
-from uqval.scripting import run_logged
+from uqval.pipeline.prepare import prepare_dataset
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

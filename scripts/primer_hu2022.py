@@ -2,10 +2,10 @@
 
 import pandas as pd
 
-from uqval import primer
 from uqval.atomic import write_csv
+from uqval.papers.primer import figures as primer
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def main(smk):

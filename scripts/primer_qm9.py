@@ -3,10 +3,11 @@
 import numpy as np
 import pandas as pd
 
-from uqval import conditional, primer
+from uqval import conditional
 from uqval.atomic import write_csv
+from uqval.papers.primer import figures as primer
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def main(smk):

@@ -5,11 +5,11 @@ import logging
 import numpy as np
 import pandas as pd
 
-from uqval import primer
 from uqval.atomic import write_csv
+from uqval.papers.primer import figures as primer
+from uqval.papers.primer.cases import synthetic_cases, table2
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
-from uqval.synthetic_cases import synthetic_cases, table2
 
 
 def main(smk):

@@ -4,8 +4,8 @@ import logging
 from pathlib import Path
 
 from uqval.atomic import write_csv
-from uqval.gallery import runtime_table
-from uqval.scripting import run_logged
+from uqval.pipeline.gallery import runtime_table
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -3,8 +3,8 @@
 import logging
 
 from uqval.atomic import write_atomic, write_csv
-from uqval.scoreboard import compare, load_expected, load_values, summary
-from uqval.scripting import run_logged
+from uqval.pipeline.scoreboard import compare, load_expected, load_values, summary
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

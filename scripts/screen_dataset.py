@@ -5,8 +5,8 @@ import logging
 import pandas as pd
 
 from uqval.atomic import write_json
+from uqval.pipeline.scripting import run_logged
 from uqval.screening import SkewnessLimits, screen, shape_fits
-from uqval.scripting import run_logged
 
 
 def main(smk):

@@ -4,9 +4,9 @@ import logging
 
 import pandas as pd
 
-from uqval import simref
 from uqval.atomic import write_csv
-from uqval.scripting import run_logged
+from uqval.papers.simref import appendix_b
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):
@@ -14,8 +14,8 @@ def main(smk):
     model, M = smk.wildcards.model, int(smk.wildcards.M)
     tables = []
     for nu in g["nu"]:
-        seed = simref.appb_seed(smk.params.seed, model, M, g["N"], nu)
-        tables.append(simref.ence_zmse_reference_grid_point(M, g["N"], nu, model, g["n_mc"], seed))
+        seed = appendix_b.appb_seed(smk.params.seed, model, M, g["N"], nu)
+        tables.append(appendix_b.ence_zmse_reference_grid_point(M, g["N"], nu, model, g["n_mc"], seed))
         logging.info("%s M = %d nu = %g done", model, M, nu)
     write_csv(pd.concat(tables, ignore_index=True), smk.output.table)
 

@@ -7,9 +7,10 @@ import pandas as pd
 
 from uqval import simref
 from uqval.atomic import write_csv
-from uqval.plots import simref as plots
+from uqval.papers.simref import appendix_b
+from uqval.papers.simref import figures as plots
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
 
 
 def _units(table_path):
@@ -38,7 +39,7 @@ def main(smk):
     fits = []
     for model in ("NIG", "T6IG"):
         for stat in ("ENCE", "ZMSE"):
-            fits.append({"model": model, "statistic": stat, **simref.fit_sqrt_ratio(appb[appb["model"] == model], stat)})
+            fits.append({"model": model, "statistic": stat, **appendix_b.fit_sqrt_ratio(appb[appb["model"] == model], stat)})
     fits = pd.DataFrame(fits)
     write_csv(fits, out.appb_fits)
     extrapolations = []

@@ -7,7 +7,7 @@ import pandas as pd
 
 from uqval import simref
 from uqval.atomic import write_csv, write_json
-from uqval.scripting import run_logged
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

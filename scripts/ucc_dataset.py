@@ -3,8 +3,8 @@
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.scripting import run_logged
-from uqval.ucc_datasets import dataset_gains
+from uqval.papers.ucc.literature import dataset_gains
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

@@ -3,10 +3,10 @@
 import pandas as pd
 
 from uqval.atomic import write_csv
+from uqval.papers.ucc.literature import curves_for_plot
+from uqval.papers.ucc.literature_figures import fig_literature_ucc
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.plots.ucc_datasets import fig_literature_ucc
-from uqval.scripting import run_logged
-from uqval.ucc_datasets import curves_for_plot
 
 
 def main(smk):

@@ -3,10 +3,10 @@
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.plots import ucc as plots
+from uqval.papers.ucc import figures as plots
+from uqval.papers.ucc.experiments import GBR_TUNED, GBR_WEAK, run_xsinx, table3
+from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
-from uqval.scripting import run_logged
-from uqval.ucc_experiments import GBR_TUNED, GBR_WEAK, run_xsinx, table3
 
 
 def main(smk):

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from uqval.atomic import write_atomic, write_csv
+from uqval.pipeline.scripting import run_logged
 from uqval.screening import SkewnessLimits
-from uqval.scripting import run_logged
-from uqval.validate import (
+from uqval.flowchart import (
     checks_table,
     summary_markdown,
     validate_intervals,

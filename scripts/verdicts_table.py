@@ -3,8 +3,8 @@
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.scripting import run_logged
-from uqval.validate import Check, verdicts
+from uqval.pipeline.scripting import run_logged
+from uqval.flowchart import Check, verdicts
 
 
 def main(smk):

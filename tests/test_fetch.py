@@ -2,8 +2,8 @@ import pytest
 
 from conftest import sha256_bytes
 from uqval.errors import FetchError
-from uqval.fetch import fetch_file, sha256_file
-from uqval.registry import RegisteredFile
+from uqval.pipeline.fetch import fetch_file, sha256_file
+from uqval.pipeline.registry import RegisteredFile
 
 CONTENT = b"E,uE\n0.1,0.2\n"
 

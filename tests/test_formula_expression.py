@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from uqval.expression import evaluate, referenced_names
-from uqval.formula import heteroatom_fraction, molecular_mass, parse_formula
+from uqval.pipeline.expression import evaluate, referenced_names
+from uqval.pipeline.formula import heteroatom_fraction, molecular_mass, parse_formula
 
 
 def test_parse_formula_counts_two_letter_symbols():

@@ -4,7 +4,13 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from uqval.gallery import GalleryItem, benchmark_rule, build_gallery, datasets_in, runtime_table
+from uqval.pipeline.gallery import (
+    GalleryItem,
+    benchmark_rule,
+    build_gallery,
+    datasets_in,
+    runtime_table,
+)
 
 
 def test_datasets_in_prefers_whole_ids():
@@ -116,7 +122,7 @@ def test_gallery_shows_items_captions_provenance_and_status(gallery_tree):
 def test_every_shipped_caption_is_valid_restructuredtext():
     from docutils.core import publish_parts
 
-    from uqval.gallery import caption_html
+    from uqval.pipeline.gallery import caption_html
 
     for rst in sorted((ROOT / "workflow" / "report").glob("*.rst")):
         # halt_level=2: any docutils warning (bad markup) raises

@@ -106,7 +106,7 @@ def test_set4_zms_bca_interval(sets):
 
 def test_table3_rows_carry_size_and_limit_flags():
     """Table 3 (also simref Table I): one row per set in order, M, beta_GM and the bold flags."""
-    from uqval.heavytails import table3_skewness
+    from uqval.papers.heavytails.tables import table3_skewness
 
     screens = [
         {"dataset": "a", "M": 10, "beta_uE2": 0.61, "beta_E2": 0.79, "beta_Z2": 0.81},

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uqval import mc_average as mc
+from uqval.papers.heavytails import montecarlo as mc
 from uqval.stats import calibration as cal
 from uqval.stats.bootstrap import bca_bootstrap, bca_bootstrap_means
 

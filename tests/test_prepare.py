@@ -3,8 +3,8 @@ import pytest
 
 from conftest import DATASET_SCHEMA
 from uqval.errors import DataError
-from uqval.prepare import prepare_dataset
-from uqval.registry import load_registry
+from uqval.pipeline.prepare import prepare_dataset
+from uqval.pipeline.registry import load_registry
 
 BASIC = [{"id": "d1", "sources": [{"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"}}]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from uqval import binning, conditional
-from uqval.synthetic_cases import synthetic_cases
+from uqval.papers.primer.cases import synthetic_cases
 
 PASS, FAIL = 0.7, 0.2
 

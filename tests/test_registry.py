@@ -5,7 +5,7 @@ import yaml
 
 from conftest import DATASET_SCHEMA, ROOT
 from uqval.errors import ConfigError
-from uqval.registry import load_registry
+from uqval.pipeline.registry import load_registry
 
 
 def test_shipped_registry_lists_literature_datasets():

@@ -4,7 +4,7 @@ import yaml
 
 from conftest import ROOT
 from uqval.errors import ConfigError
-from uqval.scoreboard import compare, load_expected, load_values, summary
+from uqval.pipeline.scoreboard import compare, load_expected, load_values, summary
 
 SCHEMA = ROOT / "config" / "schema" / "expected.schema.yaml"
 

@@ -12,6 +12,7 @@ from scipy import stats
 from uqval import simref as sr
 from uqval.binning import equal_count_bins
 from uqval.conditional import ence, zmse
+from uqval.papers.simref import appendix_b as appb
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
 from uqval.stats.calibration import ZMS
 
@@ -199,27 +200,27 @@ def test_validate_statistic_insensitive_statistic_uses_sim():
 
 def test_appb_nig_slopes_match_large_bin_asymptotes():
     tabs = [
-        sr.ence_zmse_reference_grid_point(
-            m, [5, 10, 20], 6.0, "NIG", 300, seed=sr.appb_seed(1, "NIG", m, [5, 10, 20], 6.0)
+        appb.ence_zmse_reference_grid_point(
+            m, [5, 10, 20], 6.0, "NIG", 300, seed=appb.appb_seed(1, "NIG", m, [5, 10, 20], 6.0)
         )
         for m in (2000, 4000)
     ]
     table = pd.concat(tabs)
-    ence_fit = sr.fit_sqrt_ratio(table, "ENCE")
-    zmse_fit = sr.fit_sqrt_ratio(table, "ZMSE")
-    assert ence_fit["slope0"] == pytest.approx(sr.ENCE_SLOPE_NORMAL, rel=0.03)
-    assert zmse_fit["slope0"] == pytest.approx(sr.ZMSE_SLOPE_NORMAL, rel=0.03)
+    ence_fit = appb.fit_sqrt_ratio(table, "ENCE")
+    zmse_fit = appb.fit_sqrt_ratio(table, "ZMSE")
+    assert ence_fit["slope0"] == pytest.approx(appb.ENCE_SLOPE_NORMAL, rel=0.03)
+    assert zmse_fit["slope0"] == pytest.approx(appb.ZMSE_SLOPE_NORMAL, rel=0.03)
     assert abs(zmse_fit["intercept"]) < 3 * zmse_fit["intercept_se"] + 2e-3
-    law = sr.fit_power_law(table, "ZMSE")
+    law = appb.fit_power_law(table, "ZMSE")
     assert law["beta"] == pytest.approx(-0.5, abs=0.05)
     assert law["gamma"] == pytest.approx(0.5, abs=0.05)
 
 
 def test_appb_grid_point_matches_loop_and_seeds():
-    seed = sr.appb_seed(7, "T6IG", 300, [3, 6], 4.0)
-    assert seed == sr.appb_seed(7, "T6IG", 300, (3, 6), 4)
-    assert seed != sr.appb_seed(7, "NIG", 300, [3, 6], 4.0)
-    tab = sr.ence_zmse_reference_grid_point(300, [3, 6], 4.0, "T6IG", 40, seed=seed)
+    seed = appb.appb_seed(7, "T6IG", 300, [3, 6], 4.0)
+    assert seed == appb.appb_seed(7, "T6IG", 300, (3, 6), 4)
+    assert seed != appb.appb_seed(7, "NIG", 300, [3, 6], 4.0)
+    tab = appb.ence_zmse_reference_grid_point(300, [3, 6], 4.0, "T6IG", 40, seed=seed)
     # replay the stream: one block, uE^2 ~ IG(nu/2, nu/2) sorted, then eps ~ t_s(6)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     u2 = np.sort(1.0 / rng.gamma(2.0, 0.5, (40, 300)), axis=1)
@@ -252,7 +253,7 @@ def test_zmse_extrapolation_calibrated_set_contains_zero():
     assert list(res.table["N"]) == list(range(10, 151, 10))
     assert list(res.table["in_fit"]) == [n > 20 for n in range(10, 151, 10)]
     assert res.ci_low <= 0.0 <= res.ci_high and res.consistent
-    assert res.fit.slope == pytest.approx(sr.ZMSE_SLOPE_NORMAL, rel=0.15)
+    assert res.fit.slope == pytest.approx(appb.ZMSE_SLOPE_NORMAL, rel=0.15)
     small = sr.zmse_extrapolation(e[:2040], ue[:2040])
     assert small.table["N"].max() == 100  # 2040/110 < 20 points per bin
 

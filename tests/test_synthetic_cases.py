@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from uqval.synthetic_cases import (
+from uqval.papers.primer.cases import (
     CASE_NAMES,
     case_a,
     case_b,

@@ -406,9 +406,9 @@ def test_permutation_is_seeded_and_normalisation_only_rescales():
 
 
 def test_xsinx_experiment_smoke(tmp_path):
+    from uqval.papers.ucc.experiments import GBRSettings, curves_frame, run_xsinx, table3
+    from uqval.papers.ucc.figures import fig_xsinx_data, fig_xsinx_ucc
     from uqval.plots.style import save
-    from uqval.plots.ucc import fig_xsinx_data, fig_xsinx_ucc
-    from uqval.ucc_experiments import GBRSettings, curves_frame, run_xsinx, table3
 
     small = GBRSettings(n_estimators=20, max_depth=3)
     res = run_xsinx(
@@ -436,9 +436,9 @@ def test_xsinx_experiment_smoke(tmp_path):
 
 
 def test_gp_example_smoke(tmp_path):
+    from uqval.papers.ucc.experiments import GBRSettings, gp_example
+    from uqval.papers.ucc.figures import fig_gp_intervals, fig_gp_ucc
     from uqval.plots.style import save
-    from uqval.plots.ucc import fig_gp_intervals, fig_gp_ucc
-    from uqval.ucc_experiments import GBRSettings, gp_example
 
     ex = gp_example(seed=2, n_grid=150, n_train_per_region=20, gbr=GBRSettings(20, 3))
     assert list(ex.summary["model"]) == ["GP", "GBR-QR"]
@@ -464,7 +464,7 @@ def test_gbr_bands_targets():
     """ls: ŷ from a least-squares GBR; median: the sorted α = 0.5 quantile; shared: given ŷ."""
     from sklearn.ensemble import GradientBoostingRegressor
 
-    from uqval.ucc_experiments import GBRSettings, gbr_bands, quantile_gbr
+    from uqval.papers.ucc.experiments import GBRSettings, gbr_bands, quantile_gbr
 
     rng = np.random.default_rng(4)
     x = rng.uniform(0, 10, 300)
@@ -487,7 +487,7 @@ def test_gbr_bands_targets():
 
 
 def test_xsinx_models_share_the_target():
-    from uqval.ucc_experiments import GBRSettings, xsinx_data, xsinx_models
+    from uqval.papers.ucc.experiments import GBRSettings, xsinx_data, xsinx_models
 
     data = xsinx_data(seed=3, n_train=200, n_test=60, n_heldout=60)
     small = GBRSettings(n_estimators=10, max_depth=2)

@@ -1,7 +1,151 @@
-"""uqval: validation of the calibration of uncertainty quantification (UQ) for ML regression.
+"""uqval: validation of the uncertainties of machine-learning regression models.
 
-The library is usable without Snakemake (``import uqval``); the Snakemake workflow at the
-repository root only calls into it.
+Errors E (reference minus prediction) and standard uncertainties uE are linked by
+E ~ uE·D(0, 1); the functions below test that link on your own arrays (NumPy arrays or
+pandas Series), on average and conditionally on the uncertainty (consistency) or on input
+features (adaptivity). Every function takes ``(errors, uncertainties, ...)`` first.
+
+Average calibration
+    :func:`zms` — mean squared z-score <Z²>, Z = E/uE (target 1).
+    :func:`rce` — relative calibration error (RMV − RMSE)/RMV (target 0).
+    :func:`bca_bootstrap` — BCa bootstrap interval of any statistic (:class:`BootstrapResult`).
+    :func:`average_calibration` — ZMS and RCE with BCa intervals and ζ-scores
+    (:class:`AverageCalibration`).
+    :func:`zeta_score` — ζ = (estimate − target)/(interval half-width on the target's side).
+    :func:`screen` — heavy-tail screening: robust skewness β_GM of uE², E², Z² and whether
+    ZMS/RCE intervals can be trusted (:class:`Screening`).
+    :func:`beta_gm` — robust (Groeneveld–Meeden) skewness of a sample.
+
+Conditional calibration
+    :func:`equal_count_bins`, :func:`adaptive_bins` — bins of a variable (uE or a feature).
+    :func:`local_zms`, :func:`local_zisd`, :func:`local_coverage` — per-bin LZMS, LZISD and
+    LCP with their intervals.
+    :func:`fraction_valid` — fraction f_v of bins whose interval contains the target
+    (:class:`FractionValid`).
+    :func:`reliability_diagram` — RMSE against RMV per bin.
+    :func:`ence`, :func:`zmse` — binned calibration errors.
+    :func:`local_analysis` — LZM and LZMS along one variable with f_v
+    (:class:`LocalAnalysis`).
+
+Curves and prediction intervals
+    :func:`calibration_curve` — observed against nominal coverage (:class:`CalibrationCurve`).
+    :func:`confidence_curve` — error statistic after removing the largest uE
+    (:class:`ConfidenceCurve`), with :func:`probabilistic_reference`.
+    :func:`ucc_curve`, :func:`auucc`, :func:`auucc_gain`, :func:`auucc_permutation_test` —
+    Uncertainty Characteristics Curves of :class:`PredictionIntervals` (:class:`UCCCurve`).
+
+Statistics without a known reference
+    :func:`simulated_reference` — reference value of a statistic simulated with your own uE
+    (:class:`SimulatedReference`).
+    :func:`validate_statistic` — the simulated-reference validation of one statistic
+    (:class:`Validation`).
+
+Names are loaded on first use, so ``import uqval`` stays fast. The paper reproductions are
+in :mod:`uqval.papers` and the Snakemake plumbing in :mod:`uqval.pipeline`; neither is needed
+to validate your own data.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, tuple[str, str]] = {
+    # average calibration
+    "zms": ("uqval.stats.calibration", "zms"),
+    "rce": ("uqval.stats.calibration", "rce"),
+    "bca_bootstrap": ("uqval.stats.bootstrap", "bca_bootstrap"),
+    "BootstrapResult": ("uqval.stats.bootstrap", "BootstrapResult"),
+    "average_calibration": ("uqval.average", "analyse"),
+    "AverageCalibration": ("uqval.average", "AverageCalibration"),
+    "zeta_score": ("uqval.stats.zeta", "zeta_score"),
+    "screen": ("uqval.screening", "screen"),
+    "Screening": ("uqval.screening", "Screening"),
+    "beta_gm": ("uqval.stats.robust", "beta_gm"),
+    # conditional calibration
+    "equal_count_bins": ("uqval.binning", "equal_count_bins"),
+    "adaptive_bins": ("uqval.binning", "adaptive_bins"),
+    "local_zms": ("uqval.conditional", "local_zms"),
+    "local_zisd": ("uqval.conditional", "local_zisd"),
+    "local_coverage": ("uqval.conditional", "local_coverage"),
+    "fraction_valid": ("uqval.conditional", "fraction_valid"),
+    "FractionValid": ("uqval.conditional", "FractionValid"),
+    "reliability_diagram": ("uqval.conditional", "reliability_diagram"),
+    "ence": ("uqval.conditional", "ence"),
+    "zmse": ("uqval.conditional", "zmse"),
+    "local_analysis": ("uqval.adaptivity", "local_analysis"),
+    "LocalAnalysis": ("uqval.adaptivity", "LocalAnalysis"),
+    # curves and prediction intervals
+    "calibration_curve": ("uqval.curves", "calibration_curve"),
+    "CalibrationCurve": ("uqval.curves", "CalibrationCurve"),
+    "confidence_curve": ("uqval.curves", "confidence_curve"),
+    "ConfidenceCurve": ("uqval.curves", "ConfidenceCurve"),
+    "probabilistic_reference": ("uqval.curves", "probabilistic_reference"),
+    "PredictionIntervals": ("uqval.ucc", "PredictionIntervals"),
+    "ucc_curve": ("uqval.ucc", "ucc_curve"),
+    "UCCCurve": ("uqval.ucc", "UCCCurve"),
+    "auucc": ("uqval.ucc", "auucc"),
+    "auucc_gain": ("uqval.ucc", "auucc_gain"),
+    "auucc_permutation_test": ("uqval.ucc", "auucc_permutation_test"),
+    # simulated references
+    "simulated_reference": ("uqval.simref", "simulated_reference"),
+    "SimulatedReference": ("uqval.simref", "SimulatedReference"),
+    "validate_statistic": ("uqval.simref", "validate_statistic"),
+    "Validation": ("uqval.simref", "Validation"),
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # static checkers see the real objects
+    from uqval.adaptivity import LocalAnalysis, local_analysis
+    from uqval.average import AverageCalibration
+    from uqval.average import analyse as average_calibration
+    from uqval.binning import adaptive_bins, equal_count_bins
+    from uqval.conditional import (
+        FractionValid,
+        ence,
+        fraction_valid,
+        local_coverage,
+        local_zisd,
+        local_zms,
+        reliability_diagram,
+        zmse,
+    )
+    from uqval.curves import (
+        CalibrationCurve,
+        ConfidenceCurve,
+        calibration_curve,
+        confidence_curve,
+        probabilistic_reference,
+    )
+    from uqval.screening import Screening, screen
+    from uqval.simref import SimulatedReference, Validation, simulated_reference, validate_statistic
+    from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
+    from uqval.stats.calibration import rce, zms
+    from uqval.stats.robust import beta_gm
+    from uqval.stats.zeta import zeta_score
+    from uqval.ucc import (
+        PredictionIntervals,
+        UCCCurve,
+        auucc,
+        auucc_gain,
+        auucc_permutation_test,
+        ucc_curve,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """Load an exported name from its module on first access (PEP 562)."""
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'uqval' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from uqval.seeding import seed_sequence
 from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
 from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties, mean_z, var_z
 from uqval.stats.zeta import zeta_score
@@ -70,7 +71,7 @@ def calibration_tests(
     Each statistic gets its own random stream spawned from ``seed``.
     """
     E, uE = check_errors_uncertainties(E, uE)
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = seed_sequence(seed)
     streams = root.spawn(len(STATISTICS))
     return [
         StatisticTest.from_bootstrap(

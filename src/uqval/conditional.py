@@ -63,6 +63,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from uqval._types import FloatArray, SeedLike
+from uqval.seeding import seed_sequence
 from uqval.stats.binomial import wilson_cc_interval, wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties
@@ -303,10 +304,6 @@ class _Segments:
             yield tuple(a[idx] for a in arrays)
 
 
-def _seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-
-
 def _bootstrap_cis(
     segments: _Segments,
     data: tuple[FloatArray, ...],
@@ -324,7 +321,7 @@ def _bootstrap_cis(
     """
     if n_boot_min < 1:
         raise ValueError("n_boot_min must be a positive integer")
-    children = _seed_sequence(seed).spawn(segments.n_bins)
+    children = seed_sequence(seed).spawn(segments.n_bins)
     low = np.full(segments.n_bins, np.nan)
     high = np.full(segments.n_bins, np.nan)
     for i, (child, bin_data) in enumerate(zip(children, segments.bin_data(*data), strict=True)):

@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
+
+from uqval._types import SeedLike
+
 
 def derive_seed(base: int, *labels: object) -> int:
     """A 63-bit seed from ``base`` and labels: first 8 bytes of SHA-256("base/label/...")."""
     text = "/".join([str(int(base)), *(str(label) for label in labels)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
+    """``seed`` itself if it is a ``SeedSequence``, else ``SeedSequence(seed)`` (int or None)."""
+    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)

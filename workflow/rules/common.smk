@@ -9,7 +9,7 @@ sys.path.insert(0, f"{workflow.basedir}/src")
 
 from snakemake.io import get_flag_value, is_flagged  # noqa: E402
 
-from uqval.registry import load_registry  # noqa: E402
+from uqval.pipeline.registry import load_registry  # noqa: E402
 from uqval.seeding import derive_seed  # noqa: E402
 
 

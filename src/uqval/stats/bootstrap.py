@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from uqval._types import SeedLike
+from uqval.seeding import seed_sequence
 from uqval.stats.resample_kernel import resampled_sums
 
 __all__ = [
@@ -132,10 +133,6 @@ def _validate_data(data: Sequence[ArrayLike]) -> tuple[NDArray, ...]:
     if arrays[0].size < 2:
         raise ValueError("data arrays must hold at least 2 points")
     return arrays
-
-
-def _seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
 
 @dataclass(frozen=True)
@@ -355,7 +352,7 @@ def bca_bootstrap(
     t0 = float(statistic(*arrays))
     if not np.isfinite(t0):
         raise ValueError(f"statistic of the full data is not finite ({t0})")
-    blocks = _stream_blocks(_seed_sequence(seed), arrays[0].size, n_boot)
+    blocks = _stream_blocks(seed_sequence(seed), arrays[0].size, n_boot)
     if isinstance(statistic, MeanStatistic):
         columns = statistic.column_matrix(*arrays)
         boot = _mean_replicates(statistic, columns, blocks, n_boot, n_workers)
@@ -456,7 +453,7 @@ def bca_bootstrap_means(
             raise ValueError(f"statistic {name!r} of the full data is not finite ({value})")
     m = arrays[0].size
     columns, positions = _distinct_columns(list(matrices.values()))
-    blocks = _stream_blocks(_seed_sequence(seed), m, n_boot)
+    blocks = _stream_blocks(seed_sequence(seed), m, n_boot)
     means = _resampled_sums(columns, blocks, n_boot, n_workers) / m
     results = {}
     for (name, stat), where in zip(statistics.items(), positions, strict=True):

@@ -1,6 +1,6 @@
 """Monte Carlo figures of the heavy-tails paper (P001 Figs 3, 4, 5 and 11).
 
-Inputs are the tables of :mod:`uqval.mc_average`; every function returns a Figure that the
+Inputs are the tables of :mod:`uqval.papers.heavytails.montecarlo`; every function returns a Figure that the
 caller writes with :func:`uqval.plots.style.save`.
 """
 
@@ -32,10 +32,10 @@ def fig_shape_statistics(curves: pd.DataFrame, chi2_ref: Mapping[str, float]) ->
     """Fig. 3: beta_GM (left) and kappa_CS (right) vs nu for F(1, nu) and Gamma^-1(nu/2, nu/2).
 
     Args:
-        curves: :func:`uqval.mc_average.shape_statistic_curves` output (columns ``nu,
+        curves: :func:`uqval.papers.heavytails.montecarlo.shape_statistic_curves` output (columns ``nu,
             beta_F, kappa_F, beta_IG, kappa_IG``).
         chi2_ref: squared-normal values ``{"beta_GM": ..., "kappa_CS": ...}``
-            (:func:`uqval.mc_average.squared_normal_shape_statistics`), dashed lines.
+            (:func:`uqval.papers.heavytails.montecarlo.squared_normal_shape_statistics`), dashed lines.
 
     F(1, nu) samples are blue dots, inverse-gamma samples red triangles, on a log nu axis
     with a dotted vertical line at nu = 4.
@@ -73,7 +73,7 @@ def fig_tig_bias(points: pd.DataFrame, statistic: str | Sequence[str]) -> Figure
     """Figs 4 and 11: Monte Carlo mean +- 2 SE of calibration statistics of TIG sets.
 
     Args:
-        points: one row per (nu_IG, nu_D) from :func:`uqval.mc_average.tig_bias_point`.
+        points: one row per (nu_IG, nu_D) from :func:`uqval.papers.heavytails.montecarlo.tig_bias_point`.
         statistic: panel statistic(s) among ``"RCE"``, ``"RCE2"``, ``"1-ZMS"``: Fig. 4 is
             ``("RCE", "1-ZMS")``, Fig. 11 is ``"RCE2"``.
 
@@ -145,9 +145,9 @@ def fig_pval(nig_summary: pd.DataFrame, tig_summary: pd.DataFrame) -> Figure:
 
     Args:
         nig_summary: one row per nu_IG of the NIG scenario, with the
-            :func:`uqval.mc_average.pval_summary` columns (``nu, ZMS_pval, ZMS_ci_low,
+            :func:`uqval.papers.heavytails.montecarlo.pval_summary` columns (``nu, ZMS_pval, ZMS_ci_low,
             ZMS_ci_high, RCE_pval, RCE_ci_low, RCE_ci_high``) plus ``beta_GM``, the mean
-            beta_GM(uE^2) of :func:`uqval.mc_average.pval_upper_axis`.
+            beta_GM(uE^2) of :func:`uqval.papers.heavytails.montecarlo.pval_upper_axis`.
         tig_summary: the same per nu_D of the TIG scenario, ``beta_GM`` being the mean
             beta_GM(E^2).
 

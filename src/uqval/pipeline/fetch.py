@@ -19,7 +19,7 @@ from pathlib import Path
 
 from uqval.atomic import atomic_path
 from uqval.errors import FetchError
-from uqval.registry import RegisteredFile
+from uqval.pipeline.registry import RegisteredFile
 
 MIRROR_ENV_VAR = "UQVAL_DATA_MIRROR"
 _CHUNK = 1 << 20
@@ -63,7 +63,7 @@ def fetch_file(
     if entry.sha256 is None:
         raise FetchError(
             f"{entry.family}: file '{entry.path}' has no pinned SHA-256 in config/datasets/. "
-            f"Obtain the file, compute its digest with `python -m uqval.fetch <file>` and add it as "
+            f"Obtain the file, compute its digest with `python -m uqval.pipeline.fetch <file>` and add it as "
             f"sha256: before fetching."
         )
     dest = Path(dest)
@@ -115,12 +115,12 @@ def fetch_file(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m uqval.fetch FILE...`` prints the SHA-256 of each file (to pin new datasets)."""
+    """``python -m uqval.pipeline.fetch FILE...`` prints the SHA-256 of each file (to pin new datasets)."""
     import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        print("usage: python -m uqval.fetch FILE [FILE...]", file=sys.stderr)
+        print("usage: python -m uqval.pipeline.fetch FILE [FILE...]", file=sys.stderr)
         return 2
     for name in args:
         print(f"{sha256_file(name)}  {name}")

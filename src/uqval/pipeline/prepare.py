@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from uqval.errors import DataError
-from uqval.expression import evaluate, referenced_names
-from uqval.formula import formula_property
-from uqval.registry import DatasetSpec
+from uqval.pipeline.expression import evaluate, referenced_names
+from uqval.pipeline.formula import formula_property
+from uqval.pipeline.registry import DatasetSpec
 
 _MAX_ROWS_LISTED = 10
 

@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from uqval._types import FloatArray
+from uqval.seeding import seed_sequence
 from uqval.stats.bootstrap import bca_bootstrap_means
 from uqval.stats.calibration import RCE, ZMS, rce, rce2, zms
 from uqval.stats.pval import validation_probability
@@ -191,7 +192,7 @@ def tig_bias_point(
     if not nu_ig > 0.0:
         raise ValueError(f"nu_ig must be positive, got {nu_ig}")
     dist = GenerativeDistribution("t", float(nu_d))
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = seed_sequence(seed)
     sets_seed, extra_seed = root.spawn(2)
     per_chunk = max(1, _CHUNK_ELEMENTS // M)
     starts = range(0, n_sets, per_chunk)

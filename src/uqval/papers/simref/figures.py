@@ -6,7 +6,7 @@ Inputs are the objects and tables of :mod:`uqval.simref`:
 * Figs 2-3: :class:`SetSample` (number, name, E, uE) per dataset;
 * Figs 4-5: rows of :func:`uqval.simref.reference_sensitivity` with a ``set`` column;
 * Figs 6-7: rows of :meth:`uqval.simref.Validation.as_row` with a ``set`` column;
-* Figs A1-A2: rows of :func:`uqval.simref.ence_zmse_reference_grid_point`;
+* Figs A1-A2: rows of :func:`uqval.papers.simref.appendix_b.ence_zmse_reference_grid_point`;
 * Fig A3: :class:`uqval.simref.ZmseExtrapolation` per dataset.
 """
 
@@ -22,6 +22,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 from scipy import stats
 
+from uqval.papers.simref.appendix_b import PRINTED_ZMSE_LINES, fit_sqrt_ratio
 from uqval.plots.style import (
     CALIBRATED,
     PALETTE,
@@ -31,13 +32,7 @@ from uqval.plots.style import (
     figure,
     panel_grid,
 )
-from uqval.simref import (
-    NIG_ZMSE_LINE,
-    T6IG_ZMSE_LINE,
-    ZmseExtrapolation,
-    fit_sqrt_ratio,
-    simulated_error_samples,
-)
+from uqval.simref import ZmseExtrapolation, simulated_error_samples
 from uqval.stats.fits import ScaledTFit, fit_scaled_t
 
 __all__ = [
@@ -316,7 +311,7 @@ def fig_appb_references(table: pd.DataFrame, model: str | None = None) -> Figure
     colours) with the linear fit (with intercept, solid; through the origin, dashed).
 
     Args:
-        table: rows of :func:`uqval.simref.ence_zmse_reference_grid_point` (columns model, M,
+        table: rows of :func:`uqval.papers.simref.appendix_b.ence_zmse_reference_grid_point` (columns model, M,
             N, nu, x, ENCE_mean, ZMSE_mean); filtered on ``model`` when given.
     """
     t = table if model is None else table[table["model"] == model]
@@ -367,13 +362,16 @@ def fig_appb_references(table: pd.DataFrame, model: str | None = None) -> Figure
 
 def _line_label(model: str, line: tuple[float, float]) -> str:
     a, b = line
-    return f"{model} ref. {b:g} x" if a == 0 else f"{model} ref. {a:g} + {b:g} x"
+    line = f"{b:g} x" if a == 0 else f"{a:g} + {b:g} x"
+    return f"{model} ref. {line} (printed in the paper)"
 
 
 def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]) -> Figure:
     """Fig. A3: ZMSE vs (N/M)^(1/2) (blue dots; open: not in the fit), linear fit on N > 20
-    (red line) extrapolated to 0 with the intercept interval (red bar, +- 2 SE), NIG line
-    1.14 x (dashed) and T6IG line 0.006 + 1.577 x (dotted); one legend for all panels.
+    (red line) extrapolated to 0 with the intercept interval (red bar, +- 2 SE), and the
+    reference lines *printed* by the paper (not computed here; :data:`PRINTED_ZMSE_LINES`):
+    NIG 1.14 x (dashed) and T6IG 0.006 + 1.577 x (dotted); one legend for all panels, which
+    marks the printed lines as such.
 
     Args:
         results: (set number, name, extrapolation) per dataset.
@@ -383,8 +381,8 @@ def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]
         tab = res.table
         xmax = float(tab["x"].max()) * 1.05
         xx = np.linspace(0.0, xmax, 50)
-        ax.plot(xx, NIG_ZMSE_LINE[0] + NIG_ZMSE_LINE[1] * xx, "--", color=REFERENCE, lw=0.8)
-        ax.plot(xx, T6IG_ZMSE_LINE[0] + T6IG_ZMSE_LINE[1] * xx, ":", color=REFERENCE, lw=1.0)
+        ax.plot(xx, PRINTED_ZMSE_LINES["NIG"][0] + PRINTED_ZMSE_LINES["NIG"][1] * xx, "--", color=REFERENCE, lw=0.8)
+        ax.plot(xx, PRINTED_ZMSE_LINES["T6IG"][0] + PRINTED_ZMSE_LINES["T6IG"][1] * xx, ":", color=REFERENCE, lw=1.0)
         fitted = tab["in_fit"].to_numpy(bool)
         ax.plot(tab["x"][fitted], tab["ZMSE"][fitted], "o", color=CALIBRATED, ms=3)
         ax.plot(tab["x"][~fitted], tab["ZMSE"][~fitted], "o", mfc="none", color=CALIBRATED, ms=3)
@@ -393,7 +391,7 @@ def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]
             [0.0, 0.0], [res.ci_low, res.ci_high], color=UNCALIBRATED, lw=3, solid_capstyle="butt"
         )
         ymax = max(
-            float(tab["ZMSE"].max()), res.ci_high, T6IG_ZMSE_LINE[0] + T6IG_ZMSE_LINE[1] * xmax
+            float(tab["ZMSE"].max()), res.ci_high, PRINTED_ZMSE_LINES["T6IG"][0] + PRINTED_ZMSE_LINES["T6IG"][1] * xmax
         )
         ax.set(
             xlim=(-0.01 * xmax, xmax),
@@ -415,8 +413,8 @@ def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]
         "ZMSE (not fitted)",
         "linear fit",
         "intercept $\\pm$ 2 SE",
-        _line_label("NIG", NIG_ZMSE_LINE),
-        _line_label("T6IG", T6IG_ZMSE_LINE),
+        _line_label("NIG", PRINTED_ZMSE_LINES["NIG"]),
+        _line_label("T6IG", PRINTED_ZMSE_LINES["T6IG"]),
     ]
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(handles), fontsize=7)
+    fig.legend(handles, labels, loc="outside lower center", ncol=3, fontsize=7)
     return fig

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from uqval._types import SeedLike
+from uqval.seeding import seed_sequence
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_means
 from uqval.synthetic import rt_unit_variance
 
@@ -176,7 +177,7 @@ def table2(
         ``ratio_high``, ``ratio_flag``, ``var_z``, ``var_z_low``, ``var_z_high``,
         ``var_z_flag``.
     """
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = seed_sequence(seed)
     rows = {}
     for (name, frame), child in zip(cases.items(), root.spawn(len(cases)), strict=True):
         E, uE = frame["E"].to_numpy(), frame["uE"].to_numpy()

@@ -21,7 +21,7 @@ def fig_literature_ucc(curves: Mapping[str, Mapping[str, Mapping[str, tuple]]], 
         ax.plot(*bw["constant"], "--", color=UNCALIBRATED, label="constant")
         ax.set_xlim(0, 3)
         ax.set_ylim(0, 1.02)
-        # same axis names as the other UCC figures (uqval.plots.ucc)
+        # same axis names as the other UCC figures (uqval.papers.ucc.figures)
         ax.set(xlabel="Bandwidth (sd units)", ylabel="Miss rate")
         ax.set_title(f"{name}\ngain {gains[name]:+.1f} %", fontsize=7)
     axes[0].legend(loc="upper right", fontsize=6)

@@ -9,6 +9,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from uqval.papers.ucc.experiments import COORDINATES, GPExample, XSinXData
 from uqval.plots.style import (
     CALIBRATED,
     PALETTE,
@@ -19,7 +20,6 @@ from uqval.plots.style import (
     panel_label,
 )
 from uqval.ucc import OperatingPoint, PredictionIntervals, UCCCurve, auucc, auucc_gain
-from uqval.ucc_experiments import COORDINATES, GPExample, XSinXData
 
 _COORD_TITLES = {"Ex-De": "excess–deficit", "Bw-MR": "bandwidth–miss rate"}
 
