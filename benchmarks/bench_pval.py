@@ -7,7 +7,7 @@ index drawing, the kernel's draw and sums, jackknife + BCa), the time of two sep
 ``bca_bootstrap`` calls for comparison, the throughput of ``--cores`` processes running
 repeats concurrently, and extrapolations at paper fidelity:
 
-* Fig. 5: 11 NIG nu + 12 TIG nu_D (2.1 and 2.5 both, INVENTORY A14) = 23 nu x 1000
+* Fig. 5: 11 NIG nu + 12 TIG nu_D (2.1 and 2.5 both; docs/choices.md, "p_val grids") = 23 nu x 1000
   repeats, plus the upper axis (500 beta_GM samples per nu);
 * Figs 4/11: 7 x 6 (nu_IG, nu_D) points of N = 1000 sets of M = 5000;
 * Fig. 3: 30 nu, two samples of 5e5.

@@ -21,6 +21,7 @@ def main(smk):
         dataset_ids=smk.params.datasets,
         profile=smk.params.profile,
         dataset_reports=smk.params.dataset_reports,
+        dataset_pages=smk.params.dataset_pages,
     )
     write_atomic(smk.output.index, lambda fh: fh.write(page))
     logging.info("%d items in %s", len(items), smk.output.index)

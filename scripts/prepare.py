@@ -3,12 +3,14 @@
 import logging
 
 from uqval.atomic import write_csv, write_json
-from uqval.pipeline.prepare import prepare_dataset
+from uqval.pipeline.prepare import check_enough_rows, prepare_dataset
+from uqval.pipeline.registry import DatasetSpec
 from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):
-    prepared = prepare_dataset(smk.params.spec, smk.params.data_root)
+    prepared = prepare_dataset(DatasetSpec(**smk.params.spec), smk.params.data_root)
+    check_enough_rows(prepared)
     for f in prepared.report["filters"]:
         logging.info("filter %s (%s): removed %d, %d left", f["name"], f["description"], f["removed"], f["remaining"])
     write_csv(prepared.table, smk.output.table, float_format="%.17g")

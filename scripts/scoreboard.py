@@ -8,7 +8,11 @@ from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):
-    board = compare(load_expected(smk.input.expected, smk.input.schema), load_values(smk.input.values))
+    board = compare(
+        load_expected(smk.input.expected, smk.input.schema),
+        load_values(smk.input.values),
+        fidelity=smk.params.fidelity,
+    )
     text = summary(board)
     write_csv(board, smk.output.board)
     write_atomic(smk.output.summary, lambda fh: fh.write(text + "\n"))

@@ -34,15 +34,20 @@ def main(smk):
         logging.info("%s: %s (%s)", stat.name, v.verdict, v.reason)
     write_csv(pd.DataFrame(rows), out.zeta)
     x = cfg["extrapolation"]
-    ext = simref.zmse_extrapolation(E, uE, range(x["n_min"], x["n_max"] + 1, x["n_step"]),
-                                    x["min_per_bin"], x["fit_min_n"])
-    write_csv(ext.table, out.extrapolation)
-    write_json({
-        "dataset": smk.wildcards.dataset,
-        "zscores": summary,
-        "extrapolation": {"intercept": ext.fit.intercept, "slope": ext.fit.slope, "ci_low": ext.ci_low,
-                          "ci_high": ext.ci_high, "consistent": ext.consistent},
-    }, out.summary)
+    n_values = range(x["n_min"], x["n_max"] + 1, x["n_step"])
+    # App. C needs more than fit_min_n bins of min_per_bin points: M > 3 * 20 * 20 or so.
+    if len(uE) // x["min_per_bin"] > x["fit_min_n"] + 2 * x["n_step"]:
+        ext = simref.zmse_extrapolation(E, uE, n_values, x["min_per_bin"], x["fit_min_n"])
+        write_csv(ext.table, out.extrapolation)
+        extrapolation = {"intercept": ext.fit.intercept, "slope": ext.fit.slope, "ci_low": ext.ci_low,
+                         "ci_high": ext.ci_high, "consistent": ext.consistent}
+    else:
+        logging.warning("ZMSE extrapolation skipped: M = %d is too small for bins of %d points "
+                        "beyond N = %d", len(uE), x["min_per_bin"], x["fit_min_n"])
+        write_csv(pd.DataFrame(columns=["N", "min_bin", "x", "ZMSE", "in_fit"]), out.extrapolation)
+        extrapolation = {}
+    write_json({"dataset": smk.wildcards.dataset, "zscores": summary, "extrapolation": extrapolation},
+               out.summary)
 
 
 run_logged(snakemake, main)  # noqa: F821

@@ -7,8 +7,6 @@ from pathlib import Path
 import pandas as pd
 
 from uqval.atomic import write_atomic, write_csv
-from uqval.pipeline.scripting import run_logged
-from uqval.screening import SkewnessLimits
 from uqval.flowchart import (
     checks_table,
     summary_markdown,
@@ -16,6 +14,8 @@ from uqval.flowchart import (
     validate_variance,
     verdicts,
 )
+from uqval.pipeline.scripting import run_logged
+from uqval.screening import SkewnessLimits
 
 
 def main(smk):

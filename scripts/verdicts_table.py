@@ -3,8 +3,8 @@
 import pandas as pd
 
 from uqval.atomic import write_csv
-from uqval.pipeline.scripting import run_logged
 from uqval.flowchart import Check, verdicts
+from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):

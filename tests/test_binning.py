@@ -1,23 +1,24 @@
-"""Tests of uqval.binning (INVENTORY §3.17, §3.19; P000 App. B; P003 Sect. III.B.3)."""
+"""Tests of uqval.binning (P000 App. B; P003 Sect. III.B.3)."""
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SHARED_DATA, require_shared_data
 from uqval.binning import (
     StratifiedBinning,
+    _bin_positions,
+    _bin_ranges,
+    _default_bin_count,
+    _window_starts,
     adaptive_bins,
-    bin_positions,
-    bin_ranges,
     bin_sizes,
-    default_bin_count,
     equal_count_bins,
     equal_count_boundaries,
     equal_width_bins,
@@ -25,10 +26,8 @@ from uqval.binning import (
     sort_order,
     sqrt_bin_count,
     stratified_bins,
-    window_starts,
 )
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PAL2022 = SHARED_DATA / "PAL2022"
 
 HYP = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -434,10 +433,10 @@ def test_stratified_distinct_values_large():
 
 
 def test_bin_counts_rules():
-    assert default_bin_count(5000) == 15
-    assert default_bin_count(1000) == 6
-    assert default_bin_count(100) == 2
-    assert default_bin_count(10**6) == 15
+    assert _default_bin_count(5000) == 15
+    assert _default_bin_count(1000) == 6
+    assert _default_bin_count(100) == 2
+    assert _default_bin_count(10**6) == 15
     assert sqrt_bin_count(13885) == 118
     assert sqrt_bin_count(10000) == 100
 
@@ -445,21 +444,21 @@ def test_bin_counts_rules():
 def test_positions_and_ranges():
     x = np.array([5.0, 1.0, 3.0, 2.0, 10.0, 4.0])
     bins = equal_count_bins(x, 3)  # sorted: 1,2 | 3,4 | 5,10
-    lo, hi = bin_ranges(x, bins)
+    lo, hi = _bin_ranges(x, bins)
     assert lo.tolist() == [1.0, 3.0, 5.0]
     assert hi.tolist() == [2.0, 4.0, 10.0]
-    assert bin_positions(x, bins).tolist() == [1.5, 3.5, 7.5]
+    assert _bin_positions(x, bins).tolist() == [1.5, 3.5, 7.5]
 
 
 def test_window_starts():
-    assert window_starts(10, 4).tolist() == list(range(7))
-    assert window_starts(10, 4, step=3).tolist() == [0, 3, 6]
+    assert _window_starts(10, 4).tolist() == list(range(7))
+    assert _window_starts(10, 4, step=3).tolist() == [0, 3, 6]
     with pytest.raises(ValueError):
-        window_starts(3, 4)
+        _window_starts(3, 4)
 
 
 # --------------------------------------------------------------------------------------
-# PAL2022 data: adaptive bin counts of P000 App. B (INVENTORY §2, P000 App B rows)
+# PAL2022 data: adaptive bin counts of P000 App. B (the authors' genIntervals on these files)
 # --------------------------------------------------------------------------------------
 
 PAL_EXPECTED = {
@@ -485,9 +484,9 @@ def _read_pal_ue(dataset: str, variant: str) -> np.ndarray:
     return ue[keep]
 
 
-@pytest.mark.skipif(not PAL2022.is_dir(), reason="shared PAL2022 data not available")
 @pytest.mark.parametrize(("dataset", "variant", "log"), sorted(PAL_EXPECTED))
 def test_pal2022_adaptive_bin_counts(dataset, variant, log):
+    require_shared_data(PAL2022)
     ue = _read_pal_ue(dataset, variant)
     assert ue.size == (2040 if dataset.startswith("Diffusion") else 3818)
     counts = []

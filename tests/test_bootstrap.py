@@ -1,4 +1,4 @@
-"""Tests for the BCa bootstrap (INVENTORY §3.4, R nptest::np.boot "bca")."""
+"""Tests for the BCa bootstrap (P001 Sect. II.3, R nptest::np.boot "bca")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ import pytest
 from scipy import stats
 
 from uqval.stats import calibration as cal
-from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap, jackknife_values
+from uqval.stats.bootstrap import (
+    MeanStatistic,
+    bca_bootstrap,
+    bca_bootstrap_bins,
+    jackknife_values,
+)
+from uqval.stats.resample_kernel import COUNTING_MIN_POINTS
 
 
 def sd_z(E, uE):
@@ -164,6 +170,54 @@ def test_multi_block_streams_cover_large_m():
     assert res.replicates.shape == (6,)
     assert len(set(res.replicates)) == 6
     assert np.all(np.abs(res.replicates - x.mean()) < 6 * x.std() / np.sqrt(x.size))
+
+
+def test_counting_path_at_large_m_equals_the_generic_path():
+    """From COUNTING_MIN_POINTS on, the kernel sums draw counts: same resamples as NumPy's."""
+    rng = np.random.default_rng(5)
+    m = COUNTING_MIN_POINTS + 5
+    e, ue = rng.standard_t(4, m), rng.lognormal(0.0, 0.3, m)
+    fast = bca_bootstrap((e, ue), cal.ZMS, n_boot=8, seed=2)
+    slow = bca_bootstrap((e, ue), lambda E, uE: np.mean((E / uE) ** 2, axis=-1), n_boot=8, seed=2)
+    np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)
+
+
+def _equal_bins(m, n_bins, seed):
+    return np.array_split(np.random.default_rng(seed).permutation(m), n_bins)
+
+
+def test_all_bins_at_once_equal_one_bootstrap_per_bin(heavy):
+    e, ue = heavy
+    bins = _equal_bins(e.size, 7, 0)
+    n_boot = [400 + 50 * i for i in range(7)]
+
+    def centred(data):  # a per-bin statistic: <(z - c)^2> with c the bin mean of z
+        c = float(np.mean(data[0] / data[1]))
+        return MeanStatistic(columns=lambda E, uE: (np.square(E / uE - c),),
+                             combine=lambda means: means[..., 0])
+
+    for statistic in (cal.ZMS, centred):
+        together = bca_bootstrap_bins((e, ue), statistic, bins, n_boot=n_boot, seed=6)
+        threaded = bca_bootstrap_bins((e, ue), statistic, bins, n_boot=n_boot, seed=6,
+                                      n_workers=2)
+        children = np.random.SeedSequence(6).spawn(len(bins))
+        for i, idx in enumerate(bins):
+            sample = (e[idx], ue[idx])
+            stat = statistic if isinstance(statistic, MeanStatistic) else statistic(sample)
+            alone = bca_bootstrap(sample, stat, n_boot=n_boot[i], seed=children[i])
+            for res in (together[i], threaded[i]):
+                assert res == alone
+                np.testing.assert_array_equal(res.replicates, alone.replicates)
+
+
+def test_all_bins_at_once_cover_the_true_mean_square():
+    """Coverage of the per-bin BCa intervals of <Z^2> = 1 (normal Z): 300 bins of 200 points."""
+    z = np.random.default_rng(9).normal(size=300 * 200)
+    results = bca_bootstrap_bins((z,), MeanStatistic(columns=lambda v: (v * v,),
+                                                     combine=lambda mm: mm[..., 0]),
+                                 _equal_bins(z.size, 300, 1), n_boot=1000, seed=4)
+    covered = np.mean([r.ci_low <= 1.0 <= r.ci_high for r in results])
+    assert abs(covered - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 300) + 0.01
 
 
 def test_degenerate_input_gives_point_interval():

@@ -1,4 +1,4 @@
-"""Tests for the average-calibration statistics (INVENTORY §3.2)."""
+"""Tests for the average-calibration statistics (P001 Sect. II.1; P002 Eqs. 14-16)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def test_cho_varvar_equals_brute_force_moments():
     vv = (mu4 - (n - 3) / (n - 1) * mu2**2) / n
     var = sum((v - mean) ** 2 for v in z) / (n - 1)
     assert cond.cho_varvar(z) == pytest.approx(vv, rel=1e-12)
-    res = cond.var_cho_interval(z)
+    res = cond._var_cho_interval(z)
     assert res.value == pytest.approx(var, rel=1e-12)
     assert (res.ci_low, res.ci_high) == pytest.approx(
         (var - Z95 * vv**0.5, var + Z95 * vv**0.5), rel=1e-12
@@ -68,7 +68,7 @@ def test_cho_varvar_estimates_the_variance_of_the_sample_variance():
 
 def test_delta_method_intervals_match_numerical_derivatives():
     v, vv, h = 0.8, 0.01, 1e-6
-    res = cond.lzisd_from_var(v, vv)
+    res = cond._lzisd_from_var(v, vv)
     slope = ((v + h) ** -0.5 - (v - h) ** -0.5) / (2 * h)
     assert res.value == pytest.approx(v**-0.5)
     assert res.sd == pytest.approx(abs(slope) * vv**0.5, rel=1e-8)
@@ -76,11 +76,11 @@ def test_delta_method_intervals_match_numerical_derivatives():
     assert res.sd == pytest.approx(vv**0.5 / (2 * v**1.5), rel=1e-12)
 
     e = np.random.default_rng(4).normal(0.3, 2.0, 300)
-    sd_e = cond.rmse_cho_interval(e, centered=True)
+    sd_e = cond._rmse_cho_interval(e, centered=True)
     var = e.var(ddof=1)
     assert sd_e.value == pytest.approx(var**0.5, rel=1e-12)
     assert sd_e.sd == pytest.approx(cond.cho_varvar(e) ** 0.5 / (2 * var**0.5), rel=1e-12)
-    rmse = cond.rmse_cho_interval(e)
+    rmse = cond._rmse_cho_interval(e)
     mse = np.mean(e**2)
     se_mse = np.std(e**2, ddof=1) / np.sqrt(e.size)
     assert rmse.value == pytest.approx(mse**0.5, rel=1e-12)
@@ -89,7 +89,7 @@ def test_delta_method_intervals_match_numerical_derivatives():
 
 def test_student_intervals_match_scipy():
     z = np.random.default_rng(5).standard_t(4, 35)
-    for ours, sample in ((cond.mean_t_interval(z, 0.9), z), (cond.ms_stud_interval(z), z**2)):
+    for ours, sample in ((cond.mean_t_interval(z, 0.9), z), (cond._ms_stud_interval(z), z**2)):
         conf = 0.9 if sample is z else 0.95
         expected = stats.t.interval(conf, sample.size - 1, sample.mean(), stats.sem(sample))
         assert (ours.ci_low, ours.ci_high) == pytest.approx(expected, rel=1e-12)
@@ -108,13 +108,13 @@ def test_local_tables_equal_per_bin_helpers(calibrated):
     assert list(lzv.columns) == ["bin", "x", "n", "value", "ci_low", "ci_high", "target", "valid"]
     assert lzv["n"].tolist() == [b.size for b in bins]
     assert lzv["x"].to_numpy() == pytest.approx([(x[b].min() + x[b].max()) / 2 for b in bins])
-    expected = [cond.var_cho_interval(zb) for zb in per_bin]
+    expected = [cond._var_cho_interval(zb) for zb in per_bin]
     assert lzv["value"].to_numpy() == pytest.approx([r.value for r in expected], rel=1e-10)
     assert lzv["ci_low"].to_numpy() == pytest.approx([r.ci_low for r in expected], rel=1e-10)
     assert lzv["valid"].tolist() == [r.ci_low <= 1 <= r.ci_high for r in expected]
 
     lzisd = cond.local_zisd(e, ue, x, bins)
-    expected = [cond.lzisd_from_var(zb.var(ddof=1), cond.cho_varvar(zb)) for zb in per_bin]
+    expected = [cond._lzisd_from_var(zb.var(ddof=1), cond.cho_varvar(zb)) for zb in per_bin]
     assert lzisd["ci_high"].to_numpy() == pytest.approx([r.ci_high for r in expected], rel=1e-10)
 
     lzm = cond.local_zmean(e, ue, x, bins, confidence=0.9)
@@ -123,7 +123,7 @@ def test_local_tables_equal_per_bin_helpers(calibrated):
     assert (lzm["target"] == 0.0).all()
 
     lzms = cond.local_zms(e, ue, x, bins, method="stud")
-    expected = [cond.ms_stud_interval(zb) for zb in per_bin]
+    expected = [cond._ms_stud_interval(zb) for zb in per_bin]
     assert lzms["ci_high"].to_numpy() == pytest.approx([r.ci_high for r in expected], rel=1e-10)
 
     lrce = cond.local_rce(e, ue, x, bins, n_boot_min=100, seed=0)
@@ -131,7 +131,7 @@ def test_local_tables_equal_per_bin_helpers(calibrated):
 
     for scale in ("rmse", "sd"):
         rd = cond.reliability_diagram(e, ue, bins, method="cho", error_scale=scale)
-        expected = [cond.rmse_cho_interval(e[b], centered=scale == "sd") for b in bins]
+        expected = [cond._rmse_cho_interval(e[b], centered=scale == "sd") for b in bins]
         assert rd["value"].to_numpy() == pytest.approx([r.value for r in expected], rel=1e-10)
         assert rd["ci_low"].to_numpy() == pytest.approx([r.ci_low for r in expected], rel=1e-10)
         rmv = [cal.rmv(ue[b]) for b in bins]
@@ -144,10 +144,10 @@ def test_global_statistics(calibrated):
     e, ue, _ = calibrated
     z = e / ue
     checks = [
-        (cond.global_zvar(e, ue), cond.var_cho_interval(z)),
-        (cond.global_zisd(e, ue), cond.lzisd_from_var(z.var(ddof=1), cond.cho_varvar(z))),
+        (cond.global_zvar(e, ue), cond._var_cho_interval(z)),
+        (cond.global_zisd(e, ue), cond._lzisd_from_var(z.var(ddof=1), cond.cho_varvar(z))),
         (cond.global_zmean(e, ue), cond.mean_t_interval(z)),
-        (cond.global_zms(e, ue), cond.ms_stud_interval(z)),  # "auto" -> "stud" for M >= 200
+        (cond.global_zms(e, ue), cond._ms_stud_interval(z)),  # "auto" -> "stud" for M >= 200
     ]
     for table, expected in checks:
         assert list(table.columns) == ["n", "value", "ci_low", "ci_high", "target", "valid"]
@@ -156,7 +156,7 @@ def test_global_statistics(calibrated):
         assert (row["value"], row["ci_low"], row["ci_high"]) == pytest.approx(
             (expected.value, expected.ci_low, expected.ci_high), rel=1e-9
         )
-    rce = cond.global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
+    rce = cond._global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
     ref = bca_bootstrap(
         (e[:2000], ue[:2000]), cal.RCE, n_boot=1000, seed=np.random.SeedSequence(1).spawn(1)[0]
     )
@@ -316,7 +316,7 @@ def test_ence_zmse_and_batched_versions_equal_loops():
     ue = np.sort(np.sqrt(1.0 / rng.gamma(2.0, 0.5, m)))
     e = ue * rng.standard_t(6, (n_sets, m))
     bins = np.array_split(np.arange(m), 13)  # uneven sizes 39/38
-    edges = cond.segment_edges(bins)
+    edges = cond._segment_edges(bins)
     assert edges[0] == 0 and edges[-1] == m and edges.size == 14
     assert cond.ence_batch(e, ue, edges) == pytest.approx(
         [ence_loop(r, ue, bins) for r in e], rel=1e-12
@@ -333,7 +333,7 @@ def test_ence_zmse_and_batched_versions_equal_loops():
     assert cond.ence(e[0], ue, shuffled) == pytest.approx(ence_loop(e[0], ue, shuffled), rel=1e-12)
     assert cond.zmse(e[0], ue, shuffled) == pytest.approx(zmse_loop(e[0], ue, shuffled), rel=1e-12)
     with pytest.raises(ValueError, match="contiguous"):
-        cond.segment_edges(shuffled)
+        cond._segment_edges(shuffled)
     with pytest.raises(ValueError, match="edges"):
         cond.ence_batch(e, ue, np.array([0, 10, 400]))
 
@@ -345,13 +345,13 @@ def expected_abs(h, n):
 
 
 def test_ence_and_zmse_expectations_for_calibrated_normal_data():
-    """E[ENCE] ~ 1/sqrt(pi n) = 0.564 (N/M)^1/2 and E[ZMSE] ~ 2/sqrt(pi n) (INVENTORY §3.15)."""
+    """E[ENCE] ~ 1/sqrt(pi n) = 0.564 (N/M)^1/2 and E[ZMSE] ~ 2/sqrt(pi n) (P002 App. B)."""
     rng = np.random.default_rng(12)
     m, n_bins, n_sets = 5000, 20, 400
     n = m // n_bins
     ue = np.repeat(np.linspace(0.5, 2.0, n_bins), n)  # constant within each bin
     e = ue * rng.standard_normal((n_sets, m))
-    edges = cond.segment_edges(equal_bins(ue, n_bins))
+    edges = cond._segment_edges(equal_bins(ue, n_bins))
     for values, h, approx in (
         (cond.ence_batch(e, ue, edges), lambda r: abs(1 - np.sqrt(r)), 0.564 * np.sqrt(n_bins / m)),
         (cond.zmse_batch(e, ue, edges), lambda r: abs(np.log(r)), 1.128 * np.sqrt(n_bins / m)),

@@ -2,7 +2,7 @@ import pytest
 
 from conftest import sha256_bytes
 from uqval.errors import FetchError
-from uqval.pipeline.fetch import fetch_file, sha256_file
+from uqval.pipeline.fetch import configured_mirrors, fetch_file, sha256_file
 from uqval.pipeline.registry import RegisteredFile
 
 CONTENT = b"E,uE\n0.1,0.2\n"
@@ -57,3 +57,11 @@ def test_unpinned_checksum_is_refused(tmp_path, mirror):
     unpinned = RegisteredFile(path="FAM/a.csv", sha256=None, url=None, family="FAM")
     with pytest.raises(FetchError, match="no pinned SHA-256"):
         fetch_file(unpinned, tmp_path / "x.csv", mirrors=[mirror])
+
+
+def test_configured_mirrors_are_normalised_and_deduplicated(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("UQVAL_DATA_MIRROR", str(tmp_path / "m"))
+    assert configured_mirrors("x/../m/") == [tmp_path.resolve() / "m"]
+    monkeypatch.delenv("UQVAL_DATA_MIRROR")
+    assert configured_mirrors(None) == []

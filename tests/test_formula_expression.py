@@ -28,7 +28,18 @@ def test_expression_arithmetic_and_functions():
     assert referenced_names("sqrt(a) - k * b") == ["a", "k", "b"]
 
 
-@pytest.mark.parametrize("expr", ["a.real", "__import__('os')", "a[0]", "open(a)", "a if b else k"])
+@pytest.mark.parametrize("expr", ["a.real", "__import__('os')", "a[0]", "open(a)", "a if b else k", "True",
+                                  "1j", "sqrt", "sqrt(a, b)", "missing"])
 def test_expression_rejects_anything_but_arithmetic(expr):
-    with pytest.raises((ValueError, KeyError)):
+    with pytest.raises(ValueError, match="expression"):
         evaluate(expr, {"a": np.ones(2), "b": np.ones(2), "k": 1.0})
+
+
+def test_function_names_are_not_referenced_names():
+    assert referenced_names("log(sqrt(x)) + abs(y)") == ["x", "y"]
+
+
+@pytest.mark.parametrize("bad", ["C0", "H0O0"])
+def test_formula_without_atoms_is_refused(bad):
+    with pytest.raises(ValueError, match="no atoms"):
+        heteroatom_fraction(parse_formula(bad))

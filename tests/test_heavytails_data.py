@@ -1,6 +1,6 @@
 """Data-backed checks against the heavy-tails paper (P001 Tables 3 and 4).
 
-Reads the nine literature sets directly from the shared data mirror (skipped if absent),
+Reads the nine literature sets directly from the shared data mirror (a missing mirror fails under CI, see conftest.require_shared_data),
 independently of the pipeline's data-preparation code.
 """
 

@@ -1,4 +1,4 @@
-"""Tests for the Monte Carlo studies of average calibration (P001 Sect. IV; INVENTORY §3.12-13)."""
+"""Tests for the Monte Carlo studies of average calibration (P001 Sect. IV)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_bca_bootstrap_means_rejects_generic_statistics(heavy_set):
 
 
 def test_squared_normal_reference_values():
-    """INVENTORY §3.3: beta_GM(chi^2_1) = 0.636, kappa_CS(chi^2_1) = 1.20."""
+    """P001 Sect. IV.1 shape statistics of chi^2_1: beta_GM = 0.636, kappa_CS = 1.20."""
     ref = mc.squared_normal_shape_statistics()
     assert ref["beta_GM"] == pytest.approx(0.636, abs=5e-4)
     assert ref["kappa_CS"] == pytest.approx(1.20, abs=5e-3)

@@ -84,7 +84,7 @@ def test_relative_filter_uses_sd_of_all_errors(make_family):
 
 
 def test_missing_column_is_named_with_available_columns(make_family):
-    with pytest.raises(DataError, match=r"uE = 'uE' uses column 'uE'.*columns: a.csv: E, uEE"):
+    with pytest.raises(DataError, match=r"uE = 'uE': column\(s\) 'uE'\s+columns available: a\.csv: E, uEE"):
         prepare(make_family, {"T/a.csv": "E,uEE\n0.1,0.2\n"})
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import DATASET_SCHEMA, ROOT
+from conftest import DATASET_SCHEMA, ROOT, SHARED_DATA, require_shared_data
 from uqval.errors import ConfigError
 from uqval.pipeline.registry import load_registry
 
@@ -24,9 +24,7 @@ def test_shipped_registry_lists_literature_datasets():
 
 
 def test_shipped_checksums_match_manifest():
-    manifest = ROOT.parent / "shared" / "data" / "MANIFEST.csv"
-    if not manifest.exists():
-        pytest.skip("shared data manifest not available")
+    manifest = require_shared_data(SHARED_DATA / "MANIFEST.csv")
     import pandas as pd
 
     man = pd.read_csv(manifest).set_index("file")

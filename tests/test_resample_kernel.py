@@ -14,8 +14,9 @@ def test_indices_are_numpys_sfc64_integers(m):
     np.testing.assert_array_equal(rk.draw_indices(seed, m, 5005), expected.ravel())
 
 
-@pytest.mark.parametrize("m", [2, 5, 301, 4099])
+@pytest.mark.parametrize("m", [2, 5, 301, 4099, rk.COUNTING_MIN_POINTS + 3])
 def test_sums_equal_gather_and_sum_over_the_same_indices(m):
+    # the last size takes the counting path (sum_i counts_i c_i)
     seed = np.random.SeedSequence(5)
     columns = np.random.default_rng(1).lognormal(sigma=2.0, size=(3, m))
     rows = 11

@@ -1,4 +1,4 @@
-"""Tests for the sliding-window statistics (INVENTORY §3.17(e), §3.22; P003 Fig. 2)."""
+"""Tests for the sliding-window statistics (P000 running quantiles; P003 Fig. 2)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def brute_windows(v: np.ndarray, w: int) -> list[np.ndarray]:
 
 
 def test_window_sizes_follow_the_authors_rules():
-    # floor(5000 / ceiling(2 * 5000^0.333)) = floor(5000 / 35) = 142 (INVENTORY §3.17(e)).
+    # floor(5000 / ceiling(2 * 5000^0.333)) = floor(5000 / 35) = 142 (ErrViewLib plotEvsPU).
     assert math.ceil(2 * 5000**0.333) == 35
     assert quantile_window(5000) == 142
     assert quantile_window(13885) == 13885 // math.ceil(2 * 13885**0.333)

@@ -1,4 +1,4 @@
-"""Tests of the simulated-reference module (simref paper P002; INVENTORY §3.14-3.16, §3.25)."""
+"""Tests of the simulated-reference module (simref paper P002 Sect. II.D, Apps A-C)."""
 
 from __future__ import annotations
 
@@ -211,7 +211,7 @@ def test_appb_nig_slopes_match_large_bin_asymptotes():
     assert ence_fit["slope0"] == pytest.approx(appb.ENCE_SLOPE_NORMAL, rel=0.03)
     assert zmse_fit["slope0"] == pytest.approx(appb.ZMSE_SLOPE_NORMAL, rel=0.03)
     assert abs(zmse_fit["intercept"]) < 3 * zmse_fit["intercept_se"] + 2e-3
-    law = appb.fit_power_law(table, "ZMSE")
+    law = appb._fit_power_law(table, "ZMSE")
     assert law["beta"] == pytest.approx(-0.5, abs=0.05)
     assert law["gamma"] == pytest.approx(0.5, abs=0.05)
 
@@ -260,7 +260,7 @@ def test_zmse_extrapolation_calibrated_set_contains_zero():
 
 # --- Table II on the nine literature sets --------------------------------------------------
 
-# P002 Table II (INVENTORY §2): mu_Z, SE, sigma_Z, SE, b_Z, nu_Z
+# P002 Table II as printed: mu_Z, SE, sigma_Z, SE, b_Z, nu_Z
 TABLE2 = [
     (-0.027, 0.022, 0.980, 0.030, 3, 6.0),
     (-0.018, 0.015, 0.940, 0.026, 2, 3.3),

@@ -48,7 +48,7 @@ def test_structure_follows_the_recipe(cases):
     # B, C, D keep case A's errors.
     for name in "BCD":
         np.testing.assert_array_equal(cases[name]["E"], a["E"])
-    # B: RMS(uE_A) * N(1, 0.1) (A2).
+    # B: RMS(uE_A) * N(1, 0.1) (docs/choices.md, "Primer synthetic cases").
     assert np.mean(cases["B"]["uE"] / rms) == pytest.approx(1.0, abs=0.01)
     assert np.std(cases["B"]["uE"] / rms) == pytest.approx(0.1, abs=0.01)
     # C: a permutation of uE_A; D: doubled.
@@ -58,7 +58,7 @@ def test_structure_follows_the_recipe(cases):
     # E: same uncertainties, new heavy-tailed errors.
     np.testing.assert_array_equal(cases["E"]["uE"], a["uE"])
     assert not np.array_equal(cases["E"]["E"], a["E"])
-    # F: constant RMS(uE_A) and new errors (A3).
+    # F: constant RMS(uE_A) and new errors (authors' code).
     np.testing.assert_allclose(cases["F"]["uE"], rms, rtol=1e-15)
     assert not np.array_equal(cases["F"]["E"], a["E"])
 
@@ -82,7 +82,7 @@ def test_each_case_draws_from_its_own_spawned_stream(cases):
 
 
 def test_table2_exact_identities(cases):
-    # INVENTORY §2 P000 Tab2: C ratio = A ratio (permutation); D = A / 4; F ratio = Var(Z).
+    # P000 Table 2 identities: C ratio = A ratio (permutation); D = A / 4; F ratio = Var(Z).
     assert ratio(cases["C"]) == pytest.approx(ratio(cases["A"]), rel=1e-13)
     assert ratio(cases["D"]) == pytest.approx(ratio(cases["A"]) / 4, rel=1e-13)
     assert var_z(cases["D"]) == pytest.approx(var_z(cases["A"]) / 4, rel=1e-13)
@@ -100,7 +100,7 @@ def test_table1_expectations_at_large_m():
     assert var_z(big["F"]) == pytest.approx(1.0, abs=0.02)
 
 
-# MC1 95% sampling ranges of INVENTORY §2 P000 Tab2 (case: (ratio range, Var(Z) range)).
+# MC1 95% sampling ranges of the P000 Table 2 values for one realisation (case: (ratio range, Var(Z) range)).
 MC1_RANGES = {
     "A": ((0.87, 1.12), (0.96, 1.04)),
     "B": ((0.87, 1.11), (0.89, 1.17)),

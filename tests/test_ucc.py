@@ -1,4 +1,4 @@
-"""Tests for the Uncertainty Characteristics Curve (P004; INVENTORY §3.26, A30–A35)."""
+"""Tests for the Uncertainty Characteristics Curve (P004 Sect. 2; docs/choices.md)."""
 
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ def test_trapezoid_area_with_swapped_axes():
 
 def test_gain_formula():
     assert auucc_gain(0.138, 0.209) == pytest.approx((0.209 - 0.138) / 0.209 * 100)
-    assert auucc_gain(0.733, 0.597) == pytest.approx(-22.78, abs=0.01)  # A31, not -31.5
+    assert auucc_gain(0.733, 0.597) == pytest.approx(-22.78, abs=0.01)  # Eq. 6 gives this, not the printed -31.5
     with pytest.raises(ValueError):
         auucc_gain(1.0, 0.0)
 
@@ -350,7 +350,8 @@ def test_permutation_detects_a_clearly_better_model():
     for good, axes in [(calibrated, ("excess", "deficit")), (shrunk, ("bandwidth", "miss_rate"))]:
         res = auucc_permutation_test(y, good, const, *axes, n_permutations=999, seed=2)
         assert res.delta < 0
-        assert res.p_value <= 0.002
+        # exact permutation p-values (2e5 permutations): 0.0016 (Ex-De), 5e-6 (Bw-MR)
+        assert res.p_value <= 0.005
         assert res.auucc_a == pytest.approx(auucc(ucc_curve(y, good, *axes)), rel=1e-12)
         assert res.auucc_b == pytest.approx(auucc(ucc_curve(y, const, *axes)), rel=1e-12)
         results[axes] = res
@@ -394,7 +395,6 @@ def test_permutation_is_seeded_and_normalisation_only_rescales():
         normalize="std",
         n_permutations=300,
         seed=5,
-        chunk_elements=1000,
     )
     unit = float(np.std(y))
     assert r2.p_value == r1.p_value
@@ -402,11 +402,143 @@ def test_permutation_is_seeded_and_normalisation_only_rescales():
     assert r2.delta * unit**2 == pytest.approx(r1.delta, rel=1e-12)
 
 
+def _tie_case(n=400, seed=21):
+    """Rounded errors and bands: many tied critical scales within and across models."""
+    rng = np.random.default_rng(seed)
+    u = np.round(rng.lognormal(0.0, 0.5, n), 1) + 0.1
+    y = np.round(u * rng.normal(size=n), 1)
+    zero = np.zeros(n)
+    return y, {
+        "band": PredictionIntervals.from_uncertainty(zero, u),
+        "asymmetric": PredictionIntervals.from_half_widths(zero, u, np.round(1.3 * u, 1) + 0.1),
+        "constant": constant_band(zero),
+    }
+
+
+@pytest.mark.parametrize(
+    ("axes", "rule"),
+    [
+        (("bandwidth", "miss_rate"), "trapezoid"),
+        (("bandwidth", "miss_rate"), "rectangle"),
+        (("miss_rate", "bandwidth"), "trapezoid"),
+        (("excess", "deficit"), "trapezoid"),
+        (("deficit", "excess"), "trapezoid"),
+    ],
+)
+@pytest.mark.parametrize("pair", [("band", "constant"), ("asymmetric", "constant"),
+                                  ("band", "asymmetric")])
+def test_permutation_closed_forms_equal_sorting_every_permuted_ucc(axes, rule, pair):
+    """Same swaps, two computations: closed forms (ucc_swap) and a sort of each permuted UCC."""
+    y, models = _tie_case()
+    a, b = (models[name] for name in pair)
+    fast = auucc_permutation_test(y, a, b, *axes, rule=rule, n_permutations=300, seed=4)
+    slow = auucc_permutation_test(
+        y, a, b, *axes, rule=rule, n_permutations=300, seed=4, algorithm="sort"
+    )
+    assert fast.algorithm.startswith("closed form") and slow.algorithm.startswith("sort")
+    np.testing.assert_allclose(
+        fast.null_deltas, slow.null_deltas, rtol=0, atol=1e-12 * np.abs(slow.null_deltas).max()
+    )
+    assert fast.p_value == slow.p_value
+    assert (fast.auucc_a, fast.auucc_b) == (slow.auucc_a, slow.auucc_b)
+
+
+def test_permutation_bands_differing_by_a_global_factor_tie():
+    """u vs 1.5 u: identical UCCs, Δ is rounding noise (~1e-16) and must give p = 1."""
+    rng = np.random.default_rng(8)
+    n = 500
+    u = rng.lognormal(0.0, 0.5, n)
+    y = u * rng.normal(size=n)
+    a = PredictionIntervals.from_uncertainty(np.zeros(n), u)
+    b = PredictionIntervals.from_uncertainty(np.zeros(n), 1.5 * u)
+    for axes in [("bandwidth", "miss_rate"), ("excess", "deficit")]:
+        for align in ("median", "none"):
+            res = auucc_permutation_test(y, a, b, *axes, n_permutations=999, seed=3, align=align)
+            assert abs(res.delta) < 1e-12 * res.auucc_a
+            assert res.p_value == 1.0
+
+
+def _null_case(rep, n=60):
+    """Bands of A and B drawn from the same distribution, independent of the errors."""
+    rng = np.random.default_rng(1000 + rep)
+    y = rng.normal(size=n) * rng.lognormal(0.0, 0.3, n)
+    a = PredictionIntervals.from_half_widths(np.zeros(n), rng.uniform(0.5, 2.0, n))
+    b = PredictionIntervals.from_half_widths(np.zeros(n), rng.uniform(0.5, 2.0, n))
+    return y, a, b
+
+
+@pytest.mark.parametrize("axes", [("bandwidth", "miss_rate"), ("excess", "deficit")])
+@pytest.mark.parametrize("exceedances", [None, 10])
+def test_permutation_p_values_are_uniform_under_the_null(axes, exceedances):
+    """300 null datasets (M = 60): Kolmogorov–Smirnov against U(0, 1), fixed and sequential.
+
+    Both p-values are exact on their discrete support (P(p ≤ v) = v at every support value
+    v), so a p-value drawn uniformly between its support value and the next lower one is
+    exactly U(0, 1): that randomised value goes to the KS test (the support h/l of the
+    sequential rule is coarse near 1). Lower neighbour: h/(l + 1) after a sequential stop at
+    l, else p − 1/(B + 1).
+    """
+    from scipy.stats import kstest
+
+    p, lower = [], []
+    for rep in range(300):
+        y, a, b = _null_case(rep)
+        res = auucc_permutation_test(
+            y, a, b, *axes, n_permutations=499, seed=rep, exceedances=exceedances
+        )
+        p.append(res.p_value)
+        stopped = res.n_permutations < res.max_permutations
+        lower.append(exceedances / (res.n_permutations + 1) if stopped else res.p_value - 1 / 500)
+    p, lower = np.array(p), np.array(lower)
+    randomised = lower + (p - lower) * np.random.default_rng(0).random(p.size)
+    assert kstest(randomised, "uniform").pvalue > 0.01
+    assert np.mean(p <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / p.size)
+
+
+def test_permutation_sequential_rule_keeps_power_and_stops_early_under_the_null():
+    """Besag–Clifford (h = 20): clear differences still reach p ≤ 0.002; null stops early."""
+    rng = np.random.default_rng(16)
+    n = 500
+    sd = np.exp(0.7 * rng.normal(size=n))
+    y = sd * rng.normal(size=n)
+    zero = np.zeros(n)
+    calibrated = PredictionIntervals.from_uncertainty(zero, sd, 2.0)
+    shrunk = PredictionIntervals.from_uncertainty(zero, np.sqrt(sd))
+    for good, axes in [(calibrated, ("excess", "deficit")), (shrunk, ("bandwidth", "miss_rate"))]:
+        res = auucc_permutation_test(y, good, constant_band(zero), *axes, n_permutations=2000,
+                                     seed=2, exceedances=20)
+        assert res.p_value <= 0.011 and res.delta < 0
+    y0, a, b = _null_case(7, n=500)
+    null = auucc_permutation_test(y0, a, b, n_permutations=10_000, seed=1, exceedances=20)
+    assert null.n_permutations < 1000 and null.max_permutations == 10_000
+    assert null.p_value == 20 / null.n_permutations and null.null_deltas.size == null.n_permutations
+
+
+@pytest.mark.parametrize("n", [40, 5000])
+def test_permutation_results_do_not_depend_on_threads(n):
+    rng = np.random.default_rng(n)
+    u = rng.lognormal(0.0, 0.5, n)
+    y = u * rng.normal(size=n)
+    a = PredictionIntervals.from_uncertainty(np.zeros(n), u)
+    b = constant_band(np.zeros(n))
+    calls = []
+    for axes in [("bandwidth", "miss_rate"), ("excess", "deficit")]:
+        for h in (None, 5):
+            one, two = (
+                auucc_permutation_test(y, a, b, *axes, n_permutations=600, seed=9, exceedances=h,
+                                       n_workers=w, progress=lambda d, t: calls.append((d, t)))
+                for w in (1, 2)
+            )
+            np.testing.assert_array_equal(one.null_deltas, two.null_deltas)
+            assert one.p_value == two.p_value and one.n_permutations == two.n_permutations
+    assert calls and all(0 < d <= t == 600 for d, t in calls)
+
+
 # --- experiments and figures (reduced sizes) ----------------------------------------------
 
 
 def test_xsinx_experiment_smoke(tmp_path):
-    from uqval.papers.ucc.experiments import GBRSettings, curves_frame, run_xsinx, table3
+    from uqval.papers.ucc.experiments import GBRSettings, _curves_frame, run_xsinx, table3
     from uqval.papers.ucc.figures import fig_xsinx_data, fig_xsinx_ucc
     from uqval.plots.style import save
 
@@ -428,7 +560,7 @@ def test_xsinx_experiment_smoke(tmp_path):
     assert np.allclose(const["auucc_gain"], 0.0)
     assert (res.summary["opt_cost"] <= res.summary["cost"] + 1e-12).all()
     assert len(res.permutation) == 20 and res.permutation["p_value"].between(0, 1).all()
-    frame = curves_frame(res.curves)
+    frame = _curves_frame(res.curves)
     assert len(frame) == 5 * 2 * 120
     save(fig_xsinx_ucc(res.curves, res.operating_points), tmp_path / "ucc.png")
     save(fig_xsinx_data(res.data, res.models["GBR"].test), tmp_path / "data.png")

@@ -1,4 +1,4 @@
-"""Tests for zeta-scores (P001 Eq. 14-15; INVENTORY §3.5)."""
+"""Tests for zeta-scores (P001 Eq. 14-15; P002 Eq. 20)."""
 
 from __future__ import annotations
 

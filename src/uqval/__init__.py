@@ -5,6 +5,11 @@ E ~ uE·D(0, 1); the functions below test that link on your own arrays (NumPy ar
 pandas Series), on average and conditionally on the uncertainty (consistency) or on input
 features (adaptivity). Every function takes ``(errors, uncertainties, ...)`` first.
 
+Start here
+    :func:`validate` — one call: average calibration, consistency and adaptivity with
+    verdicts, the scale factor, per-bin tables, a plain-language summary and an HTML report
+    (:class:`ValidationResult`). Command line: ``uqval validate FILE ...``.
+
 Average calibration
     :func:`zms` — mean squared z-score <Z²>, Z = E/uE (target 1).
     :func:`rce` — relative calibration error (RMV − RMSE)/RMV (target 0).
@@ -15,11 +20,15 @@ Average calibration
     :func:`screen` — heavy-tail screening: robust skewness β_GM of uE², E², Z² and whether
     ZMS/RCE intervals can be trusted (:class:`Screening`).
     :func:`beta_gm` — robust (Groeneveld–Meeden) skewness of a sample.
+    :func:`hd_quantile` — Harrell–Davis quantile estimate of a sample.
+    :func:`nll`, :func:`nll_ref` — Gaussian negative log-likelihood and its value for a
+    calibrated set; :func:`rmse` — root mean squared error.
 
 Conditional calibration
-    :func:`equal_count_bins`, :func:`adaptive_bins` — bins of a variable (uE or a feature).
-    :func:`local_zms`, :func:`local_zisd`, :func:`local_coverage` — per-bin LZMS, LZISD and
-    LCP with their intervals.
+    :func:`equal_count_bins`, :func:`equal_width_bins`, :func:`adaptive_bins` — bins of a
+    variable (uE or a feature).
+    :func:`local_zms`, :func:`local_zisd`, :func:`local_zvar`, :func:`local_rce`,
+    :func:`local_coverage` — per-bin LZMS, LZISD, LZV, LRCE and LCP with their intervals.
     :func:`fraction_valid` — fraction f_v of bins whose interval contains the target
     (:class:`FractionValid`).
     :func:`reliability_diagram` — RMSE against RMV per bin.
@@ -31,14 +40,31 @@ Curves and prediction intervals
     :func:`calibration_curve` — observed against nominal coverage (:class:`CalibrationCurve`).
     :func:`confidence_curve` — error statistic after removing the largest uE
     (:class:`ConfidenceCurve`), with :func:`probabilistic_reference`.
-    :func:`ucc_curve`, :func:`auucc`, :func:`auucc_gain`, :func:`auucc_permutation_test` —
-    Uncertainty Characteristics Curves of :class:`PredictionIntervals` (:class:`UCCCurve`).
+    :func:`ucc_curve`, :func:`auucc`, :func:`auucc_gain`, :func:`partial_auucc_gain`,
+    :func:`auucc_permutation_test` — Uncertainty Characteristics Curves of
+    :class:`PredictionIntervals` (:class:`UCCCurve`).
 
 Statistics without a known reference
     :func:`simulated_reference` — reference value of a statistic simulated with your own uE
     (:class:`SimulatedReference`).
     :func:`validate_statistic` — the simulated-reference validation of one statistic
     (:class:`Validation`).
+
+Scores, recalibration and model comparison
+    :func:`calibration_scores` — every score of :mod:`uqval.scores` with its simulated
+    reference (:class:`CalibrationScores`, :class:`ScoreReference`); single scores
+    :func:`uce`, :func:`crps`, :func:`interval_score`, :func:`check_score`,
+    :func:`miscalibration_area`, :func:`rms_calibration_error`,
+    :func:`mean_absolute_calibration_error`, :func:`sharpness`, :func:`mae`, :func:`mdae`,
+    :func:`r2`, :func:`rank_correlation` (ENCE, ZMSE, NLL, RMSE on equal-count bins of uE in
+    :mod:`uqval.scores`).
+    :func:`adversarial_group_calibration` — worst-group calibration error against group size
+    (:class:`GroupCalibration`).
+    :func:`sigma_scaling`, :func:`isotonic`, :func:`binned_scaling` — recalibration fitted on
+    one set, ``.apply`` to another (:class:`SigmaScaling`, :class:`IsotonicMap`,
+    :class:`BinnedScaling`); :func:`cross_validate` — out-of-fold recalibrated uncertainties.
+    :func:`compare` — scores, paired differences and ranking of several models
+    (:class:`ModelComparison`).
 
 Names are loaded on first use, so ``import uqval`` stays fast. The paper reproductions are
 in :mod:`uqval.papers` and the Snakemake plumbing in :mod:`uqval.pipeline`; neither is needed
@@ -53,6 +79,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, tuple[str, str]] = {
+    # one-call validation
+    "validate": ("uqval.validation.engine", "validate"),
+    "ValidationResult": ("uqval.validation.engine", "ValidationResult"),
     # average calibration
     "zms": ("uqval.stats.calibration", "zms"),
     "rce": ("uqval.stats.calibration", "rce"),
@@ -64,12 +93,19 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "screen": ("uqval.screening", "screen"),
     "Screening": ("uqval.screening", "Screening"),
     "beta_gm": ("uqval.stats.robust", "beta_gm"),
+    "hd_quantile": ("uqval.stats.robust", "hd_quantile"),
+    "nll": ("uqval.stats.calibration", "nll"),
+    "nll_ref": ("uqval.stats.calibration", "nll_ref"),
+    "rmse": ("uqval.stats.calibration", "rmse"),
     # conditional calibration
     "equal_count_bins": ("uqval.binning", "equal_count_bins"),
     "adaptive_bins": ("uqval.binning", "adaptive_bins"),
+    "equal_width_bins": ("uqval.binning", "equal_width_bins"),
     "local_zms": ("uqval.conditional", "local_zms"),
     "local_zisd": ("uqval.conditional", "local_zisd"),
     "local_coverage": ("uqval.conditional", "local_coverage"),
+    "local_zvar": ("uqval.conditional", "local_zvar"),
+    "local_rce": ("uqval.conditional", "local_rce"),
     "fraction_valid": ("uqval.conditional", "fraction_valid"),
     "FractionValid": ("uqval.conditional", "FractionValid"),
     "reliability_diagram": ("uqval.conditional", "reliability_diagram"),
@@ -88,12 +124,43 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "UCCCurve": ("uqval.ucc", "UCCCurve"),
     "auucc": ("uqval.ucc", "auucc"),
     "auucc_gain": ("uqval.ucc", "auucc_gain"),
+    "partial_auucc_gain": ("uqval.ucc", "partial_auucc_gain"),
     "auucc_permutation_test": ("uqval.ucc", "auucc_permutation_test"),
     # simulated references
     "simulated_reference": ("uqval.simref", "simulated_reference"),
     "SimulatedReference": ("uqval.simref", "SimulatedReference"),
     "validate_statistic": ("uqval.simref", "validate_statistic"),
     "Validation": ("uqval.simref", "Validation"),
+    # scores, recalibration, comparison
+    "calibration_scores": ("uqval.scores", "calibration_scores"),
+    "CalibrationScores": ("uqval.scores", "CalibrationScores"),
+    "ScoreReference": ("uqval.scores", "ScoreReference"),
+    "uce": ("uqval.scores", "uce"),
+    "crps": ("uqval.scores", "crps"),
+    "interval_score": ("uqval.scores", "interval_score"),
+    "check_score": ("uqval.scores", "check_score"),
+    "miscalibration_area": ("uqval.scores", "miscalibration_area"),
+    "rms_calibration_error": ("uqval.scores", "rms_calibration_error"),
+    "mean_absolute_calibration_error": ("uqval.scores", "mean_absolute_calibration_error"),
+    "sharpness": ("uqval.scores", "sharpness"),
+    "mae": ("uqval.scores", "mae"),
+    "mdae": ("uqval.scores", "mdae"),
+    "r2": ("uqval.scores", "r2"),
+    "rank_correlation": ("uqval.scores", "rank_correlation"),
+    "adversarial_group_calibration": (
+        "uqval.group_calibration",
+        "adversarial_group_calibration",
+    ),
+    "GroupCalibration": ("uqval.group_calibration", "GroupCalibration"),
+    "sigma_scaling": ("uqval.recalibrate", "sigma_scaling"),
+    "SigmaScaling": ("uqval.recalibrate", "SigmaScaling"),
+    "isotonic": ("uqval.recalibrate", "isotonic"),
+    "IsotonicMap": ("uqval.recalibrate", "IsotonicMap"),
+    "binned_scaling": ("uqval.recalibrate", "binned_scaling"),
+    "BinnedScaling": ("uqval.recalibrate", "BinnedScaling"),
+    "cross_validate": ("uqval.recalibrate", "cross_validate"),
+    "compare": ("uqval.comparison", "compare"),
+    "ModelComparison": ("uqval.comparison", "ModelComparison"),
 }
 
 __all__ = sorted(_EXPORTS)
@@ -102,14 +169,17 @@ if TYPE_CHECKING:  # static checkers see the real objects
     from uqval.adaptivity import LocalAnalysis, local_analysis
     from uqval.average import AverageCalibration
     from uqval.average import analyse as average_calibration
-    from uqval.binning import adaptive_bins, equal_count_bins
+    from uqval.binning import adaptive_bins, equal_count_bins, equal_width_bins
+    from uqval.comparison import ModelComparison, compare
     from uqval.conditional import (
         FractionValid,
         ence,
         fraction_valid,
         local_coverage,
+        local_rce,
         local_zisd,
         local_zms,
+        local_zvar,
         reliability_diagram,
         zmse,
     )
@@ -120,11 +190,38 @@ if TYPE_CHECKING:  # static checkers see the real objects
         confidence_curve,
         probabilistic_reference,
     )
+    from uqval.group_calibration import GroupCalibration, adversarial_group_calibration
+    from uqval.recalibrate import (
+        BinnedScaling,
+        IsotonicMap,
+        SigmaScaling,
+        binned_scaling,
+        cross_validate,
+        isotonic,
+        sigma_scaling,
+    )
+    from uqval.scores import (
+        CalibrationScores,
+        ScoreReference,
+        calibration_scores,
+        check_score,
+        crps,
+        interval_score,
+        mae,
+        mdae,
+        mean_absolute_calibration_error,
+        miscalibration_area,
+        r2,
+        rank_correlation,
+        rms_calibration_error,
+        sharpness,
+        uce,
+    )
     from uqval.screening import Screening, screen
     from uqval.simref import SimulatedReference, Validation, simulated_reference, validate_statistic
     from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
-    from uqval.stats.calibration import rce, zms
-    from uqval.stats.robust import beta_gm
+    from uqval.stats.calibration import nll, nll_ref, rce, rmse, zms
+    from uqval.stats.robust import beta_gm, hd_quantile
     from uqval.stats.zeta import zeta_score
     from uqval.ucc import (
         PredictionIntervals,
@@ -132,8 +229,10 @@ if TYPE_CHECKING:  # static checkers see the real objects
         auucc,
         auucc_gain,
         auucc_permutation_test,
+        partial_auucc_gain,
         ucc_curve,
     )
+    from uqval.validation.engine import ValidationResult, validate
 
 
 def __getattr__(name: str) -> Any:

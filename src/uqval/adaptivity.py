@@ -6,7 +6,7 @@
 * Equal-count bins on a stratified variable depend on how ties are ordered (Sect. III.B.3):
   the random-order test repeats the binning after random permutations of the data
   (1000 in the paper) and adds binomial noise; stratified binning keeps strata intact.
-* Rank correlations of the features, |E| and uE (Table II).
+* Rank correlations of the features, abs(E) and uE (Table II).
 """
 
 from __future__ import annotations
@@ -23,10 +23,27 @@ from uqval import binning, conditional
 
 
 def rank_correlations(columns: Mapping[str, ArrayLike]) -> pd.DataFrame:
-    """Spearman rank correlation matrix of the given columns (P003 Table II)."""
+    """Spearman rank correlation matrix of the given columns (P003 Table II).
+
+    Works for any number of columns >= 1 (one column gives [[1]]); raises ValueError naming
+    the columns when there are none, when lengths differ or when fewer than 2 values are given.
+    """
     names = list(columns)
-    rho = stats.spearmanr(np.column_stack([np.asarray(columns[n], dtype=float) for n in names])).statistic
-    return pd.DataFrame(np.atleast_2d(rho), index=names, columns=names)
+    if not names:
+        raise ValueError("columns is empty: give at least one named column")
+    arrays = [np.asarray(columns[n], dtype=float).ravel() for n in names]
+    lengths = {n: a.size for n, a in zip(names, arrays, strict=True)}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"columns have different lengths: {lengths}")
+    if arrays[0].size < 2:
+        raise ValueError(f"columns hold {arrays[0].size} value(s); a rank correlation needs at least 2")
+    if len(names) == 1:
+        rho = np.ones((1, 1))
+    else:
+        rho = np.asarray(stats.spearmanr(np.column_stack(arrays)).statistic, dtype=float)
+        if rho.ndim == 0:  # SciPy returns a scalar for exactly two columns
+            rho = np.array([[1.0, float(rho)], [float(rho), 1.0]])
+    return pd.DataFrame(rho, index=names, columns=names)
 
 
 @dataclass(frozen=True)

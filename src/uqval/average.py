@@ -21,6 +21,10 @@ from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties, mean_z
 from uqval.stats.zeta import zeta_score
 
 REFERENCES = {"ZMS": 1.0, "RCE": 0.0}
+MIN_POINTS = 4
+"""Fewest points for the bootstrap tests: with M <= 3 the bootstrap distribution has a few
+distinct values and the BCa interval degenerates (M = 2 gives zeta = -inf)."""
+_MAX_DECIMATION_STEPS = 100_000
 STATISTICS = {"ZMS": ZMS, "RCE": RCE}
 
 
@@ -52,11 +56,24 @@ def order_by_decreasing_uncertainty(E: NDArray, uE: NDArray) -> NDArray[np.intp]
 def remove_largest_uncertainties(
     E: ArrayLike, uE: ArrayLike, fraction: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Drop the round(fraction * M) points with the largest uE (P001 Fig. 7, right)."""
+    """Drop the round(fraction * M) points with the largest uE (P001 Fig. 7, right).
+
+    Raises ValueError unless 0 <= fraction < 1.
+    """
     E, uE = check_errors_uncertainties(E, uE)
+    if not (np.isfinite(fraction) and 0.0 <= fraction < 1.0):
+        raise ValueError(f"fraction must lie in [0, 1), got {fraction!r}")
     order = order_by_decreasing_uncertainty(E, uE)
     keep = np.sort(order[int(round(fraction * E.size)) :])
     return E[keep], uE[keep]
+
+
+def _require_points(M: int) -> None:
+    if M < MIN_POINTS:
+        raise ValueError(
+            f"E and uE hold M = {M} point(s); the ZMS and RCE bootstrap tests need at least "
+            f"{MIN_POINTS} (with fewer the BCa interval degenerates)"
+        )
 
 
 def calibration_tests(
@@ -68,9 +85,11 @@ def calibration_tests(
 ) -> list[StatisticTest]:
     """ZMS and RCE with BCa intervals and zeta-scores (P001 Table 4).
 
-    Each statistic gets its own random stream spawned from ``seed``.
+    Each statistic gets its own random stream spawned from ``seed``. Raises ValueError when
+    E and uE hold fewer than MIN_POINTS points.
     """
     E, uE = check_errors_uncertainties(E, uE)
+    _require_points(E.size)
     root = seed_sequence(seed)
     streams = root.spawn(len(STATISTICS))
     return [
@@ -88,12 +107,26 @@ def decimation(E: ArrayLike, uE: ArrayLike, max_percent: float = 10.0, step: flo
     floor(k M / 100) points are removed in the order of
     :func:`order_by_decreasing_uncertainty`. All k are computed at once from cumulative sums
     of the sorted columns (O(M log M)). Columns: k, n_removed, RCE, ZMS, delta_RCE, delta_ZMS.
+    Raises ValueError unless 0 <= max_percent < 100, step > 0, at most 100 000 steps, and at
+    least one point is kept at k = max_percent.
     """
     E, uE = check_errors_uncertainties(E, uE)
+    if not (np.isfinite(max_percent) and 0.0 <= max_percent < 100.0):
+        raise ValueError(f"max_percent must lie in [0, 100), got {max_percent!r}")
+    if not (np.isfinite(step) and step > 0.0):
+        raise ValueError(f"step must be a positive number of percent, got {step!r}")
+    if max_percent / step > _MAX_DECIMATION_STEPS:
+        raise ValueError(
+            f"max_percent / step = {max_percent / step:.3g} steps; at most {_MAX_DECIMATION_STEPS}"
+        )
     order = order_by_decreasing_uncertainty(E, uE)
     M = E.size
     percents = np.round(np.arange(0.0, max_percent + step / 2, step), 10)
     removed = np.floor(percents * M / 100 + 1e-9).astype(int)
+    if removed[-1] >= M:
+        raise ValueError(
+            f"max_percent = {max_percent!r} removes all M = {M} points; lower max_percent"
+        )
 
     def kept_sum(col: NDArray) -> NDArray:
         """Sums over the kept points: total minus the sum over the removed prefix."""
@@ -140,8 +173,21 @@ def analyse(
     confidence: float = 0.95,
     trimmed_fraction: float = 0.05,
 ) -> AverageCalibration:
-    """Table 4 and Fig. 7 quantities of one dataset (full and trimmed sets get own streams)."""
+    """Table 4 and Fig. 7 quantities of one dataset (full and trimmed sets get own streams).
+
+    Raises ValueError unless 0 <= trimmed_fraction < 1 and both the full and the trimmed sets
+    keep at least MIN_POINTS points.
+    """
     E, uE = check_errors_uncertainties(E, uE)
+    if not (np.isfinite(trimmed_fraction) and 0.0 <= trimmed_fraction < 1.0):
+        raise ValueError(f"trimmed_fraction must lie in [0, 1), got {trimmed_fraction!r}")
+    _require_points(E.size)
+    n_trimmed = E.size - int(round(trimmed_fraction * E.size))
+    if n_trimmed < MIN_POINTS:
+        raise ValueError(
+            f"trimmed_fraction = {trimmed_fraction!r} leaves {n_trimmed} of M = {E.size} points; "
+            f"the tests need at least {MIN_POINTS}"
+        )
     E_t, uE_t = remove_largest_uncertainties(E, uE, trimmed_fraction)
     full_seed, trimmed_seed = np.random.SeedSequence(seed).spawn(2)
     return AverageCalibration(

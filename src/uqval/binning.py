@@ -1,4 +1,5 @@
-"""Binning schemes for local (conditional) calibration statistics (INVENTORY §3.17).
+"""Binning schemes for local (conditional) calibration statistics (P000 Sect. III.3 and App. B;
+P002 Sect. III.C; P003 Sect. III.B.3).
 
 Shared interface
 ----------------
@@ -12,9 +13,9 @@ Ordering of ties
 All schemes work on the data sorted by ``x`` with a **stable** sort
 (``numpy.argsort(kind="stable")``): points with equal ``x`` keep their input order. This is
 what R's ``order`` does, and the "Nominal" results of the adaptivity paper (P003 Sect.
-III.B.3.a, Fig. 4) depend on it for stratified variables (INVENTORY A28). Index-based
-schemes (equal-count, the split step of the adaptive scheme) may therefore cut a group of
-tied values between two bins, and which of the tied points go left is decided by the input
+III.B.3.a, Fig. 4) depend on it for stratified variables (docs/choices.md, "Tie order in binning").
+Index-based schemes (equal-count, the split step of the adaptive scheme) may therefore cut a group
+of tied values between two bins, and which of the tied points go left is decided by the input
 order. :func:`random_order_bins` randomises that tie-breaking (P003 Fig. 4 "random order").
 
 Schemes
@@ -27,8 +28,7 @@ Schemes
   ErrViewLib ``stratAgg(greedy = TRUE)``.
 * :func:`random_order_bins` -- equal-count bins with random tie-breaking (P003 Fig. 4).
 
-Helpers: :func:`default_bin_count`, :func:`sqrt_bin_count`, :func:`bin_positions`,
-:func:`bin_ranges`, :func:`window_starts`, :func:`sort_order`, :func:`bin_sizes`.
+Helpers: :func:`sqrt_bin_count`, :func:`sort_order`, :func:`bin_sizes`.
 """
 
 from __future__ import annotations
@@ -45,11 +45,8 @@ __all__ = [
     "StratifiedBinning",
     "adaptive_bins",
     "adaptive_bin_sizes",
-    "bin_positions",
-    "bin_ranges",
     "bin_sizes",
     "bins_from_sizes",
-    "default_bin_count",
     "equal_count_bins",
     "equal_count_boundaries",
     "equal_width_bins",
@@ -57,7 +54,6 @@ __all__ = [
     "sort_order",
     "sqrt_bin_count",
     "stratified_bins",
-    "window_starts",
 ]
 
 Binning = list[NDArray[np.intp]]
@@ -139,8 +135,8 @@ def bin_sizes(bins: Sequence[NDArray[np.intp]]) -> NDArray[np.int64]:
 # --------------------------------------------------------------------------------------
 
 
-def default_bin_count(m: int) -> int:
-    """Authors' default number of bins, ``max(min(floor(M/150), 15), 2)`` (INVENTORY §3.17(f)).
+def _default_bin_count(m: int) -> int:
+    """Authors' default number of bins, ``max(min(floor(M/150), 15), 2)``.
 
     E.g. M = 5000 gives 15 bins of about 333 points (P000 Sect. III.3.3).
     """
@@ -150,7 +146,10 @@ def default_bin_count(m: int) -> int:
 
 
 def sqrt_bin_count(m: int) -> int:
-    """Rule-of-thumb number of bins for f_v estimation, ``N = round(M^(1/2))`` (P003 Sect. III.B.3.a)."""
+    """Rule-of-thumb number of bins for f_v estimation, ``N = round(M^(1/2))``.
+
+    P003 Sect. III.B.3.a.
+    """
     if m < 1:
         raise ValueError(f"M must be positive, got {m}")
     return max(int(math.floor(math.sqrt(m) + 0.5)), 1)
@@ -177,8 +176,7 @@ def equal_count_boundaries(m: int, n_bins: int) -> NDArray[np.int64]:
     index vector HD_q = M*q + 1/2 up to rounding noise, so the 0-based start is
     floor(M*q + 1/2): identical to the rule above except when M*i/n is exactly a
     half-integer, where R's result is decided by floating-point noise in the HD sum (either
-    neighbouring integer). For M = 13885, n = 100 both give sizes 138-139 (INVENTORY
-    §3.17(a)).
+    neighbouring integer). For M = 13885, n = 100 both give sizes 138-139.
 
     Args:
         m: number of points M.
@@ -193,12 +191,12 @@ def equal_count_boundaries(m: int, n_bins: int) -> NDArray[np.int64]:
 
 
 def equal_count_bins(x: ArrayLike, n_bins: int) -> Binning:
-    """Equal-count ("equal-size") binning of ``x`` (INVENTORY §3.17(a)).
+    """Equal-count ("equal-size") binning of ``x`` (P002 Sect. III.C; P003 Sect. III.B.3).
 
-    The data are sorted by ``x`` (stable sort: ties keep input order, INVENTORY A28) and
-    cut at the positions of :func:`equal_count_boundaries`, ``b_i = floor(M*i/n + 1/2)``,
-    giving n bins of ``floor(M/n)`` or ``ceil(M/n)`` points (P000 Sect. III.3; P002
-    Sect. II.B; P003 Sect. III.B.3.a).
+    The data are sorted by ``x`` (stable sort: ties keep input order; docs/choices.md, "Tie order in
+    binning") and cut at the positions of :func:`equal_count_boundaries`,
+    ``b_i = floor(M*i/n + 1/2)``, giving n bins of ``floor(M/n)`` or ``ceil(M/n)`` points (P000
+    Sect. III.3; P002 Sect. II.B; P003 Sect. III.B.3.a).
 
     Args:
         x: conditioning variable (1-D, finite).
@@ -268,7 +266,7 @@ def _grid_starts(xs: NDArray[np.float64], n: int, log: bool) -> NDArray[np.int64
 
 
 def equal_width_bins(x: ArrayLike, n_bins: int, log: bool = False) -> Binning:
-    """Equal-width binning in ``x`` or ``log x`` (Palmer et al.; INVENTORY §3.17(b)).
+    """Equal-width binning in ``x`` or ``log x`` (Palmer et al.; the starting grid of P000 App. B).
 
     With ``Delta = (max(t) - min(t))/n`` on ``t = x`` (or ``t = log x``), bin j
     (j = 1..n) holds the points with ``L_j <= x < L_{j+1}``, ``L_j = min + (j-1)*Delta``
@@ -386,7 +384,7 @@ def adaptive_bin_sizes(
 
 
 def adaptive_bins(x: ArrayLike, n_bins: int, pop_min: int = 30, log: bool = True) -> Binning:
-    """Adaptive merge/split binning of the primer (P000 Appendix B; INVENTORY §3.17(c)).
+    """Adaptive merge/split binning of the primer (P000 Appendix B).
 
     Faithful port of ErrViewLib ``genIntervals(X, nBin, equiPop = FALSE, popMin, logBin)``:
 
@@ -403,9 +401,9 @@ def adaptive_bins(x: ArrayLike, n_bins: int, pop_min: int = 30, log: bool = True
        (count p) is cut after its first ``floor(p/2) + 1`` points.
 
     Every resulting bin has between pop_min and pop_max points. The paper states the grid
-    is in log space; the authors' PAL2022 script uses the linear grid (INVENTORY A4), which
-    is also the variant for variables that can be <= 0. Bins are index ranges of the
-    stable-sorted data, so for tied x the split step may cut a group of ties.
+    is in log space; the authors' PAL2022 script uses the linear grid (docs/choices.md, "Adaptive
+    binning grid"), which is also the variant for variables that can be <= 0. Bins are index ranges
+    of the stable-sorted data, so for tied x the split step may cut a group of ties.
 
     Deviations from the R code, only in degenerate cases it does not handle: ``n = 1`` (R
     loops over ``2:1``) gives one bin; M < pop_min raises instead of failing; an empty first
@@ -519,7 +517,7 @@ def _merge_strata(
 def stratified_bins(x: ArrayLike, pop_min: int = 100) -> StratifiedBinning:
     """Strata-preserving binning with greedy merging of small strata (P003 Sect. III.B.3.b).
 
-    Port of ErrViewLib ``stratAgg(X, popMin, greedy = TRUE)`` (INVENTORY §3.17(d)):
+    Port of ErrViewLib ``stratAgg(X, popMin, greedy = TRUE)`` (P003 Sect. III.B.3.b):
 
     * strata are the distinct values of x (sorted unique values) with their counts;
     * each pass takes the first (lowest-value) stratum with count < pop_min and merges it
@@ -575,7 +573,7 @@ def _reduce_bins(
     return np.minimum.reduceat(vals, offsets), np.maximum.reduceat(vals, offsets)
 
 
-def bin_ranges(
+def _bin_ranges(
     x: ArrayLike, bins: Sequence[NDArray[np.intp]]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Minimum and maximum of ``x`` in each bin.
@@ -586,21 +584,21 @@ def bin_ranges(
     return _reduce_bins(x, bins)
 
 
-def bin_positions(x: ArrayLike, bins: Sequence[NDArray[np.intp]]) -> NDArray[np.float64]:
+def _bin_positions(x: ArrayLike, bins: Sequence[NDArray[np.intp]]) -> NDArray[np.float64]:
     """Position of each bin on the x axis: mid-range ``(min + max)/2`` of its x values.
 
-    P000 Sect. III.3: "points reported at the center of the bins" (INVENTORY §3.17).
+    P000 Sect. III.3: "points reported at the center of the bins".
     """
     lo, hi = _reduce_bins(x, bins)
     return 0.5 * (lo + hi)
 
 
-def window_starts(m: int, window: int, step: int = 1) -> NDArray[np.int64]:
+def _window_starts(m: int, window: int, step: int = 1) -> NDArray[np.int64]:
     """Start positions (0-based, in sorted order) of sliding windows of ``window`` points.
 
     Windows ``[s, s + window)`` for ``s = 0, step, 2*step, ... <= M - window``; with
     ``step = 1`` there are ``M - window + 1`` windows, as in ErrViewLib
-    ``genIntervals(slide = TRUE)`` (INVENTORY §3.17(e)).
+    ``genIntervals(slide = TRUE)``.
     """
     if not 1 <= window <= m:
         raise ValueError(f"window must lie in [1, M = {m}], got {window}")

@@ -1,5 +1,5 @@
 """Local (conditional) calibration analyses on binned data (primer P000 Sects. II-III;
-adaptivity paper P003 Sect. III.B; INVENTORY §3.9, §3.10, §3.18, §3.19, §3.21).
+adaptivity paper P003 Sect. III.B; ENCE and ZMSE of P002 Eqs. 11 and 17).
 
 Notation: Z = E/uE; a binning is a list of integer index arrays into the data arrays, one
 array per bin, ordered by increasing conditioning variable (e.g.
@@ -19,23 +19,23 @@ LZISD      Var(Z)^(-1/2)             1       delta method on "cho"; or BCa boots
 LZM        <Z>                       0       Student t: m +- t_{n-1} sd/sqrt(n)
 LZMS       <Z^2>                     1       BCa bootstrap, R = max(1500, n); or "stud"
 LRCE       (RMV - RMSE)/RMV          0       BCa bootstrap, R = max(500, n)
-LCP        PICP = mean 1(|E| <= U_P) P       Wilson binomial interval
+LCP        mean 1(abs(E) <= U_P)     P       Wilson binomial interval
 RD         RMSE_i vs RMV_i           RMV_i   delta method on "cho"; or BCa bootstrap
 =========  ========================  ======  ===============================================
 
 with z = Phi^-1((1 + confidence)/2), Cho's (2008) variance of the sample variance
 vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n (mu_k the central moments with 1/n denominators,
-R ``moments::all.moments``), and the delta method SD(V^p) = |p| V^(p-1) sqrt(vv). A bin is
+R ``moments::all.moments``), and the delta method SD(V^p) = abs(p) V^(p-1) sqrt(vv). A bin is
 *valid* when its CI contains the target (P003 Sect. III.B.1, red symbols otherwise).
 
 Bootstrap CIs are the BCa intervals of :func:`uqval.stats.bootstrap.bca_bootstrap` (the
-``nptest::np.boot`` algorithm, INVENTORY §3.4) with R = max(n_boot_min, n_i) replicates per
-bin (A20). Bin i draws from child i of ``SeedSequence(seed).spawn(n_bins)``, so results
-are deterministic for a given seed and a bin's stream does not depend on the other bins.
-Variance-based statistics are bootstrapped as mean statistics of the centred columns
-(Z - c, (Z - c)^2) with c the bin mean, Var = n/(n - 1) (<(Z-c)^2> - <Z-c>^2), which is
-exact on every resample and O(n) for the jackknife (the n/(n - 1) factor is also applied
-to the leave-one-out values; BCa only uses the jackknife through the scale-invariant
+``nptest::np.boot`` algorithm) with R = max(n_boot_min, n_i) replicates per bin (see
+docs/choices.md, "Intervals of local statistics" and "Bootstrap replicates"). Bin i draws from
+child i of ``SeedSequence(seed).spawn(n_bins)``, so results are deterministic for a given seed
+and a bin's stream does not depend on the other bins. Variance-based statistics are bootstrapped
+as mean statistics of the centred columns (Z - c, (Z - c)^2) with c the bin mean,
+Var = n/(n - 1) (<(Z-c)^2> - <Z-c>^2), which is exact on every resample and O(n) for the
+jackknife (the n/(n - 1) factor is also applied to the leave-one-out values; BCa only uses the jackknife through the scale-invariant
 acceleration, so the interval is unaffected).
 
 Deviations from the authors' code (statistically immaterial): their per-bin bootstraps use
@@ -43,7 +43,8 @@ R ``boot::boot.ci(type = "bca")`` (regression-based influence values, interpolat
 normal scale) where this module uses the ``np.boot`` variant above; the whole-set <Z> uses
 the Student-t instead of the normal quantile; the whole-set RCE uses 5000 BCa replicates
 instead of a 500-replicate percentile interval; reliability diagrams default to
-sqrt(<E^2>) as in the P000 text, with sd(E) as an option (A9).
+sqrt(<E^2>) as in the P000 text, with sd(E) as an option (docs/choices.md, "Confidence curves and
+RMSE").
 
 Per-bin sums use ``np.add.reduceat`` over the concatenated bins, so all closed-form local
 statistics are vectorised over bins. ENCE and ZMSE (P002 Eqs. 11 and 17) are also provided
@@ -53,7 +54,7 @@ for stacks of Monte Carlo sets with fixed contiguous bins (:func:`ence_batch`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -65,7 +66,7 @@ from scipy import special, stats
 from uqval._types import FloatArray, SeedLike
 from uqval.seeding import seed_sequence
 from uqval.stats.binomial import wilson_cc_interval, wilson_interval
-from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_bins
 from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties
 from uqval.synthetic import GenerativeDistribution, as_distribution
 
@@ -79,7 +80,6 @@ __all__ = [
     "ence_batch",
     "fraction_valid",
     "global_coverage",
-    "global_rce",
     "global_zisd",
     "global_zmean",
     "global_zms",
@@ -91,13 +91,8 @@ __all__ = [
     "local_zmean",
     "local_zms",
     "local_zvar",
-    "lzisd_from_var",
     "mean_t_interval",
-    "ms_stud_interval",
     "reliability_diagram",
-    "rmse_cho_interval",
-    "segment_edges",
-    "var_cho_interval",
     "zmse",
     "zmse_batch",
 ]
@@ -151,7 +146,7 @@ def _cho_vv(n: ArrayLike, m2: ArrayLike, m4: ArrayLike) -> FloatArray:
 
 
 def _power_interval(v: ArrayLike, vv: ArrayLike, power: float, confidence: float) -> Interval:
-    """Delta-method interval of S = V^p: SD(S) = |p| V^(p-1) sqrt(vv); S +- z SD(S)."""
+    """Delta-method interval of S = V^p: SD(S) = abs(p) V^(p-1) sqrt(vv); S +- z SD(S)."""
     v = np.asarray(v, dtype=np.float64)
     sd = abs(power) * v ** (power - 1.0) * np.sqrt(vv)
     return _interval(v**power, _normal_quantile(confidence) * sd, sd)
@@ -183,8 +178,8 @@ def cho_varvar(z: ArrayLike) -> FloatArray:
     return _cho_vv(arr.shape[-1], d2.mean(axis=-1), np.square(d2).mean(axis=-1))
 
 
-def var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Var(z) +- z_c sqrt(vv) (ErrViewLib ``varZCI(method = "cho")``; INVENTORY §3.9).
+def _var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
+    """Var(z) +- z_c sqrt(vv) (ErrViewLib ``varZCI(method = "cho")``; P000 Sect. III.3.4).
 
     Var uses the n - 1 denominator; vv is :func:`cho_varvar`. Reduces over the last axis.
     """
@@ -192,7 +187,7 @@ def var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
     return _power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 1.0, confidence)
 
 
-def lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Interval:
+def _lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Interval:
     """LZISD S = V^(-1/2) with the delta-method SD(S) = sqrt(vv)/(2 V^(3/2)).
 
     P000 Sect. III.3.4; ErrViewLib ``rsdZCI(method = "cho")``: S +- z_c SD(S). ``v`` is
@@ -201,12 +196,12 @@ def lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Int
     return _power_interval(v, vv, -0.5, confidence)
 
 
-def rmse_cho_interval(
+def _rmse_cho_interval(
     E: ArrayLike, confidence: float = 0.95, *, centered: bool = False
 ) -> Interval:
-    """Interval of the RMSE of a reliability-diagram bin by the delta method (§3.9).
+    """Interval of the RMSE of a reliability-diagram bin by the delta method (P000 Sect. III.3.3).
 
-    * ``centered=False`` (default, P000 text, A9): RMSE = sqrt(<E^2>), with the estimated
+    * ``centered=False`` (default, P000 text): RMSE = sqrt(<E^2>), with the estimated
       variance of <E^2> taken as var(E^2)/n (n - 1 denominator), so
       SD = sqrt(var(E^2)/n)/(2 RMSE).
     * ``centered=True`` (authors' ``sdZCI(method = "cho")``): sd(E) = Var(E)^(1/2) with
@@ -231,7 +226,7 @@ def mean_t_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
     return _t_interval(arr.mean(axis=-1), arr.std(axis=-1, ddof=1), arr.shape[-1], confidence)
 
 
-def ms_stud_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
+def _ms_stud_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
     """Mean-square interval <z^2> +- t sd(z^2)/sqrt(n) (ErrViewLib ``ZMSCI`` "stud").
 
     Used for the whole-set ZMS of P003 (n >= 200). Reduces over the last axis.
@@ -298,11 +293,6 @@ class _Segments:
         hi = np.maximum.reduceat(gathered, self.starts)
         return 0.5 * (lo + hi)
 
-    def bin_data(self, *arrays: FloatArray) -> Iterator[tuple[FloatArray, ...]]:
-        for start, count in zip(self.starts, self.counts, strict=True):
-            idx = self.order[start : start + count]
-            yield tuple(a[idx] for a in arrays)
-
 
 def _bootstrap_cis(
     segments: _Segments,
@@ -324,13 +314,14 @@ def _bootstrap_cis(
     children = seed_sequence(seed).spawn(segments.n_bins)
     low = np.full(segments.n_bins, np.nan)
     high = np.full(segments.n_bins, np.nan)
-    for i, (child, bin_data) in enumerate(zip(children, segments.bin_data(*data), strict=True)):
-        if selected[i]:
-            n_boot = max(n_boot_min, bin_data[0].size) if grow else n_boot_min
-            res = bca_bootstrap(
-                bin_data, statistic(bin_data), n_boot=n_boot, seed=child, confidence=confidence
-            )
-            low[i], high[i] = res.ci_low, res.ci_high
+    chosen = np.flatnonzero(selected)
+    bins = [segments.order[segments.starts[i] : segments.starts[i] + segments.counts[i]]
+            for i in chosen]
+    n_boot = [max(n_boot_min, int(segments.counts[i])) if grow else n_boot_min for i in chosen]
+    results = bca_bootstrap_bins(data, statistic, bins, n_boot=n_boot,
+                                 seed=[children[i] for i in chosen], confidence=confidence)
+    for i, res in zip(chosen, results, strict=True):
+        low[i], high[i] = res.ci_low, res.ci_high
     return low, high
 
 
@@ -496,7 +487,7 @@ def local_zvar(
         E, uE: errors and uncertainties (1-D, length M).
         x: conditioning variable (length M), used for the bin positions (mid-ranges).
         bins: list of index arrays, one per bin (at least 2 points each).
-        method: "cho" (Var +- z sqrt(vv), INVENTORY default), "bootstrap" (BCa with
+        method: "cho" (Var +- z sqrt(vv), the authors' default), "bootstrap" (BCa with
             R = max(n_boot_min, n_i), ErrViewLib ``varZCI``) or "auto" ("cho" for bins
             of at least 200 points).
         target: reference value, 1 ((n-1)/(n-3) for small ensembles, P000 Sect. II.1.3).
@@ -543,9 +534,10 @@ def local_zisd(
     """Local Z inverse SD (LZISD): Var(Z)^(-1/2) per bin, target 1 (P000 Sect. III.3.4).
 
     Values below 1 mean uncertainties overestimated by that factor. CI: "cho" = delta
-    method S +- z sqrt(vv)/(2 V^(3/2)) (:func:`lzisd_from_var`, ErrViewLib ``rsdZCI``
-    default in P000, A7/A12) or BCa bootstrap with R = max(n_boot_min, n_i) (``plotLZISD``
-    uses max(500, n)). Arguments and returned columns as in :func:`local_zvar`.
+    method S +- z sqrt(vv)/(2 V^(3/2)) (ErrViewLib ``rsdZCI``, the default in P000;
+    docs/choices.md, "Intervals of local statistics") or BCa bootstrap with
+    R = max(n_boot_min, n_i) (``plotLZISD`` uses max(500, n)). Arguments and returned columns as in
+    :func:`local_zvar`.
     """
     return _zvar(E, uE, x, bins, -0.5, method, target, confidence, n_boot_min, seed)
 
@@ -636,7 +628,8 @@ def local_zms(
     """Local Z mean squares (LZMS): <Z^2> per bin, target 1 (P003 Sect. III.B.1, Eq. 6).
 
     CI: "bootstrap" (default; BCa with R = max(n_boot_min, n_i), R = max(1500, n) in the
-    authors' code, A20/A27), "stud" (:func:`ms_stud_interval`) or "auto" ("stud" for bins
+    authors' code; docs/choices.md, "Intervals of local statistics"), "stud" (Student-t
+    interval of the mean of Z^2) or "auto" ("stud" for bins
     of at least 200 points). Arguments and columns as in :func:`local_zvar`.
     """
     return _zms(E, uE, x, bins, method, target, confidence, n_boot_min, seed)
@@ -700,7 +693,7 @@ def local_rce(
     return _rce(E, uE, x, bins, confidence, n_boot_min, seed)
 
 
-def global_rce(
+def _global_rce(
     E: ArrayLike,
     uE: ArrayLike,
     *,
@@ -727,16 +720,17 @@ def reliability_diagram(
     n_boot_min: int = 500,
     seed: SeedLike = None,
 ) -> pd.DataFrame:
-    """Reliability diagram (RMSE vs RMV) on bins of uE (P000 Sect. III.3.3; INVENTORY §3.21).
+    """Reliability diagram (RMSE vs RMV) on bins of uE (P000 Sect. III.3.3).
 
     Per bin: x = RMV_i = sqrt(<uE^2>_i) and value = RMSE_i = sqrt(<E^2>_i)
     (``error_scale="rmse"``, P000 text) or sd(E)_i (``"sd"``, ErrViewLib ``plotRelDiag``;
-    equal for unbiased errors, A9). The target of each bin is its RMV_i (identity line).
+    equal for unbiased errors; docs/choices.md, "Confidence curves and RMSE"). The target of each
+    bin is its RMV_i (identity line).
 
     Args:
         bins: bins of the data sorted by increasing uE.
         method: "bootstrap" (default; BCa with R = max(n_boot_min, n_i), P000 Fig. 4),
-            "cho" (delta method, :func:`rmse_cho_interval`, P000 PAL2022 figures) or
+            "cho" (delta method, P000 PAL2022 figures) or
             "auto" ("cho" for bins of at least 200 points).
         error_scale: "rmse" or "sd".
 
@@ -836,7 +830,7 @@ def local_coverage(
 ) -> pd.DataFrame:
     """Local coverage probability (LCP) analysis (P000 Sects. II.2.2, III.3.5, III.4.4).
 
-    Per bin and probability P: PICP nu_P = (1/n) sum_i 1(|E_i| <= U_P,i), i.e. the
+    Per bin and probability P: PICP nu_P = (1/n) sum_i 1(abs(E_i) <= U_P,i), i.e. the
     fraction of error-centred intervals [E_i - U_P,i, E_i + U_P,i] containing 0, with a
     Wilson binomial CI (ErrViewLib ``plotLCP`` default); the target is P.
 
@@ -865,19 +859,19 @@ def global_coverage(
 
 
 def ence(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
-    """ENCE = (1/N) sum_i |RCE_i|, RCE_i = (RMV_i - RMSE_i)/RMV_i (P002 Eq. 11; P003 Eq. 8)."""
+    """ENCE = (1/N) sum_i abs(RCE_i), RCE_i = (RMV_i - RMSE_i)/RMV_i (P002 Eq. 11; P003 Eq. 8)."""
     e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
     rce = _rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
     return float(np.mean(np.abs(rce)))
 
 
 def zmse(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
-    """ZMSE = (1/N) sum_i |ln ZMS_i|, ZMS_i = <Z^2>_i (P002 Eq. 17)."""
+    """ZMSE = (1/N) sum_i abs(ln ZMS_i), ZMS_i = <Z^2>_i (P002 Eq. 17)."""
     e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
     return float(np.mean(np.abs(np.log(segments.means(np.square(e / ue))))))
 
 
-def segment_edges(bins: Sequence[ArrayLike]) -> NDArray[np.intp]:
+def _segment_edges(bins: Sequence[ArrayLike]) -> NDArray[np.intp]:
     """Edges e_0 = 0 < e_1 < ... < e_N of bins that are consecutive segments of 0..e_N - 1.
 
     Bin i must be exactly ``arange(e_i, e_{i+1})``, which holds for equal-count (or
@@ -940,7 +934,7 @@ def ence_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
     Args:
         E: errors, shape (n_sets, M), each row sorted like ``uE``.
         uE: uncertainties, shape (M,) (shared by all sets) or (n_sets, M).
-        edges: bin edges from :func:`segment_edges` (bin i = columns edges[i]:edges[i+1]).
+        edges: bin edges of contiguous bins (bin i = columns edges[i]:edges[i+1]).
 
     Returns:
         ENCE per set, shape (n_sets,). Inputs are not checked for finiteness.
@@ -994,7 +988,7 @@ def fraction_valid(local: pd.DataFrame, confidence: float = 0.95) -> FractionVal
 
     P003 Sect. III.B.2 (target value 0.95 for 95% CIs); the interval is
     ``DescTools::BinomCI(method = "wilsoncc")`` with successes = valid bins and
-    trials = N_bins, as in the authors' code (INVENTORY §3.19).
+    trials = N_bins, as in the authors' code.
 
     Args:
         local: a table of a ``local_*`` function (column ``valid``). A coverage table

@@ -1,6 +1,7 @@
 """Calibration curves and confidence curves (P000 Sects. III.2.1 and III.3.6).
 
-Calibration curves (P000 Eq. 17; INVENTORY §3.20, A8)::
+Calibration curves (P000 Eq. 17; grid, band and area as in the authors' code, see
+docs/choices.md, "Calibration curves")::
 
     eta_p = (1/M) sum_i 1(E_i < q_{p,i}),    q_{p,i} = uE_i Q_D(p),
 
@@ -11,13 +12,14 @@ evaluated at Q_D(p): Z is sorted once and every p costs one binary search,
 O(M log M + P log M). The 95% band is the Wilson interval with continuity correction of a
 binomial proportion p with n trials, drawn around the identity (n = M for the average
 curve, n = the mean bin count for conditional curves). The miscalibration area is the
-trapezoid integral of |eta_p - p| over p with the end points (0, 0) and (1, 1) added
+trapezoid integral of abs(eta_p - p) over p with the end points (0, 0) and (1, 1) added
 (authors' ``trapz(pt, abs(pe - pt))``).
 
-Confidence curves (P000 Eqs. 18-21; INVENTORY §3.23, A9): the points are sorted by
+Confidence curves (P000 Eqs. 18-21; docs/choices.md, "Confidence curves and RMSE"): the
+points are sorted by
 decreasing uE (stable, ties in input order); for k = 0..99 the first floor(k M / 100)
 points are removed and c_S(k) = S(remaining E). All k are obtained from reverse cumulative
-sums of E, E^2 or |E| (O(M log M) for the sort, O(M) for the sums), also for the 500
+sums of E, E^2 or abs(E) (O(M log M) for the sort, O(M) for the sums), also for the 500
 probabilistic-reference replicates at once (array (n_mc, M)).
 """
 
@@ -57,10 +59,10 @@ DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t
 ConfidenceStatistic = Literal["rmse", "rmsd", "mae"]
 
 P_GRID_SYNTHETIC = np.arange(5, 1001) / 1000.0
-"""p = 0.005, 0.006, ..., 1.000: grid of the authors' P000 synthetic figures (A8)."""
+"""p = 0.005, 0.006, ..., 1.000: grid of the authors' P000 synthetic figures."""
 
 P_GRID_DEFAULT = np.arange(1, 200) / 200.0
-"""p = 0.005, 0.010, ..., 0.995: ErrViewLib's default grid (INVENTORY §3.20)."""
+"""p = 0.005, 0.010, ..., 0.995: ErrViewLib's default grid."""
 
 CONFIDENCE_K = np.arange(100)
 """Percentages k = 0, 1, ..., 99 of removed points of the confidence curves."""
@@ -126,7 +128,8 @@ def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[Float
     Successes are ``round(p n)``, because :func:`~uqval.stats.binomial.wilson_cc_interval`
     takes whole numbers: the band is that of the nearest achievable proportion, shifted by
     less than 1/(2n) from p (no shift on the synthetic grid with n = 5000). n = M for the
-    average curve, the mean bin count for conditional curves (INVENTORY §3.20, A8).
+    average curve, the mean bin count for conditional curves (docs/choices.md, "Calibration
+    curves").
     """
     grid = _grid(p)
     if n < 1:
@@ -136,7 +139,7 @@ def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[Float
 
 
 def miscalibration_area(p: ArrayLike, eta: ArrayLike) -> float:
-    """Trapezoid integral of |eta_p - p| over p with (0, 0) and (1, 1) added (P000 Fig. 1).
+    """Trapezoid integral of abs(eta_p - p) over p with (0, 0) and (1, 1) added (P000 Fig. 1).
 
     Authors' code: ``pt = c(0, prob, 1)``, ``pe = c(0, pP, 1)``,
     ``trapz(pt, abs(pe - pt))``; with a grid ending at p = 1 the extra end point adds a
@@ -180,7 +183,7 @@ def calibration_curve(
     """Average calibration curve with its identity band and miscalibration area.
 
     P000 Sect. III.2.1, Eq. 17, Fig. 1 (normal D) and Fig. 18a (unit-variance t_4);
-    INVENTORY §3.20 and A8. Default grid :data:`P_GRID_SYNTHETIC`.
+    docs/choices.md, "Calibration curves". Default grid :data:`P_GRID_SYNTHETIC`.
     """
     e, u = _errors_uncertainties(E, uE)
     grid = _grid(p)
@@ -236,7 +239,7 @@ def conditional_calibration_curves(
 
     The average curve is the unweighted mean of the per-bin curves; for equal-count bins it
     equals the curve of the binned points up to the rounding of the bin counts. The band
-    uses n = round(number of binned points / n_bins) (INVENTORY §3.20: n = M/n_bins).
+    uses n = round(number of binned points / n_bins) (the authors' n = M/n_bins).
     """
     e, u = _errors_uncertainties(E, uE)
     grid = _grid(p)
@@ -276,10 +279,10 @@ def confidence_statistic(
     ``E_sorted`` holds errors already ordered by decreasing uncertainty (any leading axes
     are replicates). S is
 
-    * ``"rmse"``: sqrt(mean(E^2)) (the paper's RMSE; default, A9);
+    * ``"rmse"``: sqrt(mean(E^2)) (the paper's RMSE; default);
     * ``"rmsd"``: sd(E) with the n - 1 denominator (ErrViewLib ``rmsd``, what the
       authors' plotCC "RMSE" computes); NaN when fewer than 2 points are left;
-    * ``"mae"``: mean(|E|).
+    * ``"mae"``: mean(abs(E)).
 
     The remaining sums for every k come from one reverse cumulative sum (O(M) per row); for
     "rmsd" the row mean is subtracted first to limit cancellation in sum(E^2) - (sum E)^2/n.
@@ -312,7 +315,7 @@ class ConfidenceCurve:
         k: percentages of removed points.
         statistic: "rmse", "rmsd" or "mae".
         values: c_S(k; E, uE).
-        oracle: O(k; E) = c_S(k; E, |E|).
+        oracle: O(k; E) = c_S(k; E, abs(E)).
         u_k: largest uncertainty left after removing k% (top axis of P000 Figs 13-15).
     """
 
@@ -334,10 +337,11 @@ def confidence_curve(
     statistic: ConfidenceStatistic = "rmse",
     k: ArrayLike = CONFIDENCE_K,
 ) -> ConfidenceCurve:
-    """Confidence curve, oracle and u_k (P000 Sect. III.3.6; INVENTORY §3.23, A9).
+    """Confidence curve, oracle and u_k (P000 Sect. III.3.6; docs/choices.md, "Confidence curves and
+    RMSE").
 
     Points are sorted by decreasing uE (stable); removing the first floor(k M/100) gives
-    c_S(k). The oracle sorts the uE-ordered errors by decreasing |E| (stable), as
+    c_S(k). The oracle sorts the uE-ordered errors by decreasing abs(E) (stable), as
     ErrViewLib ``plotConfidence``.
     """
     e, u = _errors_uncertainties(E, uE)
@@ -383,7 +387,7 @@ def probabilistic_reference(
 ) -> ProbabilisticReference:
     """Mean and band of confidence curves of pseudo-errors E~ = uE eps, eps ~ D.
 
-    P000 Eqs. 20-21 ("typically 500" draws); INVENTORY §3.23. All replicates are drawn in
+    P000 Eqs. 20-21 ("typically 500" draws). All replicates are drawn in
     one pass as an (n_mc, M) array ``uE_sorted * D.draw(rng, (n_mc, M))``, with uE already
     sorted by decreasing value, and their curves come from :func:`confidence_statistic`.
     The band holds the Harrell-Davis quantiles at (1 -+ confidence)/2 of the n_mc curves at

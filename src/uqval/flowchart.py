@@ -54,14 +54,33 @@ def _bins(x: np.ndarray, n_bins: int) -> list[np.ndarray]:
     return binning.equal_count_bins(x, n_bins)
 
 
+def _require_columns(table: pd.DataFrame, columns: Sequence[str], function: str) -> None:
+    """ValueError naming the missing columns of ``table`` (instead of a bare KeyError)."""
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"{function}: table has no column(s) {', '.join(missing)} (columns: "
+            f"{', '.join(map(str, table.columns))})"
+        )
+
+
+def _n_bins(n_bins: int | None, M: int) -> int:
+    """sqrt(M) bins when n_bins is None; any other value is used as given (0 is an error)."""
+    return binning.sqrt_bin_count(M) if n_bins is None else n_bins
+
+
 def validate_variance(
     table: pd.DataFrame, features: Sequence[str], n_boot: int, seed: int,
     limits: SkewnessLimits | None = None, n_bins: int | None = None,
 ) -> list[Check]:
-    """Flowchart for errors E with standard uncertainties uE (columns E, uE, X_<feature>)."""
+    """Flowchart for errors E with standard uncertainties uE (columns E, uE, X_<feature>).
+
+    ``n_bins=None`` means sqrt(M) bins. Raises ValueError naming missing columns.
+    """
+    _require_columns(table, ["E", "uE", *(f"X_{f}" for f in features)], "validate_variance")
     E, uE = table["E"].to_numpy(), table["uE"].to_numpy()
     M = E.size
-    n_bins = n_bins or binning.sqrt_bin_count(M)
+    n_bins = _n_bins(n_bins, M)
     small = f"M = {M} < {FV_MIN_M}: f_v is indicative only (P003)" if M < FV_MIN_M else ""
     seeds = np.random.SeedSequence(seed).spawn(2 + len(features))
     sc = screen(E, uE, limits or SkewnessLimits())
@@ -84,10 +103,17 @@ def validate_variance(
 def validate_intervals(
     table: pd.DataFrame, levels: Sequence[float], features: Sequence[str], n_bins: int | None = None,
 ) -> list[Check]:
-    """Flowchart for prediction intervals (columns E, U_<P>, X_<feature>): coverages."""
+    """Flowchart for prediction intervals (columns E, U_<P>, X_<feature>): coverages.
+
+    ``n_bins=None`` means sqrt(M) bins. Raises ValueError naming missing columns.
+    """
+    _require_columns(
+        table, ["E", *(f"U_{level:g}" for level in levels), *(f"X_{f}" for f in features)],
+        "validate_intervals",
+    )
     E = table["E"].to_numpy()
     M = E.size
-    n_bins = n_bins or binning.sqrt_bin_count(M)
+    n_bins = _n_bins(n_bins, M)
     small = f"M = {M} < {FV_MIN_M}: f_v is indicative only (P003)" if M < FV_MIN_M else ""
     checks = []
     for level in levels:

@@ -1,8 +1,9 @@
 """Running (sliding-window) statistics along a sorted conditioning variable.
 
 Used for the running quantiles of the "E vs uE" and "Z vs X" plots (P000 Figs 2, 8, 16,
-19 and A1; INVENTORY §3.22) and for the running mean and mean of squares of the z-scores
-(P003 Fig. 2). INVENTORY §3.17(e) and A10 describe the windows.
+19 and A1, with guides E = ±k uE or Z = ±2) and for the running mean and mean of squares of
+the z-scores (P003 Fig. 2, windows of M/100 points). The papers do not state the window of
+the running quantiles; see docs/choices.md, "Running-statistics windows".
 
 Windows. The data are ordered by increasing conditioning variable x (stable sort, so ties
 keep their input order, as R ``order``). A window is ``window`` consecutive points and
@@ -58,8 +59,8 @@ DEFAULT_RUNNING_PROBS = (0.025, 0.975)
 def quantile_window(m: int) -> int:
     """Window size of the P000 running quantiles: floor(M / ceil(2 M^0.333)).
 
-    ErrViewLib ``plotEvsPU``: ``nBin = ceiling(2*N^0.333)``, ``nLoc = floor(N/nBin)``
-    (INVENTORY §3.17(e)); 142 for M = 5000.
+    ErrViewLib ``plotEvsPU``: ``nBin = ceiling(2*N^0.333)``, ``nLoc = floor(N/nBin)``;
+    142 for M = 5000.
     """
     if m < 1:
         raise ValueError(f"need at least one point, got M={m}")
@@ -88,7 +89,7 @@ def running_mean(values: ArrayLike, window: int) -> FloatArray:
     ``out[i] = (1/w) sum_{j=i}^{i+w-1} v_j`` for i = 0 .. M - w, computed from the
     cumulative sum ``C`` (``C_0 = 0``) as ``(C_{i+w} - C_i)/w`` in O(M) (P003 Fig. 2,
     "running mean"; ``values`` must already be ordered by the conditioning variable). The
-    absolute rounding error is of order eps * sum(|v|) / w, far below plotting resolution.
+    absolute rounding error is of order eps * sum(abs(v)) / w, far below plotting resolution.
     """
     v = _values_1d(values, window)
     c = np.concatenate([[0.0], np.cumsum(v)])
@@ -130,7 +131,7 @@ def hd_weight_matrix(n: int, probs: ArrayLike) -> FloatArray:
 
     Row k holds ``w_i = I_{i/n}(a, b) - I_{(i-1)/n}(a, b)``, i = 1..n, with
     ``a = (n+1) q_k`` and ``b = (n+1)(1 - q_k)`` and I the regularised incomplete beta
-    function (INVENTORY §3.3; R ``WRS::hd`` / ErrViewLib ``hd``), so that the HD estimate of
+    function (P001 Sect. IV.1; R ``WRS::hd`` / ErrViewLib ``hd``), so that the HD estimate of
     the q_k-quantile of a sorted sample x is ``W[k] @ x``. All n weights are evaluated
     (they cost O(n) once per window size). Probabilities must lie in (0, 1).
     """
@@ -164,8 +165,8 @@ def running_quantiles(
 
     ``values`` must already be ordered by the conditioning variable (they are *not* sorted
     themselves). Window i holds ``values[i : i + window]``, i = 0 .. M - window (windows
-    slide by one point, as ErrViewLib ``genIntervals(slide = TRUE)``; P000 Figs 2 and 8,
-    INVENTORY §3.17(e)). Each window is sorted (one ``np.sort`` over a strided
+    slide by one point, as ErrViewLib ``genIntervals(slide = TRUE)``; P000 Figs 2 and 8).
+    Each window is sorted (one ``np.sort`` over a strided
     ``sliding_window_view``) and multiplied by the HD weight matrix, computed once.
 
     Returns:
@@ -193,7 +194,7 @@ def running_quantiles_along(
     window: int | None = None,
     position: Position = "midrange",
 ) -> tuple[FloatArray, FloatArray]:
-    """Running HD quantiles of y along x (P000 "E vs uE" and "Z vs X" plots, §3.22).
+    """Running HD quantiles of y along x (P000 "E vs uE" and "Z vs X" plots, Sects. III.2-III.4).
 
     Sorts (x, y) by x, then applies :func:`running_quantiles` with the default window
     :func:`quantile_window` (M) of the authors' code.

@@ -1,47 +1,49 @@
-"""Simulated reference values for calibration statistics (simref paper P002; INVENTORY §3.14-3.16,
-§3.25, A20-A25).
+"""Simulated reference values for calibration statistics (simref paper P002 Sect. II.D,
+Apps A-C, Table II).
 
-Statistics (P002 Sect. II.B-C; INVENTORY §3.10), all functions of errors E and uncertainties uE:
+Statistics (P002 Sect. II.B-C), all functions of errors E and uncertainties uE:
 
 * **ZMS** = <Z^2>, Z = E/uE (Eq. 14), known reference 1;
-* **CC** = Spearman rank correlation of |E| and uE (Eq. 18), average ranks for ties (R
+* **CC** = Spearman rank correlation of abs(E) and uE (Eq. 18), average ranks for ties (R
   ``cor(method = "spearman")``), no reference;
-* **ENCE** = (1/N) sum_i |RCE_i|, RCE_i = (RMV_i - RMSE_i)/RMV_i (Eq. 11), no reference;
-* **ZMSE** = (1/N) sum_i |ln ZMS_i| (Eq. 17), no reference;
+* **ENCE** = (1/N) sum_i abs(RCE_i), RCE_i = (RMV_i - RMSE_i)/RMV_i (Eq. 11), no reference;
+* **ZMSE** = (1/N) sum_i abs(ln ZMS_i) (Eq. 17), no reference;
 
 ENCE and ZMSE use N equal-size bins of the data sorted by uE (stable sort, ties in file order):
 bin i holds sorted positions ``b_i .. b_{i+1} - 1`` with ``b_i = floor(M i/N + 1/2)``
 (:func:`uqval.binning.equal_count_boundaries`). The sensitivity studies use N = 50, the
 zeta-scores N = 20 (P002 Sect. III.C).
 
-Simulated reference (P002 Sect. II.D.2, App. A; §3.14). E*_i = uE_i eps_i with eps ~ D(0, 1)
+Simulated reference (P002 Sect. II.D.2, App. A). E*_i = uE_i eps_i with eps ~ D(0, 1)
 and the *actual* uE; theta_D,ref = mean of theta over N_MC sets, u = sd/sqrt(N_MC), and the
-Monte Carlo 95 % interval I_D = type-7 quantiles 2.5/97.5 % of the simulated sample (A23).
+Monte Carlo 95 % interval I_D = type-7 quantiles 2.5/97.5 % of the simulated sample (see
+docs/choices.md, "Sim2 intervals").
 Because uE is fixed, the data are put once in uE-sorted order ("sorted frame") and every
 synthetic set is drawn directly in that frame (column j of eps multiplies the j-th smallest
 uE): the bins are fixed, ENCE/ZMSE are O(M) per set (:func:`uqval.conditional.ence_batch`),
-and CC needs one argsort per set (uE ranks are fixed; |E*| has no ties for continuous D).
+and CC needs one argsort per set (uE ranks are fixed; abs(E*) has no ties for continuous D).
 Replicates are drawn in fixed stream blocks of ``max(1, 2**20 // M)`` sets, block j from
 child j of ``SeedSequence(seed).spawn(n_blocks)``; ``chunk`` only caps how many sets are
 evaluated per call, so results depend on (seed, M, N_MC) only. Several statistics can be
 evaluated on the same synthetic sets (:func:`simulated_references`).
 
-Bootstrap (§3.4, A20). BCa with ``nptest::np.boot`` conventions
-(:func:`uqval.stats.bootstrap.bca_bootstrap`), n_boot = 5000 as in the authors' code. ZMS uses
-the mean-statistic fast path. CC, ENCE and ZMSE use the generic path in the authors' manner:
-each resample is re-sorted by uE and the index-based equal-size bins are reapplied; the
-jackknife uses bins computed for M - 1 points. Implementation: the bootstrapped "data" is the
-vector of sorted positions 0..M-1, so a resample arrives as a (B, M) array of positions; its
-per-point multiplicities c_j (one ``bincount``) describe the re-sorted resample completely
-(point j repeated c_j times at sorted positions C_{j-1}..C_j - 1, C = cumsum c). Bin sums are
-differences of the weighted prefix sums S(b) = W_{k-1} + (b - C_{k-1}) x_k, k = #{j: C_j <= b}
+Bootstrap (P002 Sect. II.D; see docs/choices.md, "Bootstrap replicates"). BCa with
+``nptest::np.boot`` conventions (:func:`uqval.stats.bootstrap.bca_bootstrap`), n_boot = 5000 as in
+the authors' code. ZMS uses the mean-statistic fast path. CC, ENCE and ZMSE use the generic path in
+the authors' manner: each resample is re-sorted by uE and the index-based equal-size bins are
+reapplied; the jackknife uses bins computed for M - 1 points. Implementation: the bootstrapped
+"data" is the vector of sorted positions 0..M-1, so a resample arrives as a (B, M) array of
+positions; its per-point multiplicities c_j (one ``bincount``) describe the re-sorted resample
+completely (point j repeated c_j times at sorted positions C_{j-1}..C_j - 1, C = cumsum c). Bin sums
+are differences of the weighted prefix sums S(b) = W_{k-1} + (b - C_{k-1}) x_k, k = #{j: C_j <= b}
 (one ``searchsorted`` over all rows at once), so a resample costs O(M) with no sort. CC on a
 resample is the weighted Pearson correlation of the tie-averaged ranks, computed per tie
 group from the multiplicities. Ties in uE between *different* points are ordered by file
 order in the resample, whereas R orders them by resample position (both arbitrary;
 statistically immaterial).
 
-zeta schemes (App. A; §3.5, §3.14, A22, A23): BS (known reference, bootstrap interval),
+zeta schemes (App. A, Eqs. 20-24; docs/choices.md, "Uncertainty of simulated references"
+and "Sim2 intervals"): BS (known reference, bootstrap interval),
 SimN/SimT (simulated reference with the bootstrap interval; the text ignores u(theta_ref),
 the code option adds U_t = 2u in quadrature), Sim2N/Sim2T (Monte Carlo interval I_D, zeta =
 (est - ref)/(ref - I_D-) if est <= ref, else (est - ref)/(I_D+ - ref), the code's
@@ -50,16 +52,17 @@ the code option adds U_t = 2u in quadrature), Sim2N/Sim2T (Monte Carlo interval 
 Workflow (Fig. 1, Sect. II.D.3): :func:`validate_statistic`. Sensitivity to D (Sect. II.D.3:
 "If the simulated reference values for these choices of D differ more than their statistical
 uncertainty, the statistic is deemed to be over-sensitive to D and should not be used"): the
-references of D = N(0, 1) and D = t_s(6) are compared with |delta| > k sqrt(u_N^2 + u_T^2),
+references of D = N(0, 1) and D = t_s(6) are compared with abs(delta) > k sqrt(u_N^2 + u_T^2),
 k = 2 by default (the expanded uncertainty U = 2u used throughout the paper). Sect. III.C.3
 judges sensitivity by its effect on the zeta-scores ("sizable effect"), i.e. relative to the
-bootstrap interval, so an optional criterion additionally requires |delta| to exceed the
+bootstrap interval, so an optional criterion additionally requires abs(delta) to exceed the
 bootstrap standard error of the estimate (``sensitivity="mc+estimate"``); the ratio
-|delta|/U_BS is always reported.
+abs(delta)/U_BS is always reported.
 
-Also: the z-score summary of Table II (§3.25), the App. B study of ENCE/ZMSE reference values
-vs (N/M)^(1/2) for the NIG and T6IG models (§3.15, A21), and the App. C extrapolation-to-zero-
-bins validation of ZMSE (§3.16).
+Also: the z-score summary of Table II, the App. B study of ENCE/ZMSE reference values
+vs (N/M)^(1/2) for the NIG and T6IG models (docs/choices.md, "Appendix B generator and fits"), and
+the App. C extrapolation-to-zero-bins
+validation of ZMSE.
 """
 
 from __future__ import annotations
@@ -88,7 +91,6 @@ __all__ = [
     "KNOWN_REFERENCES",
     "LinearFit",
     "PAPER_N_BINS_SENSITIVITY",
-    "PAPER_N_BINS_ZETA",
     "PAPER_N_BOOT",
     "PAPER_N_MC",
     "PAPER_T_NU",
@@ -120,10 +122,9 @@ KNOWN_REFERENCES: dict[str, float] = {"ZMS": 1.0}
 """Statistics with a predefined reference value (P002 Eq. 14); the others have none."""
 
 PAPER_N_MC = 10_000  # Sect. III.C, Figs 4-7
-PAPER_N_BOOT = 5000  # authors' code (A20)
+PAPER_N_BOOT = 5000  # authors' code; docs/choices.md, "Bootstrap replicates"
 PAPER_T_NU = 6.0  # D = t_s(6) for the "T" variants (Sect. III.C.2)
 PAPER_N_BINS_SENSITIVITY = 50  # Figs 4-5
-PAPER_N_BINS_ZETA = 20  # Fig. 7, Tables A3-A4
 
 
 _BLOCK_ELEMENTS = 1 << 20  # values per simulation stream block (8 MiB of float64)
@@ -166,7 +167,7 @@ class SimRefStatistic:
         return self.name if self.n_bins is None else f"{self.name}(N={self.n_bins})"
 
     def value(self, E: ArrayLike, uE: ArrayLike) -> float:
-        """The statistic of one set (ties in |E| or uE get average ranks for CC)."""
+        """The statistic of one set (ties in abs(E) or uE get average ranks for CC)."""
         e, ue = check_errors_uncertainties(E, uE)
         frame = _Frame(ue)
         return float(_ResampleStatistic(self, e[frame.order], frame)(np.arange(e.size)))
@@ -179,7 +180,7 @@ class SimRefStatistic:
             uE: uncertainties, shape (M,), shared by all rows (bins computed once from it).
 
         Returns:
-            shape (n_sets,). CC assumes no ties in |E| within a row (true for continuous
+            shape (n_sets,). CC assumes no ties in abs(E) within a row (true for continuous
             simulated errors); use :meth:`value` for data with ties.
         """
         e = np.asarray(E, dtype=np.float64)
@@ -228,7 +229,7 @@ class _Frame:
 
 
 def _cc_rows(e_s: FloatArray, frame: _Frame) -> FloatArray:
-    """Spearman(|E|, uE) per row, no ties in |E|: ranks by one argsort per row."""
+    """Spearman(abs(E), uE) per row, no ties in abs(E): ranks by one argsort per row."""
     n, m = e_s.shape
     ranks = np.empty((n, m))
     np.put_along_axis(
@@ -394,13 +395,13 @@ def bootstrap_statistic(
     confidence: float = 0.95,
     n_workers: int = 1,
 ) -> BootstrapResult:
-    """BCa bootstrap of a P002 statistic (INVENTORY §3.4; n_boot = 5000 as in the code, A20).
+    """BCa bootstrap of a P002 statistic (P002 Sect. II.D; n_boot = 5000 as in the code).
 
     ZMS uses the exact mean-statistic path of :func:`bca_bootstrap` (same replicates as
     ``bca_bootstrap((E, uE), ZMS, ...)``). CC, ENCE and ZMSE re-sort every resample by uE and
     reapply the index-based equal-size bins; the jackknife uses bins for M - 1 points (module
-    docstring; exact O(M N) prefix-sum form for ENCE/ZMSE, direct O(M^2) evaluation for CC). Row indices are drawn by :func:`bca_bootstrap` (same stream for all
-    statistics and the same seed).
+    docstring; exact O(M N) prefix-sum form for ENCE/ZMSE, direct O(M^2) evaluation for CC). Row
+    indices are drawn by :func:`bca_bootstrap` (same stream for all statistics and the same seed).
     """
     stat = as_statistic(statistic)
     e, ue = check_errors_uncertainties(E, uE)
@@ -443,7 +444,7 @@ class SimulatedReference:
         mean: theta_D,ref = mean of the simulated values.
         sd: their standard deviation (ddof = 1); u: u(theta_D,ref) = sd/sqrt(N_MC).
         ci_low, ci_high: I_D, type-7 2.5 % and 97.5 % quantiles of the simulated values
-            (for the default level 0.95; A23).
+            (for the default level 0.95; docs/choices.md, "Sim2 intervals").
         values: the N_MC simulated values.
     """
 
@@ -610,7 +611,8 @@ def zeta_bs(
     """zeta(theta_est, theta_ref, I) of P002 Eq. 20/A1 (bootstrap interval of the estimate).
 
     ``reference_u`` is u(theta_ref); the authors' code adds U_t = 2u in quadrature to the
-    half-width (A22); the text ignores it (0, default).
+    half-width; the text ignores it (0, default). See docs/choices.md, "Uncertainty of
+    simulated references".
     """
     return float(
         zeta_score(estimate, reference, ci_low, ci_high, reference_uncertainty=2.0 * reference_u)
@@ -618,7 +620,7 @@ def zeta_bs(
 
 
 def zeta_sim2(estimate: float, reference: float, ci_low: float, ci_high: float) -> float:
-    """Sim2 zeta with the Monte Carlo interval I_D of the reference (P002 Eq. 24; A23).
+    """Sim2 zeta with the Monte Carlo interval I_D of the reference (P002 Eq. 24).
 
     zeta = (est - ref)/(ref - I_D-) if est <= ref, else (est - ref)/(I_D+ - ref), i.e. the
     authors' -zeta(ref, est, I_D). 0 when est == ref.
@@ -647,7 +649,7 @@ def zeta_schemes(
         references: simulated references keyed by the scheme suffix (``{"N": ..., "T": ...}``
             gives SimN, Sim2N, SimT, Sim2T).
         known_reference: predefined reference (ZMS: 1) for the BS scheme; None skips BS.
-        reference_uncertainty: False (text, A22): Sim ignores u(theta_ref); True (code):
+        reference_uncertainty: False (text): Sim ignores u(theta_ref); True (code):
             the half-width is sqrt((est - lim)^2 + (2u)^2).
 
     Returns:
@@ -681,8 +683,8 @@ class Validation:
         reference: predefined reference (ZMS: 1) or None.
         references: simulated references keyed "N", "T" (or "D" for a known D).
         zeta: zeta-scores per scheme (BS, SimN, SimT, Sim2N, Sim2T as computed).
-        sensitivity: |delta| = |theta_N - theta_T|, u_combined = sqrt(u_N^2 + u_T^2), the
-            threshold k u_combined, ratio_to_U_BS = |delta|/U_BS, sensitive (bool), criterion.
+        sensitivity: abs(delta) = abs(theta_N - theta_T), u_combined = sqrt(u_N^2 + u_T^2), the
+            threshold k u_combined, ratio_to_U_BS = abs(delta)/U_BS, sensitive (bool), criterion.
         mc_precision_ok: 2 u(theta_ref) < U_BS for every simulated reference (Sect. II.D.2).
         verdict: "validated", "not validated", "borderline" (Sim zetas disagree) or
             "do not use" (sensitive to D).
@@ -763,16 +765,16 @@ def validate_statistic(
 ) -> Validation:
     """Validation workflow of P002 Fig. 1 (Sect. II.D.3) for one statistic on one set.
 
-    1. theta_est and the BCa interval I_BS (n_boot = 5000, [code]; §3.4).
-    2. Known reference (ZMS): zeta_BS, verdict on |zeta_BS| <= 1 (Eq. 22). With
+    1. theta_est and the BCa interval I_BS (n_boot = 5000 as in the authors' code; P002 Sect. II.D).
+    2. Known reference (ZMS): zeta_BS, verdict on abs(zeta_BS) <= 1 (Eq. 22). With
        ``all_schemes`` the simulated references and Sim/Sim2 zetas are also computed
        (Tables A1-A4, Figs 6-7), without changing the verdict.
     3. Unknown reference, ``distribution`` given (D constrained, e.g. a GP): one simulated
-       reference, verdict on |zeta_Sim| <= 1 (Eq. 23).
+       reference, verdict on abs(zeta_Sim) <= 1 (Eq. 23).
     4. Unknown reference, D unknown: simulate under N(0, 1) and t_s(t_nu) (Sect. II.D.3,
-       nu = 6); sensitive if |theta_N - theta_T| > k sqrt(u_N^2 + u_T^2) (paper: "differ
+       nu = 6); sensitive if abs(theta_N - theta_T) > k sqrt(u_N^2 + u_T^2) (paper: "differ
        more than their statistical uncertainty"; k = 2, the paper's expanded uncertainty),
-       and, with ``sensitivity="mc+estimate"``, also |delta| > se_BS (the shift would move
+       and, with ``sensitivity="mc+estimate"``, also abs(delta) > se_BS (the shift would move
        zeta by more than about half the interval). Sensitive: verdict "do not use".
        Otherwise the verdict rests on SimN and SimT together.
 
@@ -889,10 +891,10 @@ def _sd_statistic(m: int, centre: float) -> MeanStatistic:
 def zscore_summary(
     E: ArrayLike, uE: ArrayLike, *, n_boot: int = PAPER_N_BOOT, seed: SeedLike = None
 ) -> dict[str, float]:
-    """One row of P002 Table II (§3.25).
+    """One row of P002 Table II.
 
     mu_Z = mean(Z) with SE sd/sqrt(M); sigma_Z = sd(Z) (ddof = 1) with SE the bootstrap
-    standard error of sd (BCa run, n_boot = 5000 [code]); b_Z = 100 |mu_Z|/sigma_Z; nu_Z
+    standard error of sd (BCa run, n_boot = 5000 [code]); b_Z = 100 abs(mu_Z)/sigma_Z; nu_Z
     (and the location/scale) of the ML scaled-shifted Student t fit
     (:func:`uqval.stats.fits.fit_scaled_t`).
     """
@@ -987,7 +989,7 @@ def zmse_extrapolation(
     *,
     k: float = 2.0,
 ) -> ZmseExtrapolation:
-    """Extrapolation-to-zero-bins validation of ZMSE (P002 App. C; §3.16).
+    """Extrapolation-to-zero-bins validation of ZMSE (P002 App. C).
 
     ZMSE on N equal-size bins of the data sorted by uE for every N of ``n_values`` whose
     smallest bin holds at least ``min_per_bin`` points (text: "bins should not contain less

@@ -8,9 +8,10 @@ P001 Eq. 1; simref paper P002 Eqs. 1-2)
 so that the generated sets are calibrated by construction. Randomness comes exclusively from
 an explicit :class:`numpy.random.Generator`; the same seed gives the same draws.
 
-Parametrisation conventions (INVENTORY A15): the *simulations* draw squared uncertainties
-from ``Gamma^-1(nu/2, nu/2)`` (NIG/TIG models, P001 Sect. III.2 and IV.2), whereas the
-*fits* of :mod:`uqval.stats.fits` report the shape of ``Gamma^-1(nu, nu)``.
+Parametrisation conventions (see docs/choices.md, "Inverse-gamma parametrisations"): the
+*simulations* draw squared uncertainties from ``Gamma^-1(nu/2, nu/2)`` (NIG/TIG models, P001
+Sect. III.2 and IV.2), whereas the *fits* of :mod:`uqval.stats.fits` report the shape of
+``Gamma^-1(nu, nu)``.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Uncertainty Characteristics Curves (UCC) of prediction intervals (P004, Navrátil et al.).
 
-Notation (P004 Sect. 2, INVENTORY §3.26). Observations y_i, predictions ŷ_i and positive band
+Notation (P004 Sect. 2). Observations y_i, predictions ŷ_i and positive band
 half-widths below and above the prediction, ẑ_i^l = ŷ_i − ŷ_i^l > 0 and ẑ_i^u = ŷ_i^u − ŷ_i > 0;
 errors z_i = y_i − ŷ_i. Scaling the bands by k > 0 gives the interval
 [ŷ_i − k ẑ_i^l, ŷ_i + k ẑ_i^u] (P004 Sect. 2.3). On the *active* side of each point,
-a_i = ẑ_i^u if z_i ≥ 0 else ẑ_i^l, and with e_i = |z_i| the metrics at scale k are
+a_i = ẑ_i^u if z_i ≥ 0 else ẑ_i^l, and with e_i = abs(z_i) the metrics at scale k are
 
 * miss rate (Eq. 1, 1 − PICP):   ρ(k) = (1/N) #{i : k_i > k},
 * bandwidth (Eq. 2, ½ MPIW):     β(k) = (k/2N) Σ_i (ẑ_i^u + ẑ_i^l),
@@ -19,7 +19,7 @@ equals Eq. 8's min over both bounds when the bands are symmetric and can exceed 
 otherwise.
 
 Fast UCC (Algorithm 1 in O(N log N) instead of O(N²)). Sort the critical scales once,
-k'_1 ≤ ... ≤ k'_N, with a'_j, e'_j the active band and |error| in that order. At k = k'_j,
+k'_1 ≤ ... ≤ k'_N, with a'_j, e'_j the active band and abs(error) in that order. At k = k'_j,
 with n_j the number of points whose critical scale is ≤ k'_j (n_j ≥ j; with ties it is the
 position of the *last* tied point: Lemma 1, "only the element with the highest index among
 ties is considered"),
@@ -33,31 +33,36 @@ n = #{k_i ≤ k} from a binary search. Tied points yield identical UCC points, w
 width under either area rule.
 
 AUUCC (Sect. 2.3): the trapezoid rule over the points sorted by k, from the first point (no
-extension to the axes; UQ360's ``get_AUUCC``, A30), or the rectangle rule of Prop. 1,
-Eq. 15: S(N) = Σ_i y(k'_i) [x(k'_i) − x(k'_{i−1})] with x(k'_0) = 0. Gains (Eq. 6) are taken
-against a constant band around the same predictions; the linear cost is Eq. 5; the paired
-permutation test of AUUCC differences follows Dwass (1957) as specified in A33.
+extension to the axes; UQ360's ``get_AUUCC``; docs/choices.md, "AUUCC integration rule"), or the
+rectangle rule of Prop. 1, Eq. 15: S(N) = Σ_i y(k'_i) [x(k'_i) − x(k'_{i−1})] with x(k'_0) = 0.
+Gains (Eq. 6) are taken against a constant band around the same predictions; the linear cost is
+Eq. 5; the paired permutation test of AUUCC differences follows Dwass (1957), with the details
+the paper leaves open fixed in docs/choices.md, "Permutation test".
 
 Two consequences worth knowing. (1) Without ties the bandwidth–miss-rate rectangle area is
 S(N) = (1/N) Σ_{j<N} β(k'_j) ≈ mean(k_i) · mean(w_i), w_i = (ẑ_i^l + ẑ_i^u)/2 (Prop. 1), and
-for a constant band mean |z_i|. The gain over the constant is therefore ≈ Cov(k_i, w_i)/mean
-|z_i| (for symmetric bands): bands whose errors scale with them (k independent of ẑ, e.g.
+for a constant band mean abs(z_i). The gain over the constant is therefore ≈ Cov(k_i, w_i)/mean
+abs(z_i) (for symmetric bands): bands whose errors scale with them (k independent of ẑ, e.g.
 calibrated heteroscedastic bands, even the ε-perfect band) gain ≈ 0 in these coordinates;
 excess–deficit coordinates do reward them. (2) UQ360 decides inclusion with the bounds
-fl(k_i ẑ_i) ≥ |z_i| at k = k_i; for a few per cent of the points rounding makes this false
+fl(k_i ẑ_i) ≥ abs(z_i) at k = k_i; for a few per cent of the points rounding makes this false
 and UQ360 counts the point as missed at its own critical scale, which moves its
 bandwidth–miss-rate AUUCC by O(1/N) (7e-4 at N = 1000). Here inclusion is k_i ≤ k (Lemma 1).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._types import FloatArray
+from uqval import ucc_swap
+from uqval._types import FloatArray, SeedLike
+from uqval.seeding import seed_sequence
 
 __all__ = [
     "AXES",
@@ -187,7 +192,7 @@ def critical_scales(y: ArrayLike, pi: PredictionIntervals) -> FloatArray:
 
 @dataclass(frozen=True)
 class _Terms:
-    """Per-point terms, shape (..., N): critical scale k_i, active band a_i, e_i = |z_i| and
+    """Per-point terms, shape (..., N): critical scale k_i, active band a_i, e_i = abs(z_i) and
     w_i = (ẑ_i^l + ẑ_i^u)/2, so that β(k) = k · mean(w)."""
 
     k: FloatArray
@@ -349,7 +354,7 @@ class UCCCurve:
 
     ``x`` and ``y`` are the chosen metrics divided by ``unit`` (except the miss rate, never
     normalised); ``miss_rate`` is kept for partial areas over a miss-rate range. ``origin``
-    is the point at k = 0 (β = ξ = 0, δ = mean |z|, ρ = share of z ≠ 0; its cost is NaN):
+    is the point at k = 0 (β = ξ = 0, δ = mean abs(z), ρ = share of z ≠ 0; its cost is NaN):
     not part of the curve or of its area, but a candidate of :func:`min_cost`.
     """
 
@@ -412,10 +417,10 @@ def _area(x: FloatArray, y: FloatArray, rule: Rule, x_axis: Axis) -> FloatArray:
 def auucc(curve: UCCCurve, rule: Rule = "trapezoid") -> float:
     """Area under the UCC.
 
-    * ``"trapezoid"`` (default, A30): |trapz(y, x)| over the points sorted by k, from the
-      first critical scale to the last, with no extension to the axes (UQ360 ``get_AUUCC``
-      with ``aucfct="trapz"``; its skipping of leading points with an unchanged x removes
-      only zero-width trapezoids).
+    * ``"trapezoid"`` (default; docs/choices.md, "AUUCC integration rule"): abs(trapz(y, x)) over
+      the points sorted by k, from the first critical scale to the last, with no extension to the
+      axes (UQ360 ``get_AUUCC`` with ``aucfct="trapz"``; its skipping of leading points with an
+      unchanged x removes only zero-width trapezoids).
     * ``"rectangle"`` (Prop. 1, Eq. 15): S(N) = Σ_i y(k'_i) [x(k'_i) − x(k'_{i−1})] with
       x(k'_0) = 0; requires x = bandwidth or excess (zero at k = 0). In bandwidth–miss-rate
       coordinates without ties S(N) = (1/N) Σ_{i<N} β(k'_i), the mean data-induced bandwidth.
@@ -438,9 +443,9 @@ def partial_auucc(
     The miss rate parametrises the curve in any coordinates (it decreases strictly from one
     tie group to the next).
 
-    * ``"interpolate"`` (default, A34): the polyline is cut where ρ crosses lo and hi, the
-      end points interpolated linearly in ρ along the crossing segments; a limit beyond the
-      curve's range is clipped to the curve's end (no extension).
+    * ``"interpolate"`` (default; docs/choices.md, "Partial AUUCC cut"): the polyline is cut where ρ
+      crosses lo and hi, the end points interpolated linearly in ρ along the crossing segments; a
+      limit beyond the curve's range is clipped to the curve's end (no extension).
     * ``"nearest"`` (UQ360 ``get_AUUCC(partial_y=...)``): from the point whose miss rate is
       nearest to lo to the one nearest to hi, no interpolation.
     """
@@ -486,7 +491,7 @@ def linear_cost(curve: UCCCurve, c: float = 0.5) -> FloatArray:
     """Linear cost C(k) = c x(k) + (1 − c) y(k) at every UCC point (Eq. 5).
 
     With symmetric bands, c = 0.5 and excess–deficit axes, C(k) = ½ MAE(k) with
-    MAE(k) = (1/N) Σ |d_i − k ẑ_i|, d_i = |ŷ_i − y_i| (Remark 2).
+    MAE(k) = (1/N) Σ abs(d_i − k ẑ_i), d_i = abs(ŷ_i − y_i) (Remark 2).
     """
     _check_weight(c)
     return c * curve.x + (1.0 - c) * curve.y
@@ -539,12 +544,18 @@ def operating_point(
 
 # --- paired permutation test --------------------------------------------------------------
 
+Algorithm = Literal["auto", "sort"]
+
+_CHUNK_ELEMENTS = 1 << 16  # permutations per random-stream chunk: max(1, min(256, 2**16 // N))
+
 
 @dataclass(frozen=True)
 class PermutationTestResult:
     """Paired permutation test of Δ = AUUCC(A) − AUUCC(B).
 
-    ``null_deltas`` are the B permuted differences; p = (1 + #{|Δ*| ≥ |Δ|})/(1 + B).
+    ``null_deltas`` are the ``n_permutations`` permuted differences drawn (fewer than
+    ``max_permutations`` when the sequential rule stopped early); ``algorithm`` says how
+    they were computed ("closed form" or "sort") and which stopping rule was used.
     """
 
     auucc_a: float
@@ -552,7 +563,9 @@ class PermutationTestResult:
     delta: float
     p_value: float
     n_permutations: int
-    null_deltas: FloatArray
+    null_deltas: FloatArray = field(repr=False)
+    max_permutations: int = 0
+    algorithm: str = ""
 
 
 def _batch_auucc(t: _Terms, x_axis: Axis, y_axis: Axis, rule: Rule) -> FloatArray:
@@ -584,6 +597,37 @@ def _aligned(t: _Terms, align: Align) -> _Terms:
     return _Terms(k=t.k / s, a=t.a * s, e=t.e, w=t.w * s)
 
 
+DeltaChunk = Callable[[np.random.SeedSequence, FloatArray], None]
+
+
+def _delta_kernel(
+    ta: _Terms, tb: _Terms, x_axis: Axis, y_axis: Axis, rule: Rule, algorithm: Algorithm
+) -> tuple[DeltaChunk, str]:
+    """Function filling Δ* of a chunk of permutations, and its name."""
+    axes = {x_axis, y_axis}
+    if algorithm not in ("auto", "sort"):
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose 'auto' or 'sort'")
+    if algorithm == "auto" and axes == {"excess", "deficit"} and rule == "trapezoid":
+        return ucc_swap.excess_deficit(ta.k, ta.a, tb.k, tb.a).deltas, "closed form"
+    if algorithm == "auto" and axes == {"bandwidth", "miss_rate"}:
+        stat = ucc_swap.bandwidth_miss_rate(ta.k, ta.w, tb.k, tb.w, rule == "trapezoid")
+        return stat.deltas, "closed form"
+
+    def by_sorting(seed: np.random.SeedSequence, out: FloatArray) -> None:
+        swap = ucc_swap.swap_masks(seed, out.size, ta.k.size)
+        out[:] = _batch_auucc(_select(swap, ta, tb), x_axis, y_axis, rule) - _batch_auucc(
+            _select(swap, tb, ta), x_axis, y_axis, rule
+        )
+
+    return by_sorting, "sort"
+
+
+def _permutation_seed(seed: SeedLike | np.random.Generator) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(2**63)))
+    return seed_sequence(seed)
+
+
 def auucc_permutation_test(
     y: ArrayLike,
     pi_a: PredictionIntervals,
@@ -593,53 +637,104 @@ def auucc_permutation_test(
     rule: Rule = "trapezoid",
     normalize: Normalize = None,
     n_permutations: int = 10_000,
-    seed: int | np.random.Generator = 0,
+    seed: SeedLike | np.random.Generator = 0,
     align: Align = "median",
-    chunk_elements: int = 500_000,
+    *,
+    exceedances: int | None = None,
+    tie_rtol: float = 1e-9,
+    n_workers: int = 1,
+    algorithm: Algorithm = "auto",
+    progress: Callable[[int, int], None] | None = None,
 ) -> PermutationTestResult:
-    """Two-sided paired permutation test for the difference of two AUUCCs (A33; Dwass 1957).
+    """Two-sided paired permutation test for the difference of two AUUCCs (P004 Sect. 4; Dwass 1957).
+
+    Details unstated in the paper are chosen in docs/choices.md, "Permutation test".
 
     Both models share y. Each permutation swaps the (ŷ_i, ẑ_i^l, ẑ_i^u) of A and B for each
-    i independently with probability ½ and recomputes Δ* = AUUCC(A*) − AUUCC(B*); the
-    p-value is (1 + #{|Δ*| ≥ |Δ|})/(1 + B).
+    i independently with probability ½ and recomputes Δ* = AUUCC(A*) − AUUCC(B*).
+
+    p-value. With ``exceedances=None`` all B = ``n_permutations`` permutations are drawn and
+    p = (1 + g)/(1 + B), g = #{abs(Δ*) ≥ abs(Δ)} (Monte Carlo standard error
+    sqrt(p(1 − p)/B) around the exact permutation p-value; smallest value 1/(1 + B)). With
+    ``exceedances=h`` the sequential rule of Besag & Clifford (1991, Biometrika 78, 301)
+    stops at the h-th exceedance: p = h/l after l permutations, or (1 + g)/(1 + B) if fewer
+    than h exceedances occur in B. It is a valid p-value (P(p ≤ α) ≤ α under the null),
+    needs about h/p permutations when p is large (relative precision about 1/sqrt(h), e.g.
+    ±22 % for h = 20) and all B only when p ≲ h/B, i.e. when the decision is clear.
+
+    Ties. |Δ| ≤ ``tie_rtol`` × max(AUUCC(A), AUUCC(B)) counts as a tie (p = 1): rounding
+    noise, e.g. bands u and 1.5u whose UCCs are identical, must not look significant. A
+    permuted Δ* exceeds when abs(Δ*) ≥ abs(Δ) − tie_rtol × max(AUUCC(A), AUUCC(B)).
 
     ``align="median"`` (default) first rescales each model's bands by its median critical
     scale. This leaves both observed AUUCCs unchanged (the UCC is invariant to a global band
     scale) but makes swapped points comparable: without it, mixing bands of different
     overall widths (e.g. a constant of 1 and bands of 3 sd) yields badly mis-scaled
     permuted models, a wide null distribution and a test with little power.
-    ``align="none"`` swaps the bands as given (the literal reading of A33).
+    ``align="none"`` swaps the bands as given (the literal reading of the paper).
 
-    Swapping a point exchanges its per-point terms (k_i, a_i, e_i, w_i), so a permutation
-    costs one batched sort per model. The observed Δ goes through the same batched code,
-    and |Δ*| ≥ |Δ|(1 − 1e-12) guards exact ties against rounding. Permutations are
-    processed in chunks of about ``chunk_elements`` array elements (rows × N).
+    Computation (``algorithm="auto"``): bandwidth–miss rate (either rule) and excess–deficit
+    (trapezoid) use the closed forms of :mod:`uqval.ucc_swap` (sums over the permuted model,
+    its extremes and tie groups from one shared sort; O(N) per permutation, agreeing with
+    the sorted computation to rounding); other axes and ``algorithm="sort"`` rebuild each
+    permuted UCC by sorting. The observed AUUCCs always come from the sorted UCC. Swap bits
+    are drawn in chunks of max(1, min(256, 2**16 // N)) permutations, chunk j from child j of
+    ``SeedSequence(seed)``; the result depends on (data, seed, n_permutations, exceedances)
+    only, not on ``n_workers`` (threads evaluating chunks) nor on the algorithm's rounding.
+    ``progress(done, total)`` is called after each batch of chunks.
     """
     _check_axes(x_axis, y_axis)
     obs = _observations(y, pi_a)
     _observations(obs, pi_b)
     if n_permutations < 1:
         raise ValueError("n_permutations must be positive")
+    if exceedances is not None and exceedances < 1:
+        raise ValueError("exceedances must be a positive integer or None")
+    if not 0.0 <= tie_rtol < 1.0:
+        raise ValueError(f"tie_rtol must lie in [0, 1), got {tie_rtol}")
+    if n_workers < 1:
+        raise ValueError("n_workers must be a positive integer")
     ta, tb = (_aligned(_terms(obs, p.y_pred, p.z_lower, p.z_upper), align) for p in (pi_a, pi_b))
     pair = _Terms(*(np.stack([getattr(ta, f.name), getattr(tb, f.name)]) for f in fields(_Terms)))
     observed = _batch_auucc(pair, x_axis, y_axis, rule)
-    rng = np.random.default_rng(seed)
-    rows = max(1, chunk_elements // obs.size)
+    kernel, name = _delta_kernel(ta, tb, x_axis, y_axis, rule, algorithm)
+    delta = float(observed[0] - observed[1])
+    tol = tie_rtol * float(np.max(np.abs(observed)))
+    target = 0.0 if abs(delta) <= tol else abs(delta) - tol
+    per_chunk = max(1, min(256, _CHUNK_ELEMENTS // obs.size))
+    n_chunks = -(-n_permutations // per_chunk)
+    children = _permutation_seed(seed).spawn(n_chunks)
     null = np.empty(n_permutations)
-    for start in range(0, n_permutations, rows):
-        swap = rng.random((min(rows, n_permutations - start), obs.size)) < 0.5
-        null[start : start + swap.shape[0]] = _batch_auucc(
-            _select(swap, ta, tb), x_axis, y_axis, rule
-        ) - _batch_auucc(_select(swap, tb, ta), x_axis, y_axis, rule)
+
+    def work(j: int) -> None:
+        kernel(children[j], null[j * per_chunk : min(n_permutations, (j + 1) * per_chunk)])
+
+    used, exceed, stopped = n_permutations, 0, False
+    batch, start = max(n_workers, -(-256 // per_chunk)), 0
+    with ThreadPoolExecutor(max_workers=n_workers) as pool:
+        while start < n_chunks and not stopped:
+            stop = min(n_chunks, start + batch)
+            chunks = range(start, stop)
+            list(pool.map(work, chunks) if n_workers > 1 else map(work, chunks))
+            lo, hi = start * per_chunk, min(n_permutations, stop * per_chunk)
+            hits = np.cumsum(np.abs(null[lo:hi]) >= target) + exceed
+            if exceedances is not None and hits[-1] >= exceedances:
+                used, stopped = lo + int(np.argmax(hits >= exceedances)) + 1, True
+            exceed = int(hits[-1])
+            if progress is not None:
+                progress(used if stopped else hi, n_permutations)
+            start, batch = stop, 2 * batch
     unit = _unit(obs, normalize)
     scale = unit if "miss_rate" in (x_axis, y_axis) else unit**2
-    delta = float(observed[0] - observed[1])
-    exceed = int(np.count_nonzero(np.abs(null) >= abs(delta) * (1.0 - 1e-12)))
+    p_value = exceedances / used if stopped else (1.0 + exceed) / (1.0 + n_permutations)
+    rule_name = f"sequential, h = {exceedances}" if exceedances is not None else "fixed"
     return PermutationTestResult(
         auucc_a=float(observed[0]) / scale,
         auucc_b=float(observed[1]) / scale,
         delta=delta / scale,
-        p_value=(1.0 + exceed) / (1.0 + n_permutations),
-        n_permutations=n_permutations,
-        null_deltas=null / scale,
+        p_value=float(p_value),
+        n_permutations=used,
+        null_deltas=null[:used] / scale,
+        max_permutations=n_permutations,
+        algorithm=f"{name}, {rule_name}",
     )

@@ -1,15 +1,22 @@
 """Shared state of the workflow: effective configuration, dataset registry, helpers."""
 
 import copy
+import dataclasses
 import glob
 import re
 import sys
 
-sys.path.insert(0, f"{workflow.basedir}/src")
+sys.path.insert(0, f"{UQVAL_DIR}/src")
 
 from snakemake.io import get_flag_value, is_flagged  # noqa: E402
 
+from uqval.atomic import remove_stale_temporaries  # noqa: E402
+from uqval.errors import UqvalError  # noqa: E402
 from uqval.pipeline.registry import load_registry  # noqa: E402
+from uqval.pipeline.workflow_config import (
+    registry_dirs,
+    selected_datasets,
+)  # noqa: E402
 from uqval.seeding import derive_seed  # noqa: E402
 
 
@@ -29,16 +36,42 @@ ANALYSIS = _deep_update(
     config.get("profiles", {}).get(config["profile"], {}).get("analysis", {}),
 )
 
-REGISTRY = load_registry(config["datasets_dir"], "config/schema/dataset.schema.yaml")
-DATASETS = REGISTRY.enabled_ids() + [
-    REGISTRY.get(d).id
-    for d in config.get("extra_datasets", [])
-    if d not in REGISTRY.enabled_ids()
+# Datasets chosen on the command line (`--config datasets=a,b`): the run builds only these.
+USER_SELECTION = selected_datasets(config.get("datasets"))
+
+# The built-in literature registry plus the user's datasets_dir. A bad dataset file stops the
+# run with uqval's message alone (one block, no traceback).
+try:
+    REGISTRY = load_registry(
+        registry_dirs(f"{UQVAL_DIR}/config/datasets", config["datasets_dir"]),
+        f"{UQVAL_DIR}/config/schema/dataset.schema.yaml",
+    )
+    if USER_SELECTION:
+        DATASETS = [REGISTRY.get(d).id for d in USER_SELECTION]
+    else:
+        DATASETS = REGISTRY.enabled_ids() + [
+            REGISTRY.get(d).id
+            for d in config.get("extra_datasets", [])
+            if d not in REGISTRY.enabled_ids()
+        ]
+except UqvalError as exc:
+    sys.exit(f"Error: {exc}")
+
+# The user's datasets (from datasets_dir, not the built-in registry): listed first in the
+# gallery, with their pages results/datasets/<id>/ built by `all`.
+_BUILTIN = os.path.realpath(f"{UQVAL_DIR}/config/datasets")
+USER_DATASETS = [
+    d
+    for d in DATASETS
+    if os.path.dirname(os.path.realpath(REGISTRY.get(d).config_file)) != _BUILTIN
 ]
 
-MIRRORS = [
-    m for m in (config.get("data_mirror"), os.environ.get("UQVAL_DATA_MIRROR")) if m
-]
+# Relative expected_dir: a folder of this workflow (the papers' printed values).
+EXPECTED_DIR = os.path.join(UQVAL_DIR, config["expected_dir"])
+
+# Temporaries of atomic writes killed by SIGKILL (uqval.atomic): removed at start-up.
+remove_stale_temporaries("data")
+remove_stale_temporaries("results")
 
 # Long-format value tables (key,value) compared with the papers by the scoreboard; each stage
 # appends the tables it produces.
@@ -55,8 +88,42 @@ wildcard_constraints:
 
 
 def dataset_raw_files(wildcards):
-    """Raw files of a dataset under data/raw/."""
-    return [f"data/raw/{p}" for p in REGISTRY.get(wildcards.dataset).source_files]
+    """Files a dataset reads: fetched files under data/raw/, a user's local files in place
+    (direct inputs: editing one rebuilds the dataset)."""
+    spec = REGISTRY.get(wildcards.dataset)
+    return [spec.local_files.get(p, f"data/raw/{p}") for p in spec.source_files]
+
+
+def dataset_page_inputs(wildcards):
+    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
+    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
+    """
+    d = wildcards.dataset
+    inputs = {
+        "table": f"data/prepared/{d}.csv",
+        "report": f"data/prepared/{d}.json",
+        "ucc": f"{UC}/datasets/{d}.csv",
+    }
+    if REGISTRY.get(d).has_uncertainty:
+        inputs.update(
+            screen=f"results/screen/{d}.json",
+            simref=f"{SR}/sets/{d}.json",
+            zeta=f"{SR}/sets/{d}_zeta.csv",
+        )
+    else:
+        inputs.update(
+            checks=f"results/validate/{d}.csv", summary=f"results/validate/{d}.md"
+        )
+    return inputs
+
+
+def dataset_spec(wildcards):
+    """The registry entry of a dataset as plain data (params: any change of the YAML entry,
+    pin or file list re-runs the dataset's jobs, and nothing else's)."""
+    spec = dataclasses.asdict(REGISTRY.get(wildcards.dataset))
+    if os.path.abspath(spec["config_file"]).startswith(os.getcwd() + os.sep):
+        spec["config_file"] = os.path.relpath(spec["config_file"])
+    return spec
 
 
 # Datasets with standard uncertainties uE (average-calibration and screening stages).
@@ -67,7 +134,7 @@ def paper_sets(paper):
     """Datasets of a paper, or [] (paper outputs skipped) when some are not built."""
     wanted = config["papers"][paper]["sets"]
     missing = [d for d in wanted if d not in DATASETS]
-    if missing:
+    if missing and not USER_SELECTION:
         logger.warning(
             f"{paper} paper outputs skipped: datasets not built: {', '.join(missing)}"
         )
@@ -98,7 +165,7 @@ def _primer_sets():
     available = {}
     for group, ids in wanted.items():
         missing = [d for d in ids if d not in DATASETS]
-        if missing:
+        if missing and not USER_SELECTION:
             logger.warning(
                 f"primer {group} figures skipped: datasets not built: {', '.join(missing)}"
             )

@@ -16,8 +16,9 @@ rule fetch_raw_file:
         mem_mb=256,
         runtime=15,
     params:
-        entry=lambda wc: REGISTRY.files[wc.rawfile],
-        mirrors=MIRRORS,
+        # plain data, so that a new pin or URL re-fetches the file
+        entry=lambda wc: dataclasses.asdict(REGISTRY.files[wc.rawfile]),
+        data_root=lambda wc, output: output[0][: -len(wc.rawfile) - 1],
         timeout_s=config["download"]["timeout_s"],
         attempts=config["download"]["attempts"],
     script:

@@ -16,7 +16,7 @@ rule prepare_dataset:
         mem_mb=2000,
         runtime=10,
     params:
-        spec=lambda wc: REGISTRY.get(wc.dataset),
+        spec=dataset_spec,
         data_root="data/raw",
     script:
         "../../scripts/prepare.py"

@@ -34,8 +34,8 @@ BENCHMARK_PATTERNS = {
 rule scoreboard:
     input:
         values=VALUE_TABLES,
-        expected=sorted(glob.glob(f"{config['expected_dir']}/*.yaml")),
-        schema="config/schema/expected.schema.yaml",
+        expected=sorted(glob.glob(f"{EXPECTED_DIR}/*.yaml")),
+        schema=f"{UQVAL_DIR}/config/schema/expected.schema.yaml",
     output:
         board=report(
             "results/reproduction.csv",
@@ -51,6 +51,8 @@ rule scoreboard:
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        fidelity=config["profile"],
     script:
         "../../scripts/scoreboard.py"
 
@@ -86,7 +88,8 @@ rule gallery:
         board=rules.scoreboard.output.board,
         summary=rules.scoreboard.output.summary,
         runtimes=rules.runtime_table.output.table,
-        captions=sorted(glob.glob(f"{workflow.basedir}/workflow/report/*.rst")),
+        captions=sorted(glob.glob(f"{UQVAL_DIR}/workflow/report/*.rst")),
+        pages=expand("results/datasets/{dataset}", dataset=USER_DATASETS),
     output:
         index="results/index.html",
     log:
@@ -106,5 +109,8 @@ rule gallery:
         datasets=DATASETS,
         profile=config["profile"],
         dataset_reports=expand("results/validate/{dataset}.md", dataset=DATASETS),
+        dataset_pages=expand(
+            "results/datasets/{dataset}/page.json", dataset=USER_DATASETS
+        ),
     script:
         "../../scripts/gallery.py"

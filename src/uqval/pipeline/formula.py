@@ -14,6 +14,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
+__all__ = ["ATOMIC_WEIGHTS", "FORMULA_PROPERTIES", "formula_property", "heteroatom_fraction",
+           "molecular_mass", "parse_formula"]
+
 # IUPAC conventional standard atomic weights (Da).
 ATOMIC_WEIGHTS: dict[str, float] = {
     "H": 1.008, "B": 10.81, "C": 12.011, "N": 14.007, "O": 15.999, "F": 18.998,
@@ -49,6 +52,8 @@ def molecular_mass(counts: Counter[str]) -> float:
 def heteroatom_fraction(counts: Counter[str]) -> float:
     """Fraction of atoms that are neither C nor H: 1 - (n_C + n_H) / n_atoms."""
     total = sum(counts.values())
+    if total == 0:
+        raise ValueError("the formula has no atoms")
     return 1.0 - (counts.get("C", 0) + counts.get("H", 0)) / total
 
 
@@ -60,5 +65,7 @@ FORMULA_PROPERTIES = {
 
 def formula_property(formulas: Iterable[str], prop: str) -> np.ndarray:
     """Vector of ``prop`` (a key of FORMULA_PROPERTIES) for each formula string."""
+    if prop not in FORMULA_PROPERTIES:
+        raise ValueError(f"unknown formula property '{prop}' (known: {', '.join(FORMULA_PROPERTIES)})")
     func = FORMULA_PROPERTIES[prop]
     return np.array([func(parse_formula(f)) for f in formulas], dtype=float)

@@ -20,6 +20,10 @@ from typing import Any
 
 import pandas as pd
 
+from uqval.pipeline.dataset_page import pages_html
+from uqval.pipeline.scoreboard import STATUSES
+from uqval.report import render_markdown
+
 PAPER_ORDER = ["Datasets", "heavytails", "primer", "adaptivity", "simref", "ucc", "validation", "Reproduction", "Runtime"]
 PAPER_TITLES = {
     "Datasets": "Datasets",
@@ -32,7 +36,7 @@ PAPER_TITLES = {
     "simref": "Simulated reference values (simref)",
     "ucc": "Uncertainty Characteristics Curves (UCC)",
 }
-STATUS_ORDER = ["pass", "fail", "missing", "not_reproducible"]
+STATUS_ORDER = list(STATUSES)
 
 
 @dataclass(frozen=True)
@@ -228,7 +232,8 @@ td.text{text-align:left} .tablewrap{overflow:auto;max-height:32em;margin:.4em 0}
 .item{border-top:1px solid #ddd;padding:.5em 0 1em} .prov,.note{font-size:.85em;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:.8em;color:#fff}
 .pass{background:#2ca02c}.fail{background:#d62728}.missing{background:#ff7f0e}
-.not_reproducible{background:#7f7f7f}.none{background:#bbb} a.anchor{color:#bbb;text-decoration:none}
+.not_reproducible{background:#7f7f7f}.needs_download{background:#8c564b}
+.paper_inconsistency{background:#9467bd}.inconclusive{background:#ff7f0e}.not_at_this_fidelity{background:#17becf}.none{background:#bbb} a.anchor{color:#bbb;text-decoration:none}
 pre{background:#f7f7f7;padding:.5em}
 """
 
@@ -243,13 +248,15 @@ def build_gallery(
     dataset_ids: Iterable[str],
     profile: str,
     dataset_reports: Sequence[str] = (),
+    dataset_pages: Sequence[str] = (),
 ) -> str:
     """The HTML text of ``results/index.html``.
 
     ``root`` is the workflow directory (paths of ``items`` are relative to it); links are
     relative to ``results/`` so the folder can be copied or served as it is. ``dataset_reports``
-    are the per-dataset validation summaries (``results/validate/<id>.md``), linked in their own
-    section.
+    are the per-dataset validation summaries (``results/validate/<id>.md``), rendered in their
+    own section. ``dataset_pages`` are the ``page.json`` files of the user's dataset pages
+    (``results/datasets/<id>/``), listed first under "Your datasets".
     """
     root, captions = Path(root), Path(captions_dir)
     datasets = list(dataset_ids)
@@ -279,16 +286,23 @@ def build_gallery(
             )
         sections.append(f"<h2 id='{category}'>{html.escape(title)}</h2>{''.join(blocks)}")
     if dataset_reports:
-        links = "".join(
-            f"<li><a href='{html.escape(os.path.relpath(root / r, root / 'results'))}'>{html.escape(Path(r).stem)}</a></li>"
+        blocks = "".join(
+            f"<details><summary><code>{html.escape(Path(r).stem)}</code> (<a href='"
+            f"{html.escape(os.path.relpath(root / r, root / 'results'))}'>Markdown</a>)</summary>"
+            f"{render_markdown((root / r).read_text(encoding='utf-8'), heading_offset=2)}</details>"
             for r in dataset_reports
         )
         toc.append("<li><a href='#per-dataset'>Validation summary of every dataset</a></li>")
         sections.append(
             "<h2 id='per-dataset'>Validation summary of every dataset</h2><p>Average calibration, "
             "consistency and adaptivity checks (validation flowchart) of each built dataset, "
-            f"with the parameters used, as Markdown:</p><ul>{links}</ul>"
+            f"with the parameters used:</p>{blocks}"
         )
+    yours = (
+        "<h2 id='your-datasets'>Your datasets</h2>"
+        + pages_html([root / p for p in dataset_pages], root / "results")
+    )
+    toc.insert(0, "<li><a href='#your-datasets'>Your datasets</a></li>")
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>uqval results</title>"
         f"<style>{STYLE}</style></head><body><h1>uqval: reproduction of five UQ-validation papers</h1>"
@@ -297,7 +311,7 @@ def build_gallery(
         "the status of the paper's printed numbers in the reproduction scoreboard "
         "(<a href='reproduction.csv'>reproduction.csv</a>).</p>"
         f"<pre>{html.escape(summary_text.strip())}</pre><ul>{''.join(toc)}</ul>"
-        f"{''.join(sections)}</body></html>\n"
+        f"{yours}{''.join(sections)}</body></html>\n"
     )
 
 

@@ -10,14 +10,19 @@ The prepared table has one row per validation point and the columns
 * ``X_<name>``: input features.
 
 Rows are removed only by the explicit filters of the registry entry, each counted in the
-report (the papers drop uE <= 1e-6 sd(E); Jacobs et al. sets have non-positive uE).
-Anything else that is wrong (missing file or column, non-numeric or missing values, empty
-file, rows left after filtering) raises DataError naming the file, column and rows.
+report (the papers drop uE <= 1e-6 sd(E); Jacobs et al. sets have non-positive uE). With
+``nonpositive_uncertainty: false`` such rows are not dropped but refused: the dataset fails
+with the rows named (z = E/uE needs uE > 0).
+Anything else that is wrong raises DataError naming the file, column and rows: a raw file
+whose SHA-256 no longer matches its pin, a missing file or column, duplicate column names,
+non-numeric or missing values, an empty file, values whose square overflows or underflows
+(abs(E), uE or abs(E/uE) beyond about 1e±150), or no rows left after filtering.
 """
 
 from __future__ import annotations
 
-import re
+import csv
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +30,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from uqval.average import MIN_POINTS
 from uqval.errors import DataError
 from uqval.pipeline.expression import evaluate, referenced_names
+from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property
-from uqval.pipeline.registry import DatasetSpec
+from uqval.pipeline.registry import DatasetSpec, check_key_value_pattern, resolve_under
+
+__all__ = ["FilterCount", "PreparedDataset", "check_enough_rows", "prepare_dataset"]
 
 _MAX_ROWS_LISTED = 10
+_MAX_KEY_VALUE_BYTES = 1 << 20
+_MAX_KEY_VALUE_LINE = 1000
+_DEFAULT_PATTERN = r"(\w+)\s*=\s*([-+0-9.eE]+)"
 
 
 @dataclass(frozen=True)
@@ -58,33 +70,79 @@ def _rows_text(mask: np.ndarray) -> str:
     return f"data row(s) {listed}{more}"
 
 
+def _short(text: object, limit: int = 200) -> str:
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _duplicates(names: list[str]) -> list[str]:
+    return sorted({n for n in names if names.count(n) > 1})
+
+
 def _read_csv(src: dict[str, Any], path: Path) -> pd.DataFrame:
     header = src.get("header", True)
     names = src.get("names")
+    if names is not None and _duplicates(list(names)):
+        raise DataError(f"{path}: sources[].names has duplicate column name(s) {_duplicates(list(names))}")
+    options: dict[str, Any] = {"skipinitialspace": True, "index_col": False}
     try:
-        df = pd.read_csv(
-            path,
-            header=0 if header else None,
-            names=names,
-            skipinitialspace=True,
-        )
+        if header and names is None:
+            first = pd.read_csv(path, header=None, nrows=1, dtype=str, **options)
+            given = [str(v) for v in first.iloc[0].tolist() if isinstance(v, str)]
+            if _duplicates(given):
+                raise DataError(
+                    f"{path}: duplicate column name(s) in the header line: "
+                    f"{_short(', '.join(_duplicates(given)))}; rename them or give names: [...]"
+                )
+        with warnings.catch_warnings():
+            # pandas only warns when a row has more fields than the header, then drops them.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(path, header=0 if header else None, names=names, **options)
+    except pd.errors.ParserWarning:
+        raise DataError(
+            f"{path}: some rows have more fields than the header or names (columns); "
+            f"they would be cut"
+        ) from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: the file is empty (no header and no data rows)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot be parsed as CSV: {exc}") from None
+    except (ValueError, csv.Error, OverflowError) as exc:
+        raise DataError(f"{path}: cannot be parsed as CSV: {_short(exc)}") from None
     if len(df) == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
     df.columns = [str(c) for c in df.columns]
+    if _duplicates(list(df.columns)):
+        raise DataError(f"{path}: duplicate column name(s) {_short(_duplicates(list(df.columns)))}")
     return df
 
 
 def _read_key_values(src: dict[str, Any], path: Path) -> dict[str, float]:
-    pattern = re.compile(src.get("pattern", r"(\w+)\s*=\s*([-+0-9.eE]+)"))
+    """Constants from a text file: ``pattern`` (screened, see registry.check_key_value_pattern)
+    is applied line by line to lines of at most _MAX_KEY_VALUE_LINE characters."""
+    pattern = check_key_value_pattern(src.get("pattern", _DEFAULT_PATTERN), f"{path}: pattern")
     template = src.get("key_template", "{key}")
-    text = path.read_text()
-    constants = {template.format(key=k): float(v) for k, v in pattern.findall(text)}
+    if path.stat().st_size > _MAX_KEY_VALUE_BYTES:
+        raise DataError(f"{path}: larger than {_MAX_KEY_VALUE_BYTES} bytes; not a key-value file")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text: {exc}") from None
+    constants: dict[str, float] = {}
+    for number, line in enumerate(lines, start=1):
+        if len(line) > _MAX_KEY_VALUE_LINE:
+            raise DataError(f"{path}: line {number} is longer than {_MAX_KEY_VALUE_LINE} characters")
+        for key, value in pattern.findall(line):
+            name = template.replace("{key}", key)
+            try:
+                number_value = float(value)
+            except ValueError:
+                raise DataError(
+                    f"{path}: line {number}: value '{_short(value, 40)}' of '{_short(name, 40)}' is not a number"
+                ) from None
+            if name in constants and constants[name] != number_value:
+                raise DataError(f"{path}: line {number}: '{_short(name, 40)}' is defined twice with different values")
+            constants[name] = number_value
     if not constants:
-        raise DataError(f"{path}: no key/value pair matches the pattern '{pattern.pattern}'")
+        raise DataError(f"{path}: no key/value pair matches the pattern '{_short(pattern.pattern)}'")
     return constants
 
 
@@ -109,10 +167,25 @@ class _Sources:
     def __init__(self, spec: DatasetSpec, data_root: Path):
         self.frames: list[tuple[Path, pd.DataFrame]] = []
         self.constants: dict[str, float] = {}
+        self.sha256: dict[str, str] = {}
+        """SHA-256 of each source file as read (recorded in the sidecar)."""
         for src in spec.entry["sources"]:
-            path = data_root / src["file"]
+            local = spec.local_files.get(src["file"])
+            if local is not None:  # a user's own file, read in place (no pin)
+                path = Path(local)
+            else:
+                path = resolve_under(data_root, src["file"], f"dataset '{spec.id}': sources[].file")
             if not path.is_file():
-                raise DataError(f"dataset '{spec.id}': source file {path} does not exist (fetch it first)")
+                hint = f"(listed in {spec.config_file})" if local else "(fetch it first)"
+                raise DataError(f"dataset '{spec.id}': source file {path} does not exist {hint}")
+            digest = self.sha256[src["file"]] = sha256_file(path)
+            pin = spec.pins.get(src["file"])
+            if pin is not None and digest != pin:
+                raise DataError(
+                    f"dataset '{spec.id}': raw file {path} no longer matches the SHA-256 pinned in "
+                    f"{spec.config_file} (expected {pin}, got {digest}); it was modified "
+                    f"or replaced after the fetch. Delete it and run again to fetch a verified copy."
+                )
             if src.get("format", "csv") == "key_value":
                 self.constants.update(_read_key_values(src, path))
             else:
@@ -125,6 +198,31 @@ class _Sources:
                 f"dataset '{spec.id}': sources have different row counts and cannot be joined: {lengths}"
             )
         self.n_rows = next(iter(lengths.values()))
+
+    def check_columns(self, spec: DatasetSpec) -> None:
+        """One DataError listing every column that an expression or a formula feature of the
+        entry uses and no source file has (rather than stopping at the first)."""
+        q = spec.entry["quantities"]
+        uses = [("E", q["E"])] + [(k, q[k]) for k in ("uE", "V") if k in q]
+        uses += [(f"intervals.{k}", v) for k, v in q.get("intervals", {}).items()]
+        problems = []
+        for name, fspec in spec.entry.get("features", {}).items():
+            if isinstance(fspec, str):
+                uses.append((f"features.{name}", fspec))
+            elif self.locate(fspec["formula_column"]) is None:
+                problems.append(f"features.{name}: formula column '{fspec['formula_column']}'")
+        for what, expr in uses:
+            missing = [n for n in referenced_names(expr) if n not in self.constants and self.locate(n) is None]
+            if missing:
+                problems.append(f"{what} = '{_short(expr)}': column(s) {', '.join(map(repr, missing))}")
+        if problems:
+            constants = f"\n  constants: {', '.join(self.constants)}" if self.constants else ""
+            raise DataError(
+                f"dataset '{spec.id}' ({spec.config_file}): {len(problems)} expression(s) use "
+                f"columns that are not in the source files:\n  "
+                + "\n  ".join(problems)
+                + f"\n  columns available: {_short(self.describe_columns(), 2000)}{_short(constants, 500)}"
+            )
 
     def locate(self, column: str) -> tuple[Path, pd.Series] | None:
         for path, df in self.frames:
@@ -143,9 +241,11 @@ class _Sources:
                 continue
             found = self.locate(name)
             if found is None:
+                constants = f"; constants: {', '.join(self.constants)}" if self.constants else ""
                 raise DataError(
-                    f"dataset '{spec.id}' ({spec.config_file}): {what} = '{expr}' uses column "
-                    f"'{name}', which is not in the source files (columns: {self.describe_columns()})"
+                    f"dataset '{spec.id}' ({spec.config_file}): {what} = '{_short(expr)}' uses column "
+                    f"'{name}', which is not in the source files (columns: "
+                    f"{_short(self.describe_columns(), 500)}{_short(constants)})"
                 )
             path, series = found
             namespace[name] = _numeric_column(series, path, name)
@@ -160,7 +260,7 @@ class _Sources:
         bad = ~np.isfinite(values)
         if bad.any():
             raise DataError(
-                f"dataset '{spec.id}': {what} = '{expr}' is not finite (NaN or infinite) in "
+                f"dataset '{spec.id}': {what} = '{_short(expr)}' is not finite (NaN or infinite) in "
                 f"{_rows_text(bad)}; check the source values there (e.g. a negative variance under sqrt)"
             )
         return values
@@ -184,7 +284,7 @@ class _Sources:
 
 
 def _apply_filters(
-    table: pd.DataFrame, filters: dict[str, Any], uncertainty_columns: list[str]
+    table: pd.DataFrame, filters: dict[str, Any], uncertainty_columns: list[str], where: str
 ) -> tuple[pd.DataFrame, list[FilterCount]]:
     counts: list[FilterCount] = []
 
@@ -194,12 +294,19 @@ def _apply_filters(
         counts.append(FilterCount(name, description, int(drop.sum()), len(table)))
 
     # Threshold of the relative filter from the unfiltered errors, as in the authors' code.
-    sd_e = float(np.std(table["E"].to_numpy(), ddof=1)) if len(table) > 1 else 0.0
+    with np.errstate(over="ignore"):
+        sd_e = float(np.std(table["E"].to_numpy(), ddof=1)) if len(table) > 1 else 0.0
+    nonpositive = np.zeros(len(table), dtype=bool)
+    for col in uncertainty_columns:
+        nonpositive |= table[col].to_numpy() <= 0
     if filters.get("nonpositive_uncertainty", True):
-        drop = np.zeros(len(table), dtype=bool)
-        for col in uncertainty_columns:
-            drop |= table[col].to_numpy() <= 0
-        apply("nonpositive_uncertainty", f"{' or '.join(uncertainty_columns)} <= 0", drop)
+        apply("nonpositive_uncertainty", f"{' or '.join(uncertainty_columns)} <= 0", nonpositive)
+    elif nonpositive.any():
+        raise DataError(
+            f"{where}: {' or '.join(uncertainty_columns)} <= 0 in {_rows_text(nonpositive)}, and "
+            f"filters.nonpositive_uncertainty is false; z = E/uE needs positive uncertainties. "
+            f"Fix these rows or set nonpositive_uncertainty: true to drop and count them."
+        )
     if "min_uE_rel_sd" in filters and "uE" in table:
         factor = float(filters["min_uE_rel_sd"])
         apply(
@@ -212,10 +319,50 @@ def _apply_filters(
     return table, counts
 
 
+def _check_magnitudes(
+    table: pd.DataFrame, uncertainty_columns: list[str], quantities: dict[str, Any], spec: DatasetSpec
+) -> None:
+    """Refuse values whose squares overflow to inf or underflow to 0 (E², uE², U², z²): every
+    statistic of uqval squares them, and the failure would otherwise surface much later."""
+    e = table["E"].to_numpy()
+    checks = []
+    with np.errstate(all="ignore"):
+        checks.append(("E", quantities["E"], np.square(e), False))
+        for col in uncertainty_columns:
+            u = table[col].to_numpy()
+            expr = quantities["uE"] if col == "uE" else quantities["intervals"][col[2:]]
+            checks.append((col, expr, np.square(u), True))
+            checks.append((f"E/{col}", f"({quantities['E']}) / ({expr})", np.square(e / u), False))
+    for name, expr, squares, positive in checks:
+        bad = ~np.isfinite(squares) | (positive & (squares == 0))
+        if bad.any():
+            rows = table["row"].to_numpy()[bad]
+            listed = ", ".join(str(r) for r in rows[:_MAX_ROWS_LISTED])
+            more = f" and {len(rows) - _MAX_ROWS_LISTED} more" if len(rows) > _MAX_ROWS_LISTED else ""
+            raise DataError(
+                f"dataset '{spec.id}' ({spec.config_file}): {name} = '{_short(expr)}' (source files "
+                f"{', '.join(spec.source_files)}) is too large or too small for its square to be a "
+                f"finite non-zero number in data row(s) {listed}{more}; keep |values| within about "
+                f"1e-150 .. 1e150 (rescale the units)"
+            )
+
+
+def check_enough_rows(prepared: PreparedDataset) -> None:
+    """DataError unless the table has the MIN_POINTS rows the calibration tests need; the
+    workflow calls it after preparing, so a tiny dataset stops before any analysis."""
+    report = prepared.report
+    if report["M"] < MIN_POINTS:
+        raise DataError(
+            f"dataset '{report['id']}' ({report['config_file']}): M = {report['M']} row(s) after "
+            f"filtering ({report['n_raw']} raw); the calibration tests need at least {MIN_POINTS}"
+        )
+
+
 def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset:
     """Read, derive, check and filter one dataset; see the module docstring for the columns."""
     data_root = Path(data_root)
     sources = _Sources(spec, data_root)
+    sources.check_columns(spec)
     quantities = spec.entry["quantities"]
     columns: dict[str, np.ndarray] = {"row": np.arange(1, sources.n_rows + 1)}
     columns["E"] = sources.evaluate(quantities["E"], spec, "E")
@@ -241,7 +388,8 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
     table = pd.DataFrame(columns)
     n_raw = len(table)
     n_zero_errors = int((table["E"] == 0).sum())
-    table, counts = _apply_filters(table, spec.entry.get("filters", {}), uncertainty_columns)
+    where = f"dataset '{spec.id}' ({spec.config_file})"
+    table, counts = _apply_filters(table, spec.entry.get("filters", {}), uncertainty_columns, where)
     if len(table) == 0:
         raise DataError(
             f"dataset '{spec.id}': no rows left after filtering ("
@@ -249,6 +397,7 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
             + ")"
         )
     table = table.reset_index(drop=True)
+    _check_magnitudes(table, uncertainty_columns, quantities, spec)
     report = {
         "id": spec.id,
         "family": spec.family,
@@ -258,6 +407,8 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "config_file": spec.config_file,
         "sources": spec.source_files,
         "constants": sources.constants,
+        "source_sha256": sources.sha256,
+        "local_files": dict(spec.local_files),
         "kind": "variance" if "uE" in quantities else "interval",
         "interval_levels": [float(level) for level in levels],
         "features": feature_units,

@@ -3,21 +3,253 @@
 Each file is validated against ``config/schema/dataset.schema.yaml``; a family's ``defaults``
 are merged into each of its datasets. The registry answers which files exist (with their
 SHA-256 and upstream address) and how each dataset is built from them.
+
+Dataset files are exchanged between users, so they are read as untrusted input:
+
+* at most ``MAX_YAML_BYTES`` (1 MiB) per file; YAML anchors/aliases (``&a``/``*a``, the
+  "billion laughs" bomb), duplicate keys and non-text keys are refused;
+* ``files[].path`` must be a relative POSIX path without ``.``/``..`` or empty segments,
+  absolute paths or backslashes (:func:`check_relative_path`), and after joining it must stay
+  under its root (:func:`resolve_under`); paths are compared case-insensitively for duplicates;
+* family names, dataset ids and file paths are unique across all files of the registry;
+* every expression is checked (:func:`uqval.pipeline.expression.check_expression`) and every
+  ``key_value`` pattern compiled and screened (:func:`check_key_value_pattern`) at load time.
+
+Every problem raises :class:`~uqval.errors.ConfigError` naming the file, the field and the
+reason, with long offending values shortened.
 """
 
 from __future__ import annotations
 
 import copy
+import posixpath
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jsonschema
 import yaml
 
 from uqval.errors import ConfigError
+from uqval.pipeline.expression import check_expression
+
+__all__ = [
+    "MAX_YAML_BYTES",
+    "DatasetSpec",
+    "RegisteredFile",
+    "Registry",
+    "check_key_value_pattern",
+    "check_relative_path",
+    "load_family",
+    "load_registry",
+    "load_yaml",
+    "resolve_local",
+    "resolve_under",
+]
 
 SCHEMA_NAME = "dataset.schema.yaml"
+MAX_YAML_BYTES = 1 << 20
+MAX_PATTERN_LENGTH = 200
+MAX_LISTED_ERRORS = 50
+MAX_PATTERN_REPEATS = 4
+_MAX_SHOWN = 200
+
+
+def _short(value: object, limit: int = _MAX_SHOWN) -> str:
+    """``str(value)`` cut to ``limit`` characters, with the number of characters left out."""
+    text = str(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors/aliases, duplicate keys and keys that are not text."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.MarkedYAMLError(
+                problem="YAML anchors and aliases (&name, *name) are not allowed in dataset files",
+                problem_mark=event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        self.flatten_mapping(node)
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise yaml.MarkedYAMLError(
+                    problem=f"key {_short(key, 40)!r} is not text; quote it (e.g. \"95\")",
+                    problem_mark=key_node.start_mark,
+                )
+            if key in seen:
+                raise yaml.MarkedYAMLError(
+                    problem=f"duplicate key '{_short(key, 40)}'", problem_mark=key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Parse a YAML file of at most MAX_YAML_BYTES with the restricted loader.
+
+    Raises ConfigError naming the file (and line) for unreadable, oversized or invalid files,
+    anchors/aliases, duplicate keys, non-text keys and excessive nesting.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"{path}: {size} bytes, more than the {MAX_YAML_BYTES} allowed for a dataset file"
+            )
+        with path.open("rb") as fh:
+            return yaml.load(fh, Loader=_StrictLoader)  # noqa: S506 (restricted SafeLoader)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {_short(exc, 500)}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid YAML: nested too deeply") from None
+
+
+
+def check_relative_path(rel: Any, where: str) -> str:
+    """Return ``rel`` if it is a safe relative POSIX path, else raise ConfigError.
+
+    Refused: non-text, empty, absolute paths, backslashes, empty segments (``a//b``, trailing
+    ``/``), ``.`` and ``..`` segments, and control characters. ``where`` names the file/field.
+    """
+    if not isinstance(rel, str) or not rel:
+        raise ConfigError(f"{where}: the path must be a non-empty text, got {_short(repr(rel))}")
+    reason = None
+    if rel.startswith("/") or re.match(r"^[A-Za-z]:", rel):
+        reason = "absolute paths are not allowed"
+    elif "\\" in rel:
+        reason = "backslashes are not allowed (use / between directories)"
+    elif any(ord(c) < 32 for c in rel):
+        reason = "control characters are not allowed"
+    else:
+        segments = rel.split("/")
+        if any(s == "" for s in segments):
+            reason = "empty path segments ('//' or a trailing '/') are not allowed"
+        elif any(s in (".", "..") for s in segments):
+            reason = "'.' and '..' segments are not allowed"
+    if reason:
+        raise ConfigError(
+            f"{where}: path '{_short(rel)}' is refused: {reason}; write a path relative to the "
+            f"data root such as FAMILY/file.csv"
+        )
+    return rel
+
+
+def resolve_under(root: str | Path, rel: str, where: str = "path") -> Path:
+    """``root / rel`` after checking ``rel`` (:func:`check_relative_path`) and that the resolved
+    path (symbolic links followed) stays inside ``root``; ConfigError otherwise."""
+    check_relative_path(rel, where)
+    base = Path(root).resolve()
+    target = (base / PurePosixPath(rel)).resolve()
+    if not target.is_relative_to(base):
+        raise ConfigError(
+            f"{where}: path '{_short(rel)}' leads outside {root} (to {target}); refused"
+        )
+    return Path(root) / PurePosixPath(rel)
+
+
+def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local") -> Path:
+    """Absolute path of a user's own file ``{local: value}``: ``~`` expanded, relative paths
+    taken from the folder of ``yaml_file``, symbolic links followed. ConfigError unless it
+    names an existing regular file (the message gives the path tried)."""
+    if any(ord(c) < 32 for c in value):
+        raise ConfigError(f"{where}: path '{_short(value)}' has control characters; refused")
+    given = Path(value).expanduser()
+    target = (given if given.is_absolute() else Path(yaml_file).resolve().parent / given).resolve()
+    if not target.exists():
+        raise ConfigError(
+            f"{where}: local file '{_short(value)}' not found (looked for {target}); paths are "
+            f"absolute or relative to the folder of {yaml_file}"
+        )
+    if not target.is_file():
+        raise ConfigError(f"{where}: local file '{_short(value)}' ({target}) is not a regular file")
+    return target
+
+
+def _path_key(rel: str) -> str:
+    """Comparison key of a registered path: normalised and case-folded, so two spellings of
+    one file on a case-insensitive file system count as duplicates."""
+    return posixpath.normpath(rel).casefold()
+
+
+def check_key_value_pattern(pattern: Any, where: str) -> re.Pattern[str]:
+    """Compile a ``key_value`` pattern after screening it against catastrophic backtracking.
+
+    The pattern must have at most MAX_PATTERN_LENGTH characters, exactly two groups (key,
+    value), at most MAX_PATTERN_REPEATS repetition operators and no repetition or alternation
+    inside a repeated group (``(a+)+``, ``(a|ab)*``: exponential backtracking). The pattern is
+    applied line by line to lines of bounded length (see ``uqval.pipeline.prepare``), which
+    bounds the polynomial worst case of what remains.
+    """
+    if not isinstance(pattern, str) or not pattern:
+        raise ConfigError(f"{where}: the pattern must be a non-empty text")
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ConfigError(
+            f"{where}: the pattern has {len(pattern)} characters, more than {MAX_PATTERN_LENGTH}"
+        )
+    try:
+        compiled = re.compile(pattern)
+        tree = re._parser.parse(pattern)  # type: ignore[attr-defined]
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ConfigError(f"{where}: pattern '{_short(pattern)}' is not a valid regular expression: {exc}") from None
+    if compiled.groups != 2:
+        raise ConfigError(
+            f"{where}: pattern '{_short(pattern)}' has {compiled.groups} groups; it needs exactly "
+            f"two, (key) and (value)"
+        )
+    repeats = _repeats(tree, inside_repeat=False, where=where, pattern=pattern)
+    if repeats > MAX_PATTERN_REPEATS:
+        raise ConfigError(
+            f"{where}: pattern '{_short(pattern)}' has {repeats} repetition operators; at most "
+            f"{MAX_PATTERN_REPEATS} are allowed (backtracking cost)"
+        )
+    return compiled
+
+
+def _repeats(items: Any, inside_repeat: bool, where: str, pattern: str) -> int:
+    """Number of repetition operators in a parsed pattern; raise on nested repetitions."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    count = 0
+    for op, av in items:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            low, high, sub = av
+            if high == low:
+                count += _repeats(sub, inside_repeat, where, pattern)
+                continue
+            if inside_repeat:
+                raise ConfigError(
+                    f"{where}: pattern '{_short(pattern)}' repeats a repeated element (like "
+                    f"'(a+)+'), which can backtrack exponentially; refused"
+                )
+            count += 1 + _repeats(sub, True, where, pattern)
+        elif op == c.BRANCH:
+            if inside_repeat:
+                raise ConfigError(
+                    f"{where}: pattern '{_short(pattern)}' repeats an alternation (like "
+                    f"'(a|ab)*'), which can backtrack exponentially; refused"
+                )
+            count += sum(_repeats(b, inside_repeat, where, pattern) for b in av[1])
+        elif op == c.SUBPATTERN:
+            count += _repeats(av[-1], inside_repeat, where, pattern)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            count += _repeats(av[1], inside_repeat, where, pattern)
+        elif op == c.ATOMIC_GROUP:
+            count += _repeats(av, inside_repeat, where, pattern)
+        elif op == c.GROUPREF_EXISTS:
+            raise ConfigError(f"{where}: pattern '{_short(pattern)}': conditional groups are not supported")
+    return count
 
 
 @dataclass(frozen=True)
@@ -41,6 +273,11 @@ class DatasetSpec:
     needs_internet: bool
     config_file: str
     entry: dict[str, Any] = field(hash=False, compare=False)
+    pins: dict[str, str | None] = field(default_factory=dict, hash=False, compare=False)
+    """Pinned SHA-256 of each source file (None when not pinned), checked before reading."""
+    local_files: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """User's own files (``files: [{local: PATH}]``): source text -> resolved absolute path.
+    They are read in place, not fetched, and need no pin."""
 
     @property
     def source_files(self) -> list[str]:
@@ -95,55 +332,88 @@ def _merge(defaults: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _load_yaml(path: Path) -> Any:
-    try:
-        with path.open() as fh:
-            return yaml.safe_load(fh)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-
-
 def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
     if errors:
         lines = []
-        for err in errors[:5]:
+        for err in errors[:MAX_LISTED_ERRORS]:
             where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-            lines.append(f"  at '{where}': {err.message}")
-        more = f"\n  ... and {len(errors) - 5} more" if len(errors) > 5 else ""
+            hint = err.schema.get("description") if err.validator == "pattern" else None
+            rule = f" ({_short(' '.join(hint.split()), 300)})" if isinstance(hint, str) else ""
+            text = repr(err.instance)
+            message = err.message.replace(text, _short(text)) if len(text) > _MAX_SHOWN else err.message
+            lines.append(f"  at '{_short(where, 120)}': {_short(message, 600)}{rule}")
+        shown = MAX_LISTED_ERRORS
+        more = f"\n  ... and {len(errors) - shown} more" if len(errors) > shown else ""
         raise ConfigError(
             f"{path}: does not match the dataset schema ({SCHEMA_NAME}):\n" + "\n".join(lines) + more
         )
 
 
+def _expressions(merged: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(field, expression) pairs of a merged dataset entry."""
+    q = merged["quantities"]
+    out = [(f"quantities.{k}", q[k]) for k in ("E", "uE", "V") if k in q]
+    out += [(f"quantities.intervals.{k}", v) for k, v in q.get("intervals", {}).items()]
+    out += [(f"features.{k}", v) for k, v in merged.get("features", {}).items() if isinstance(v, str)]
+    return out
+
+
 def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile], list[DatasetSpec]]:
     """Read and validate one family file; return its files and merged dataset specs."""
-    doc = _load_yaml(path)
-    _validate(doc, schema, path)
+    doc = load_yaml(path)
+    try:
+        _validate(doc, schema, path)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a dataset file") from None
     family = doc["family"]
-    files = [
-        RegisteredFile(path=f["path"], sha256=f["sha256"], url=f.get("url"), family=family)
-        for f in doc["files"]
-    ]
-    known_paths = {f.path for f in files}
+    files = []
+    keys: dict[str, str] = {}
+    local: dict[str, str] = {}
+    for i, f in enumerate(doc["files"]):
+        if "local" in f:
+            if f["local"] in local:
+                raise ConfigError(f"{path}: files[{i}].local '{_short(f['local'])}' is listed twice")
+            local[f["local"]] = str(resolve_local(path, f["local"], f"{path}: files[{i}].local"))
+            continue
+        rel = check_relative_path(f["path"], f"{path}: files[{i}].path")
+        key = _path_key(rel)
+        if key in keys:
+            raise ConfigError(f"{path}: files[{i}].path '{rel}' is listed twice (as '{keys[key]}')")
+        keys[key] = rel
+        files.append(RegisteredFile(path=rel, sha256=f["sha256"], url=f.get("url"), family=family))
+    known_paths = {f.path for f in files} | set(local)
+    pins = {f.path: f.sha256 for f in files}
     defaults = doc.get("defaults", {})
     datasets = []
     for entry in doc["datasets"]:
         merged = _merge(defaults, entry)
+        where = f"{path}: dataset '{merged['id']}'"
         if "sources" not in merged or "quantities" not in merged:
-            raise ConfigError(f"{path}: dataset '{merged.get('id')}' needs sources and quantities")
-        for src in merged["sources"]:
+            raise ConfigError(f"{where} needs sources and quantities")
+        for k, src in enumerate(merged["sources"]):
             if src["file"] not in known_paths:
                 raise ConfigError(
-                    f"{path}: dataset '{merged['id']}' reads '{src['file']}', which is not listed "
-                    f"under files: (listed: {', '.join(sorted(known_paths))})"
+                    f"{where} reads '{_short(src['file'])}', which is not listed under files: "
+                    f"(listed: {_short(', '.join(sorted(known_paths)))})"
                 )
+            if src.get("format", "csv") == "key_value" and "pattern" in src:
+                check_key_value_pattern(src["pattern"], f"{where}, sources[{k}].pattern")
+            names = src.get("names")
+            if names is not None and len(set(names)) != len(names):
+                dup = sorted({n for n in names if names.count(n) > 1})
+                raise ConfigError(f"{where}, sources[{k}].names: duplicate column name(s) {_short(dup)}")
+        for what, expr in _expressions(merged):
+            try:
+                check_expression(expr)
+            except ValueError as exc:
+                raise ConfigError(f"{where}, {what}: {exc}") from None
         q = merged["quantities"]
         if "uE" not in q and not q.get("intervals"):
             raise ConfigError(
-                f"{path}: dataset '{merged['id']}' defines neither quantities.uE nor "
-                f"quantities.intervals; one of them is needed to validate uncertainties"
+                f"{where} defines neither quantities.uE nor quantities.intervals; one of them is "
+                f"needed to validate uncertainties"
             )
         datasets.append(
             DatasetSpec(
@@ -154,29 +424,62 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
                 needs_internet=bool(doc.get("needs_internet", False)),
                 config_file=str(path),
                 entry=merged,
+                pins={src["file"]: pins.get(src["file"]) for src in merged["sources"]},
+                local_files={s["file"]: local[s["file"]] for s in merged["sources"] if s["file"] in local},
             )
         )
     return files, datasets
 
 
-def load_registry(datasets_dir: str | Path, schema_path: str | Path) -> Registry:
+def _family_files(dirs: Sequence[Path]) -> list[Path]:
+    """``*.yaml`` files of the folders, sorted by name; a file of a later folder replaces the
+    file of the same name of an earlier one (a user's copy of a built-in family file)."""
+    by_name: dict[str, Path] = {}
+    for folder in dirs:
+        for path in sorted(folder.glob("*.yaml")):
+            by_name[path.name] = path
+    return [by_name[name] for name in sorted(by_name)]
+
+
+def load_registry(datasets_dir: str | Path | Sequence[str | Path], schema_path: str | Path) -> Registry:
     """Load every ``*.yaml`` family file of ``datasets_dir`` (sorted by name).
 
-    Raises ConfigError naming the file for invalid YAML, schema violations, duplicate dataset
-    ids or file paths, and sources that are not among the family's files.
+    ``datasets_dir`` may be several folders (e.g. the built-in literature registry, then a
+    user's folder); the same folder given twice is read once, and a file of a later folder
+    replaces the file of the same name of an earlier one.
+
+    Raises ConfigError naming the file for invalid YAML, schema violations, unsafe paths,
+    invalid expressions or patterns, sources that are not among the family's files, and naming
+    both files for a family name, dataset id or file path defined twice.
     """
-    datasets_dir = Path(datasets_dir)
-    schema = _load_yaml(Path(schema_path))
-    family_files = sorted(datasets_dir.glob("*.yaml"))
+    given = [datasets_dir] if isinstance(datasets_dir, (str, Path)) else list(datasets_dir)
+    dirs = list({Path(d).resolve(): Path(d) for d in given}.values())
+    datasets_dir = ", ".join(str(d) for d in dirs)
+    schema = load_yaml(Path(schema_path))
+    family_files = _family_files(dirs)
     if not family_files:
         raise ConfigError(f"{datasets_dir}: no dataset files (*.yaml) found")
     files: dict[str, RegisteredFile] = {}
+    path_keys: dict[str, tuple[str, Path]] = {}
+    families: dict[str, Path] = {}
     datasets: dict[str, DatasetSpec] = {}
     for path in family_files:
         fam_files, fam_datasets = load_family(path, schema)
+        family = fam_datasets[0].family
+        if family in families:
+            raise ConfigError(
+                f"{path}: family '{family}' is already defined in {families[family]}; family "
+                f"names must be unique across config/datasets/"
+            )
+        families[family] = path
         for f in fam_files:
-            if f.path in files:
-                raise ConfigError(f"{path}: file '{f.path}' is already registered by {files[f.path].family}")
+            key = _path_key(f.path)
+            if key in path_keys:
+                other, where = path_keys[key]
+                raise ConfigError(
+                    f"{path}: file '{f.path}' is already registered as '{other}' in {where}"
+                )
+            path_keys[key] = (f.path, path)
             files[f.path] = f
         for d in fam_datasets:
             if d.id in datasets:

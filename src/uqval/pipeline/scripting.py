@@ -9,7 +9,9 @@ from typing import Any
 
 
 def run_logged(snakemake: Any, main: Callable[[Any], None]) -> None:
-    """Run ``main(snakemake)`` with logging sent to the rule's log file and to stderr.
+    """Run ``main(snakemake)`` with logging sent to the rule's log file (INFO and above) and to
+    stderr (warnings and errors only, so a run's console stays readable); third-party debug and
+    info chatter (fontTools subsetting fonts for PDFs, matplotlib) is silenced.
 
     An exception is logged (message only for uqval's own errors, which are written to be read
     by users; full traceback otherwise) and re-raised so that Snakemake marks the job failed and
@@ -17,18 +19,22 @@ def run_logged(snakemake: Any, main: Callable[[Any], None]) -> None:
     """
     from uqval.errors import UqvalError
 
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(logging.WARNING if snakemake.log else logging.INFO)
+    handlers: list[logging.Handler] = [console]
     if snakemake.log:
         handlers.append(logging.FileHandler(snakemake.log[0], mode="w"))
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", handlers=handlers, force=True
     )
+    for noisy in ("fontTools", "matplotlib", "PIL", "numba"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     log = logging.getLogger(f"uqval.{snakemake.rule}")
     try:
         main(snakemake)
     except UqvalError as exc:
         log.error("%s", exc)
-        raise
+        raise SystemExit(1) from None  # the message above is the whole report: no traceback
     except Exception:
         log.exception("rule %s failed", snakemake.rule)
         raise

@@ -150,7 +150,7 @@ def z_vs_variable(
 ) -> None:
     """Z vs a conditioning variable with guides Z = +-2 and running 95 % quantiles.
 
-    The y range is +-limit; with ``limit=None`` it follows the data, +-max|Z| kept within
+    The y range is +-limit; with ``limit=None`` it follows the data, +-max abs(Z) kept within
     [5, max_limit] (the authors' code lets R choose it and caps Case C at +-30)."""
     ax.scatter(x, Z, s=1, color=CALIBRATED, alpha=0.3, lw=0, rasterized=True)
     for g in (-2, 2):

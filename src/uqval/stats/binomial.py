@@ -1,4 +1,8 @@
-"""Confidence intervals for a binomial proportion x/n (INVENTORY §3.6 and §3.9).
+"""Confidence intervals for a binomial proportion x/n.
+
+Used for p_val (P001 Eq. 21), coverage probabilities (P000 Sect. II.2.2), f_v (P003
+Sect. III.B.2) and the calibration-curve bands (P000 Sect. III.2.1); the papers do not name
+the interval, the authors' code uses the two below.
 
 * Wilson score interval (Newcombe 1998, method 3; R ``DescTools::BinomCI(method =
   "wilson")``), used for coverage probabilities (PICP, LCP).

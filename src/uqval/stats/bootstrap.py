@@ -1,4 +1,4 @@
-"""Fast BCa bootstrap for statistics of paired samples (P001 Sect. II.3; INVENTORY §3.4).
+"""Fast BCa bootstrap for statistics of paired samples (P001 Sect. II.3; P002 Sect. II.D).
 
 The papers only say "Bias Corrected Accelerated (BCa), DiCiccio & Efron 1996"; the
 author's code uses R ``nptest::np.boot(method = "bca", level = 0.95)``, which this module
@@ -32,6 +32,10 @@ depend only on (seed, M, n_boot), never on ``chunk_size`` (which only limits how
 replicates a generic statistic sees per call) nor on ``n_workers``. A generic block holds
 at most 2**20 indices (8 MiB), so peak memory stays bounded whatever M and n_boot.
 
+All bins of a binning. :func:`bca_bootstrap_bins` bootstraps a mean statistic in every bin
+(bin i from its own seed) with the stream blocks of all bins in one thread pool; each bin's
+result is identical to a :func:`bca_bootstrap` call on that bin.
+
 Several mean statistics on the same resamples. :func:`bca_bootstrap_means` draws the stream
 blocks once and evaluates several :class:`MeanStatistic` objects on them (e.g. ZMS and RCE,
 as the author's code does with one ``np.boot`` call returning both). Each distinct column is
@@ -57,6 +61,7 @@ __all__ = [
     "BootstrapResult",
     "MeanStatistic",
     "bca_bootstrap",
+    "bca_bootstrap_bins",
     "bca_bootstrap_means",
     "jackknife_values",
 ]
@@ -312,8 +317,8 @@ def bca_bootstrap(
 ) -> BootstrapResult:
     """BCa bootstrap interval of a statistic of paired samples (``nptest::np.boot`` "bca").
 
-    Algorithm in the module docstring (INVENTORY §3.4; P001 Sect. II.3, Table 4 uses
-    n_boot = 10^4).
+    Algorithm in the module docstring (P001 Sect. II.3, Table 4 uses n_boot = 10^4; replicate
+    counts elsewhere: see docs/choices.md, "Bootstrap replicates").
 
     Args:
         data: 1-D arrays of equal length M >= 2, resampled together by row (e.g. (E, uE)).
@@ -413,13 +418,12 @@ def bca_bootstrap_means(
 ) -> dict[str, BootstrapResult]:
     """BCa intervals of several mean statistics from one set of bootstrap resamples.
 
-    Same algorithm as :func:`bca_bootstrap` (module docstring; P001 Sect. II.3, INVENTORY
-    §3.4), but the row indices are drawn once and shared by all statistics, as in the
-    author's code where one ``np.boot`` call bootstraps ZMS and RCE together (P001 Fig. 5,
-    §3.6). Each distinct per-point column is summed once; each statistic gets its exact
-    O(M) jackknife. For every statistic the result is identical (same replicates, same
-    interval) to ``bca_bootstrap(data, statistic, n_boot=n_boot, seed=seed)`` with an int
-    seed, because the index stream is the same.
+    Same algorithm as :func:`bca_bootstrap` (module docstring; P001 Sect. II.3), but the row indices
+    are drawn once and shared by all statistics, as in the author's code where one ``np.boot`` call
+    bootstraps ZMS and RCE together (P001 Fig. 5, Eq. 21). Each distinct per-point column is summed
+    once; each statistic gets its exact O(M) jackknife. For every statistic the result is identical
+    (same replicates, same interval) to ``bca_bootstrap(data, statistic, n_boot=n_boot, seed=seed)``
+    with an int seed, because the index stream is the same.
 
     Args:
         data: 1-D arrays of equal length M >= 2, resampled together by row (e.g. (E, uE)).
@@ -459,4 +463,83 @@ def bca_bootstrap_means(
     for (name, stat), where in zip(statistics.items(), positions, strict=True):
         boot = _check_replicate_values(stat.combine(means[:, where]), n_boot)
         results[name] = _bca(t0[name], boot, _mean_jackknife(stat, matrices[name]), confidence)
+    return results
+
+
+BinStatistic = MeanStatistic | Callable[[tuple[NDArray, ...]], MeanStatistic]
+
+
+def bca_bootstrap_bins(
+    data: Sequence[ArrayLike],
+    statistic: BinStatistic,
+    bins: Sequence[ArrayLike],
+    *,
+    n_boot: int | Sequence[int],
+    seed: SeedLike | Sequence[np.random.SeedSequence],
+    confidence: float = 0.95,
+    n_workers: int = 1,
+) -> list[BootstrapResult]:
+    """BCa intervals of a mean statistic in every bin of a binning, in one pass.
+
+    Same algorithm as :func:`bca_bootstrap` (module docstring; P001 Sect. II.3), applied to
+    the rows of each bin; the stream blocks of all bins go to one pool of ``n_workers``
+    threads, so many small bins are processed in parallel. The result for bin i is
+    identical (same replicates, same interval) to
+    ``bca_bootstrap([a[bins[i]] for a in data], statistic_i, n_boot=n_boot_i, seed=seeds[i])``.
+
+    Args:
+        data: 1-D arrays of equal length M, resampled together by row within each bin.
+        statistic: a :class:`MeanStatistic` used in every bin, or a function building one
+            from the bin's data arrays (e.g. a variance centred on the bin mean).
+        bins: integer row indices of each bin (at least 2 rows each).
+        n_boot: replicates, one count for all bins or one per bin.
+        seed: int or None (bin i uses child i of ``SeedSequence(seed).spawn(len(bins))``),
+            a ``SeedSequence`` (spawned from likewise), or one ``SeedSequence`` per bin.
+        confidence: confidence level of the intervals.
+        n_workers: threads (no effect on the result).
+
+    Returns:
+        One :class:`BootstrapResult` per bin, in the order of ``bins``.
+    """
+    arrays = tuple(np.asarray(a) for a in data)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError("confidence must lie in (0, 1)")
+    if n_workers < 1:
+        raise ValueError("n_workers must be a positive integer")
+    counts = [int(n_boot)] * len(bins) if np.ndim(n_boot) == 0 else [int(r) for r in n_boot]
+    if len(counts) != len(bins) or min(counts, default=1) < 1:
+        raise ValueError("n_boot must be a positive integer or one per bin")
+    if isinstance(seed, Sequence):
+        seeds = list(seed)
+        if len(seeds) != len(bins):
+            raise ValueError(f"seed holds {len(seeds)} seeds for {len(bins)} bins")
+    else:
+        seeds = seed_sequence(seed).spawn(len(bins))
+    prepared = []
+    tasks: list[tuple[NDArray[np.float64], _StreamBlock, NDArray[np.float64]]] = []
+    for index, r, child in zip(bins, counts, seeds, strict=True):
+        sample = _validate_data([a[np.asarray(index)] for a in arrays])
+        stat = statistic if isinstance(statistic, MeanStatistic) else statistic(sample)
+        columns = stat.column_matrix(*sample)
+        t0 = float(stat.combine(columns.mean(axis=-1)))
+        if not np.isfinite(t0):
+            raise ValueError(f"statistic of a bin is not finite ({t0})")
+        sums = np.empty((r, columns.shape[0]))
+        tasks += [(columns, b, sums) for b in _stream_blocks(child, sample[0].size, r)]
+        prepared.append((stat, columns, t0, sums))
+
+    def work(task: tuple[NDArray[np.float64], _StreamBlock, NDArray[np.float64]]) -> None:
+        columns, block, sums = task
+        resampled_sums(columns, block.seed, sums[block.start : block.start + block.size])
+
+    if n_workers == 1:
+        for task in tasks:
+            work(task)
+    else:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            list(pool.map(work, tasks))
+    results = []
+    for (stat, columns, t0, sums), r in zip(prepared, counts, strict=True):
+        boot = _check_replicate_values(stat.combine(sums / columns.shape[1]), r)
+        results.append(_bca(t0, boot, _mean_jackknife(stat, columns), confidence))
     return results

@@ -1,4 +1,8 @@
-"""Average-calibration statistics of errors E and uncertainties uE (INVENTORY §3.2).
+"""Average-calibration statistics of errors E and uncertainties uE.
+
+P000 Eqs. 2-3 (Var(E)/<uE^2>, Var(Z)); P001 Sect. II.1, Eqs. 7, 11, 12 and App. A, Eq. 22
+(RCE, ZMS, NLL, RCE2); P002 Eqs. 14-16 (ZMS, NLL and its reference); P003 Eqs. 2-3
+(ZMS, <Z>). Variances use the n - 1 denominator, as R ``var``.
 
 Notation: Z = E/uE, <.> is the mean over the M points. All statistics are pure functions
 of the arrays ``E`` and ``uE`` and reduce over the **last axis**, so they also work on

@@ -8,7 +8,8 @@
 * Maximum-likelihood fit of a scaled-and-shifted Student t to z-scores (simref paper P002
   Sect. III.A.1, Table II).
 
-Parametrisation (INVENTORY §3.7, A15). P001 writes the IG model both as
+Parametrisation (P001 Sect. III, Eqs. 16-19; see docs/choices.md, "Inverse-gamma
+parametrisations"). P001 writes the IG model both as
 ``uE^2 ~ Gamma^-1(alpha = nu, beta = sigma*nu)`` (Eq. 16) and as
 ``uE^2/sigma^2 ~ Gamma^-1(nu, nu)`` (Eq. 17), which differ in the meaning of sigma. Here the
 scale of the squared variable is ``sigma^2`` (Eq. 17 and Eq. 19,
@@ -93,7 +94,7 @@ class ScaledTFit:
         nu, mu, sigma: ML estimates of p(z) = (1/sigma) t_nu((z - mu)/sigma).
         mean, sd: sample mean and standard deviation (ddof = 1) of z; these are the
             mu_Z and sigma_Z columns of P002 Table II.
-        relative_bias: b_Z = 100 |mean| / sd, in percent (P002 Table II).
+        relative_bias: b_Z = 100 abs(mean) / sd, in percent (P002 Table II).
         loglik: maximised log-likelihood.
         n: sample size.
     """
@@ -272,8 +273,8 @@ def fit_scaled_t(z: ArrayLike) -> ScaledTFit:
     p(z) = (1/sigma) t_nu((z - mu)/sigma), maximised over (nu, mu, sigma) with
     ``scipy.stats.t.fit`` started, as fitdistrplus in the authors' code, at nu = 20,
     mu = mean(z), sigma = sd(z) (simref paper P002 Sect. III.A.1, Table II). Also returns
-    the sample mean and sd of z and b_Z = 100 |mean(z)| / sd(z) (P002 Table II columns
-    mu_Z, sigma_Z and b_Z; INVENTORY §3.25).
+    the sample mean and sd of z and b_Z = 100 abs(mean(z)) / sd(z) (P002 Table II columns
+    mu_Z, sigma_Z and b_Z).
     """
     zz = np.asarray(z, dtype=float).ravel()
     if zz.size < 3 or not np.all(np.isfinite(zz)):

@@ -1,8 +1,8 @@
-"""Validation probability p_val of a calibration statistic (P001 Eq. 21; INVENTORY §3.6).
+"""Validation probability p_val of a calibration statistic (P001 Sect. IV.3, Eq. 21).
 
 Over N Monte Carlo repeats of a calibrated synthetic set, each giving a zeta-score,
 
-    p_val = (1/N) sum_i 1(|zeta_i| <= 1),
+    p_val = (1/N) sum_i 1(abs(zeta_i) <= 1),
 
 the fraction of bootstrap CIs that contain the true reference. Its nominal target is the
 confidence level of the CIs (0.95). Its 95% interval is the Wilson score interval with
@@ -27,9 +27,9 @@ class ValidationProbability:
     """p_val with its binomial confidence interval.
 
     Attributes:
-        p_val: fraction of repeats with |zeta| <= 1.
+        p_val: fraction of repeats with abs(zeta) <= 1.
         ci_low, ci_high: Wilson-cc interval of p_val.
-        n_valid: number of repeats with |zeta| <= 1.
+        n_valid: number of repeats with abs(zeta) <= 1.
         n: number N of repeats.
     """
 
@@ -41,7 +41,7 @@ class ValidationProbability:
 
 
 def validation_probability(zeta: ArrayLike, confidence: float = 0.95) -> ValidationProbability:
-    """p_val = mean(|zeta_i| <= 1) with a Wilson-cc interval (P001 Eq. 21).
+    """p_val = mean(abs(zeta_i) <= 1) with a Wilson-cc interval (P001 Eq. 21).
 
     Args:
         zeta: zeta-scores of the N Monte Carlo repeats (1-D, non-empty). Infinite values

@@ -18,7 +18,12 @@ statistic can draw the same indices with NumPy.
 
 Summation. Each column is summed over a resample with four interleaved accumulators,
 ((a0 + a1) + (a2 + a3)), which keeps the floating-point pipeline busy; the rounding differs
-from ``ndarray.sum`` (pairwise) by a few ulp of the sum.
+from ``ndarray.sum`` (pairwise) by a few ulp of the sum. Below :data:`COUNTING_MIN_POINTS`
+points the columns are summed in draw order (gathering from columns that fit in cache);
+from it on, the draws are first counted per point (uint8 counts, which stay in cache) and
+each column is summed as sum_i counts_i c_i in point order: the same resample, a different
+summation order, and 3-4x faster at 10^6 points, where gathering misses the cache at every
+draw (measured 13.5 vs 3.5-5.4 ns per resampled point, ``benchmarks/bench_peers.py``).
 """
 
 from __future__ import annotations
@@ -27,10 +32,14 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MAX_POINTS", "draw_indices", "resampled_sums", "sfc64_state"]
+__all__ = ["COUNTING_MIN_POINTS", "MAX_POINTS", "draw_indices", "resampled_sums", "sfc64_state"]
 
 MAX_POINTS = (1 << 32) - 1
 """Largest number of points the kernel resamples (NumPy's 32-bit bounded-integer path)."""
+
+COUNTING_MIN_POINTS = 1 << 18
+"""From this many points on, a resample's sums are taken as sum_i counts_i c_i from its
+uint8 draw counts (same draws, summation order by point instead of by draw)."""
 
 _U = np.uint64
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -80,11 +89,51 @@ def _draw(state, m, out):  # pragma: no cover - compiled
     _fill(out, span, threshold, state[0], state[1], state[2], state[3], False, _U(0))
 
 
+@numba.njit(inline="always")
+def _counted_sums(columns, idx, counts, out_row):  # pragma: no cover - compiled
+    """out_row[j] = sum_i counts_i columns[j, i] with counts_i = #{idx == i}; False on overflow.
+
+    Used for large m: the uint8 counts (m bytes) stay in cache while the columns are read
+    sequentially, instead of k random reads per draw from columns larger than the cache.
+    """
+    k, m = columns.shape
+    ok = True
+    for i in range(m):
+        j = idx[i]
+        counts[j] += np.uint8(1)
+        if counts[j] == 0:  # more than 255 draws of one point (probability < m/256! for m > 255)
+            ok = False
+    for j in range(k):
+        a0 = 0.0
+        a1 = 0.0
+        a2 = 0.0
+        a3 = 0.0
+        i = 0
+        while i + 4 <= m:
+            a0 += counts[i] * columns[j, i]
+            a1 += counts[i + 1] * columns[j, i + 1]
+            a2 += counts[i + 2] * columns[j, i + 2]
+            a3 += counts[i + 3] * columns[j, i + 3]
+            i += 4
+        while i < m:
+            a0 += counts[i] * columns[j, i]
+            i += 1
+        out_row[j] = (a0 + a1) + (a2 + a3)
+    counts[:] = 0
+    return ok
+
+
 @numba.njit(nogil=True, cache=True)
 def _sums(columns, state, out):  # pragma: no cover - compiled
-    """out[r, j] = sum_i columns[j, idx_r[i]], idx_r the r-th run of m consecutive draws."""
+    """out[r, j] = sum_i columns[j, idx_r[i]], idx_r the r-th run of m consecutive draws.
+
+    Returns False if the counting path overflowed (never observed; the caller raises).
+    """
     k, m = columns.shape
     idx = np.empty(m, np.int64)
+    counted = m >= COUNTING_MIN_POINTS
+    counts = np.zeros(m if counted else 0, np.uint8)
+    ok = True
     span = _U(m)
     threshold = (_U(1 << 32) - span) % span
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
@@ -94,6 +143,9 @@ def _sums(columns, state, out):  # pragma: no cover - compiled
         s0, s1, s2, s3, have_high, high = _fill(
             idx, span, threshold, s0, s1, s2, s3, have_high, high
         )
+        if counted:
+            ok = _counted_sums(columns, idx, counts, out[r]) and ok
+            continue
         for j in range(k):
             a0 = 0.0
             a1 = 0.0
@@ -110,6 +162,7 @@ def _sums(columns, state, out):  # pragma: no cover - compiled
                 a0 += columns[j, idx[i]]
                 i += 1
             out[r, j] = (a0 + a1) + (a2 + a3)
+    return ok
 
 
 def _check_size(m: int) -> None:
@@ -145,4 +198,5 @@ def resampled_sums(
     _check_size(m)
     if out.ndim != 2 or out.shape[1] != k or out.dtype != np.float64:
         raise ValueError(f"out must be a float64 array of shape (rows, {k}), got {out.shape}")
-    _sums(columns, sfc64_state(seed), out)
+    if not _sums(columns, sfc64_state(seed), out):
+        raise RuntimeError("a point was drawn more than 255 times in one resample")

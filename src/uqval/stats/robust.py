@@ -1,11 +1,11 @@
 """Robust shape statistics: Harrell-Davis quantiles, GM skewness and CS kurtosis.
 
 Heavy-tails paper (P001) Sect. IV.1 uses two robust shape statistics of the squared
-variables uE^2, E^2 and Z^2 (INVENTORY §3.3). The paper does not print their formulas; the
+variables uE^2, E^2 and Z^2. The paper does not print their formulas; the
 ones below are those of the author's code (ErrViewLib ``skewgm``/``kurtcs``, with the
 Harrell-Davis estimator ``hd`` of R package WRS), which reproduce P001 Table 3 exactly:
 
-* Groeneveld-Meeden skewness ``beta_GM(X) = (mean(X) - Q_0.5) / mean(|X - Q_0.5|)``;
+* Groeneveld-Meeden skewness ``beta_GM(X) = (mean(X) - Q_0.5) / mean(abs(X - Q_0.5))``;
 * Crow-Siddiqui excess kurtosis
   ``kappa_CS(X) = (Q_0.975 - Q_0.025) / (Q_0.75 - Q_0.25) - 2.91`` (Kim & White 2004, KR4),
 
@@ -61,7 +61,7 @@ def _hd_sorted(xs: NDArray[np.float64], q: float) -> float:
 
 
 def hd_quantile(x: ArrayLike, q: ArrayLike) -> float | NDArray[np.float64]:
-    """Harrell-Davis quantile estimate(s) of a sample (INVENTORY §3.3; P001 Sect. IV.1).
+    """Harrell-Davis quantile estimate(s) of a sample (P001 Sect. IV.1).
 
     For the sorted sample x_(1) <= ... <= x_(n) and probability q, with a = (n+1)q and
     b = (n+1)(1-q)::
@@ -95,7 +95,7 @@ def hd_quantile(x: ArrayLike, q: ArrayLike) -> float | NDArray[np.float64]:
 def beta_gm(x: ArrayLike) -> float:
     """Groeneveld-Meeden robust skewness with the HD median (P001 Sect. IV.1, Table 3).
 
-    ``beta_GM(X) = (mean(X) - Q_0.5) / mean(|X - Q_0.5|)``, with Q_0.5 the Harrell-Davis
+    ``beta_GM(X) = (mean(X) - Q_0.5) / mean(abs(X - Q_0.5))``, with Q_0.5 the Harrell-Davis
     median (ErrViewLib ``skewgm``). It lies in [-1, 1] and is 0 for a symmetric
     distribution; for a squared standard normal (chi^2_1) its population value is 0.636.
     Returns NaN for a constant sample (zero mean absolute deviation).

@@ -1,4 +1,4 @@
-"""zeta-scores with asymmetric confidence intervals (P001 Eq. 14; P002 Eq. 20; INVENTORY §3.5).
+"""zeta-scores with asymmetric confidence intervals (P001 Eq. 14; P002 Eq. 20).
 
 The signed distance of the estimate to its reference is divided by the length of the
 half-interval lying on the reference side::
@@ -6,7 +6,7 @@ half-interval lying on the reference side::
     zeta = (theta_est - theta_ref) / (I+ - theta_est)   if theta_est - theta_ref <= 0
     zeta = (theta_est - theta_ref) / (theta_est - I-)   if theta_est - theta_ref >  0
 
-The statistic is validated when |zeta| <= 1 (P001 Eq. 15), which is equivalent to
+The statistic is validated when abs(zeta) <= 1 (P001 Eq. 15), which is equivalent to
 theta_ref lying in [I-, I+].
 """
 
@@ -52,6 +52,6 @@ def zeta_score(
 
 
 def is_valid_zeta(zeta: ArrayLike) -> bool | NDArray[np.bool_]:
-    """Validation test |zeta| <= 1 (P001 Eq. 15); NaN is not valid."""
+    """Validation test abs(zeta) <= 1 (P001 Eq. 15); NaN is not valid."""
     valid = np.abs(np.asarray(zeta, dtype=np.float64)) <= 1.0
     return bool(valid) if valid.ndim == 0 else valid

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -148,7 +148,3 @@ def fig_stratified(analyses: Mapping[str, tuple[LocalAnalysis, str, bool, pd.Dat
     _lzm_lzms_rows(axes, analyses)
     return fig
 
-
-def variant_rows(variant: str, values: Sequence[tuple[str, float, float, float]]) -> pd.DataFrame:
-    """Rows (variant, stat, value, low, high) for :func:`fig_fv`."""
-    return pd.DataFrame([{"variant": variant, "stat": s, "value": v, "low": lo, "high": hi} for s, v, lo, hi in values])

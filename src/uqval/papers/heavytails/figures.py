@@ -136,7 +136,7 @@ def fig_uE2_histograms(sets: Sequence[SetData]) -> Figure:
 def fig_E2_histograms(sets: Sequence[SetData]) -> Figure:
     """Fig. 2: histograms of log(E^2) with the scaled F(1, nu) fit (blue) and the NIG-implied
     density (red): F(1, nu_IG) scaled by sigma_IG^2 from the uE^2 fit, as in the authors'
-    code (INVENTORY A15). 25 classes.
+    code (docs/choices.md, "Inverse-gamma parametrisations"). 25 classes.
     """
     fig, axes = panel_grid(len(sets))
     for ax, s in zip(axes, sets, strict=False):
@@ -176,8 +176,8 @@ def fig_skewness_map(tab3: pd.DataFrame, nig_curve: pd.DataFrame, limits: dict) 
 
 
 def _zeta_panel(ax, tab4: pd.DataFrame, title: str, lim: float) -> list[tuple[float, float, str, str]]:
-    """|zeta_ZMS| vs |zeta_RCE|: disagreement areas shaded, identity line (dashed) and the
-    validation limits |zeta| = 1 (dotted). Returns the set-number labels, to be written with
+    """abs(zeta_ZMS) vs abs(zeta_RCE): disagreement areas shaded, identity line (dashed) and the
+    validation limits abs(zeta) = 1 (dotted). Returns the set-number labels, to be written with
     :func:`_label_points` once the whole figure is laid out."""
     x, y = tab4["ZMS_zeta"].abs(), tab4["RCE_zeta"].abs()
     ax.fill_between([0, 1], 1, lim, color=SHADE, alpha=0.5, lw=0)
@@ -192,7 +192,7 @@ def _zeta_panel(ax, tab4: pd.DataFrame, title: str, lim: float) -> list[tuple[fl
 
 
 def fig_zeta_comparison(full: pd.DataFrame, trimmed: pd.DataFrame, trimmed_fraction: float) -> Figure:
-    """Fig. 7: |zeta_ZMS| vs |zeta_RCE| for the full sets (left) and after removing the
+    """Fig. 7: abs(zeta_ZMS) vs abs(zeta_RCE) for the full sets (left) and after removing the
     largest uE (right); shaded areas are where the two statistics disagree."""
     lim = float(np.nanmax(np.abs(pd.concat([full, trimmed])[["ZMS_zeta", "RCE_zeta"]].to_numpy()))) * 1.1
     lim = max(lim, 2.0)
@@ -228,7 +228,7 @@ def fig_decimation(decimations: Sequence[tuple[int, str, pd.DataFrame]], tab4: p
 
 def fig_jacobs_tests(table: pd.DataFrame) -> Figure:
     """Fig. 10: (left) ZMS and RCE with 95 % BCa intervals per set, red when the interval
-    misses the target (1 and 0); (right) |zeta_ZMS| vs |zeta_RCE| as in Fig. 7."""
+    misses the target (1 and 0); (right) abs(zeta_ZMS) vs abs(zeta_RCE) as in Fig. 7."""
     fig = figure(width=7.0, height=3.6)[0]
     fig.clf()
     grid = fig.add_gridspec(2, 2, width_ratios=[1.4, 1])

@@ -1,7 +1,7 @@
 """Monte Carlo figures of the heavy-tails paper (P001 Figs 3, 4, 5 and 11).
 
-Inputs are the tables of :mod:`uqval.papers.heavytails.montecarlo`; every function returns a Figure that the
-caller writes with :func:`uqval.plots.style.save`.
+Inputs are the tables of :mod:`uqval.papers.heavytails.montecarlo`; every function returns a Figure
+that the caller writes with :func:`uqval.plots.style.save`.
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ def fig_shape_statistics(curves: pd.DataFrame, chi2_ref: Mapping[str, float]) ->
     """Fig. 3: beta_GM (left) and kappa_CS (right) vs nu for F(1, nu) and Gamma^-1(nu/2, nu/2).
 
     Args:
-        curves: :func:`uqval.papers.heavytails.montecarlo.shape_statistic_curves` output (columns ``nu,
-            beta_F, kappa_F, beta_IG, kappa_IG``).
+        curves: :func:`uqval.papers.heavytails.montecarlo.shape_statistic_curves` output (columns
+            ``nu, beta_F, kappa_F, beta_IG, kappa_IG``).
         chi2_ref: squared-normal values ``{"beta_GM": ..., "kappa_CS": ...}``
-            (:func:`uqval.papers.heavytails.montecarlo.squared_normal_shape_statistics`), dashed lines.
+            (:func:`uqval.papers.heavytails.montecarlo.squared_normal_shape_statistics`), dashed
+            lines.
 
     F(1, nu) samples are blue dots, inverse-gamma samples red triangles, on a log nu axis
     with a dotted vertical line at nu = 4.
@@ -73,14 +74,15 @@ def fig_tig_bias(points: pd.DataFrame, statistic: str | Sequence[str]) -> Figure
     """Figs 4 and 11: Monte Carlo mean +- 2 SE of calibration statistics of TIG sets.
 
     Args:
-        points: one row per (nu_IG, nu_D) from :func:`uqval.papers.heavytails.montecarlo.tig_bias_point`.
+        points: one row per (nu_IG, nu_D) from
+            :func:`uqval.papers.heavytails.montecarlo.tig_bias_point`.
         statistic: panel statistic(s) among ``"RCE"``, ``"RCE2"``, ``"1-ZMS"``: Fig. 4 is
             ``("RCE", "1-ZMS")``, Fig. 11 is ``"RCE2"``.
 
     Each panel plots the statistic against beta_GM(E^2) (RCE, RCE2) or beta_GM(Z^2)
     (1 - ZMS), one line per nu_D joining the nu_IG points, error bars 2 SE = 2 sd/sqrt(N)
-    (authors' code, INVENTORY A13), a line at the reference 0 and a dashed line at the
-    Table 2 limit 0.8.
+    (authors' code; docs/choices.md, "Monte Carlo error bars"), a line at the reference 0 and a
+    dashed line at the Table 2 limit 0.8.
     """
     names = [statistic] if isinstance(statistic, str) else list(statistic)
     unknown = [n for n in names if n not in _STAT_LABELS]
@@ -145,8 +147,8 @@ def fig_pval(nig_summary: pd.DataFrame, tig_summary: pd.DataFrame) -> Figure:
 
     Args:
         nig_summary: one row per nu_IG of the NIG scenario, with the
-            :func:`uqval.papers.heavytails.montecarlo.pval_summary` columns (``nu, ZMS_pval, ZMS_ci_low,
-            ZMS_ci_high, RCE_pval, RCE_ci_low, RCE_ci_high``) plus ``beta_GM``, the mean
+            :func:`uqval.papers.heavytails.montecarlo.pval_summary` columns (``nu, ZMS_pval,
+            ZMS_ci_low, ZMS_ci_high, RCE_pval, RCE_ci_low, RCE_ci_high``) plus ``beta_GM``, the mean
             beta_GM(uE^2) of :func:`uqval.papers.heavytails.montecarlo.pval_upper_axis`.
         tig_summary: the same per nu_D of the TIG scenario, ``beta_GM`` being the mean
             beta_GM(E^2).

@@ -4,18 +4,19 @@ Three studies on calibrated synthetic sets E = uE * D (P001 Eq. 1):
 
 * **Shape statistics** (Sect. IV.1, Fig. 3): beta_GM and kappa_CS of samples of F(1, nu)
   and of Gamma^-1(nu/2, nu/2), against the squared-normal (chi^2_1) values.
-* **Bias of RCE, RCE2 and 1 - ZMS** (Sect. IV.2, Fig. 4; App. A, Fig. 11; INVENTORY §3.12):
+* **Bias of RCE, RCE2 and 1 - ZMS** (Sect. IV.2, Fig. 4; App. A, Fig. 11):
   TIG sets uE^2 ~ Gamma^-1(nu_IG/2, nu_IG/2), E = uE * t_s(nu_D) (Eq. 20). The x-axes are
   beta_GM(E^2) and beta_GM(Z^2) of one extra TIG sample of size 10 M (authors' code).
-* **Validation probability p_val** (Sect. IV.3, Fig. 5, Eq. 21; INVENTORY §3.6, §3.13):
+* **Validation probability p_val** (Sect. IV.3, Fig. 5, Eq. 21):
   fraction of repeats whose BCa interval validates ZMS (reference 1) or RCE (reference 0),
-  |zeta| <= 1, for two scenarios:
+  abs(zeta) <= 1, for two scenarios:
 
   - ``"NIG"``: uE^2 ~ Gamma^-1(nu/2, nu/2), E = uE * N(0, 1), both redrawn per repeat;
   - ``"TIG"``: uE^2 ~ Gamma^-1(3, 3) drawn **once** (authors' code) and kept over the
     repeats and over nu_D; E = uE * t_s(nu_D) redrawn per repeat (nu_D > 2).
 
-Paper grids (authors' code where the text is vague; INVENTORY §1, A13, A14, A20): Fig. 3
+Paper grids (authors' code where the text is vague; docs/choices.md, "Monte Carlo error
+bars", "p_val grids" and "Bootstrap replicates"): Fig. 3
 uses 30 nu log-spaced in [2, 50] and samples of 5e5; Figs 4/11 nu_IG in {2, 3, 4, 6, 8, 12,
 20}, nu_D in {3, 4, 5, 6, 10, 100}, N = 1000 sets of M = 5000, error bars 2 SE; Fig. 5 NIG
 nu in {2, ..., 10, 15, 20}, TIG nu_D in {2.1 (text), 2.5 (code), 3, ..., 10, 20}, M = 5000,
@@ -110,8 +111,8 @@ def shape_statistic_curves(nus: Sequence[float], sample_size: int, seed: int) ->
     For each nu, one sample X^2 ~ F(1, nu) (E^2 of the NIG model, Eq. 19) and one sample
     X^2 ~ Gamma^-1(nu/2, nu/2) (uE^2 of the NIG model) of ``sample_size`` values are drawn
     from ``SeedSequence([seed, round(1000 nu)])``, and their robust skewness
-    beta_GM = (mean - Q_0.5)/mean|X - Q_0.5| and kurtosis
-    kappa_CS = (Q_0.975 - Q_0.025)/(Q_0.75 - Q_0.25) - 2.91 (HD quantiles, INVENTORY §3.3)
+    beta_GM = (mean - Q_0.5)/mean abs(X - Q_0.5) and kurtosis
+    kappa_CS = (Q_0.975 - Q_0.025)/(Q_0.75 - Q_0.25) - 2.91 (HD quantiles, Sect. IV.1)
     are computed. Paper: samples of 5e5; authors' code: 30 nu log-spaced in [2, 50].
 
     Returns:
@@ -140,9 +141,9 @@ def squared_normal_shape_statistics() -> dict[str, float]:
     """Population beta_GM and kappa_CS of a squared standard normal, chi^2_1 (Fig. 3 dashes).
 
     With m the median of chi^2_1 and E[X; X < m] = F_{chi^2_3}(m) (x f_1(x) = f_3(x)),
-    mean|X - m| = 1 - 2 F_{chi^2_3}(m), so beta_GM = (1 - m)/(1 - 2 F_{chi^2_3}(m)) = 0.636;
-    kappa_CS = (q_0.975 - q_0.025)/(q_0.75 - q_0.25) - 2.91 = 1.20 with chi^2_1 quantiles
-    (INVENTORY §3.3). These are also the F(1, nu -> inf) limits.
+    mean abs(X - m) = 1 - 2 F_{chi^2_3}(m), so beta_GM = (1 - m)/(1 - 2 F_{chi^2_3}(m)) = 0.636;
+    kappa_CS = (q_0.975 - q_0.025)/(q_0.75 - q_0.25) - 2.91 = 1.20 with chi^2_1 quantiles.
+    These are also the F(1, nu -> inf) limits.
 
     Returns:
         ``{"beta_GM": 0.6358, "kappa_CS": 1.2012}`` (unrounded).
@@ -164,7 +165,7 @@ def tig_bias_point(
     M: int,
     seed: int | np.random.SeedSequence,
 ) -> dict[str, float]:
-    """Monte Carlo mean of RCE, RCE2 and 1 - ZMS over TIG sets (P001 Figs 4 and 11, §3.12).
+    """Monte Carlo mean of RCE, RCE2 and 1 - ZMS over TIG sets (P001 Figs 4 and 11).
 
     ``n_sets`` calibrated TIG sets of size M are drawn, uE^2 ~ Gamma^-1(nu_IG/2, nu_IG/2) and
     E = uE * t_s(nu_D) (Eq. 20; ``nu_d = inf`` gives normal errors), vectorised over sets in
@@ -174,8 +175,8 @@ def tig_bias_point(
 
     (Eqs. 7, 22, 11), all with reference 0. Over the N sets the function returns the mean,
     the sd (n - 1 denominator) and the standard error sd/sqrt(N): Figs 4/11 plot
-    mean +- 2 SE as in the authors' code (INVENTORY A13). The x-axes, beta_GM(E^2) and
-    beta_GM(Z^2), come from one extra TIG sample of size 10 M (authors' code).
+    mean +- 2 SE as in the authors' code (docs/choices.md, "Monte Carlo error bars"). The x-axes,
+    beta_GM(E^2) and beta_GM(Z^2), come from one extra TIG sample of size 10 M (authors' code).
 
     Streams: ``seed`` (int or SeedSequence) spawns (sets, extra); the sets stream spawns one
     child per chunk of ``max(1, 2**20 // M)`` sets, so results depend only on
@@ -231,7 +232,7 @@ def tig_fixed_uncertainties(M: int, seed: int) -> FloatArray:
     """The fixed uncertainties of the TIG scenario of Fig. 5: uE^2 ~ Gamma^-1(3, 3).
 
     Drawn once from ``SeedSequence([seed, 3])`` and reused for every repeat and every nu_D,
-    as in the authors' code (INVENTORY §3.13, A14).
+    as in the authors' code (docs/choices.md, "p_val grids").
     """
     if M < 2:
         raise ValueError("M must be at least 2")
@@ -264,7 +265,7 @@ def pval_repeats(
     base_seed: int,
     fixed_uE: ArrayLike | None = None,
 ) -> pd.DataFrame:
-    """Monte Carlo repeats of the ZMS and RCE validation tests (P001 Fig. 5, §3.6, §3.13).
+    """Monte Carlo repeats of the ZMS and RCE validation tests (P001 Fig. 5, Eq. 21).
 
     Repeat r draws a calibrated set of size M from
     ``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (spawned into a data and a
@@ -280,7 +281,8 @@ def pval_repeats(
         repeats: repeat indices r (non-negative, distinct); any split of the indices into
             jobs gives the same rows.
         M: set size (paper 5000).
-        n_boot: bootstrap replicates (authors' code 5000, INVENTORY A20).
+        n_boot: bootstrap replicates (authors' code 5000; docs/choices.md,
+            "Bootstrap replicates").
         base_seed: non-negative base seed.
         fixed_uE: TIG only; the uncertainties kept fixed over repeats.
 
@@ -330,7 +332,7 @@ def _pval_columns() -> list[str]:
 def pval_summary(rows: pd.DataFrame, confidence: float = 0.95) -> dict[str, object]:
     """p_val of ZMS and RCE with Wilson-cc intervals from repeat rows (P001 Eq. 21, Fig. 5).
 
-    p_val = (1/N) sum_i 1(|zeta_i| <= 1) over the N rows of one (scenario, nu), with the
+    p_val = (1/N) sum_i 1(abs(zeta_i) <= 1) over the N rows of one (scenario, nu), with the
     Wilson interval with continuity correction (authors' code ``DescTools::BinomCI
     "wilsoncc"``; :func:`uqval.stats.pval.validation_probability`). A NaN zeta (BCa limits
     undefined because t0 lies outside all replicates) counts as not validated and is
@@ -373,7 +375,7 @@ def pval_upper_axis(
     seed: int,
     fixed_uE: ArrayLike | None = None,
 ) -> float:
-    """Mean beta_GM shown on the upper axis of P001 Fig. 5 (INVENTORY §3.13).
+    """Mean beta_GM shown on the upper axis of P001 Fig. 5 (500 samples, authors' code).
 
     NIG panel: mean of beta_GM(uE^2) over ``n_samples`` samples uE^2 ~ Gamma^-1(nu/2, nu/2)
     of size M. TIG panel: mean of beta_GM(E^2) over samples E = uE * t_s(nu) with the fixed

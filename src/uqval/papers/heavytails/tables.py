@@ -68,7 +68,8 @@ def table4_tests(averages: Sequence[dict], which: str = "full") -> pd.DataFrame:
 
 
 def table_values(tab1: pd.DataFrame, tab3: pd.DataFrame, tab4: pd.DataFrame) -> pd.DataFrame:
-    """Long-format scoreboard values: fits/<d>/nu_*, screen/<d>/beta_*, average/<d>/<S>/*."""
+    """Long-format scoreboard values: ``fits/<d>/nu_*``, ``screen/<d>/beta_*``,
+    ``average/<d>/<S>/*``."""
     items: list[tuple[str, float]] = []
     for _, r in tab1.iterrows():
         items += [(f"fits/{r['dataset']}/nu_{n}", r[f"nu_{n}"]) for n in SQUARED]

@@ -1,19 +1,19 @@
 """Synthetic cases A-F of the primer (P000 Sect. III.1, Eqs. 11-15, Tables 1-2).
 
-Recipe (INVENTORY §1 P000 and §3.8; gaps filled from the authors' script
-``2023_Primer/R/0_makeFigs_Synth.R`` as ambiguities A2 and A3 recommend):
+Recipe (P000 Sect. III.1; gaps filled from the authors' script
+``2023_Primer/R/0_makeFigs_Synth.R``, see docs/choices.md, "Primer synthetic cases"):
 
 * **A** (calibrated, consistent, adaptive): X ~ N(0, 1) sorted ascending; R = a + X^2
-  (Eq. 11, a = 0.1); uE = b |R| (Eq. 12, b = 0.1); V = R + uE N(0, 1) (Eq. 13); E = R - V.
+  (Eq. 11, a = 0.1); uE = b abs(R) (Eq. 12, b = 0.1); V = R + uE N(0, 1) (Eq. 13); E = R - V.
 * **B** (calibrated, not consistent): case A with uE = RMS(uE_A) N(1, 0.1), where
-  RMS(uE_A) = sqrt(<uE_A^2>) (A2: Eq. 14 literally writes sqrt(<uE>_A), which contradicts
+  RMS(uE_A) = sqrt(<uE_A^2>) (Eq. 14 literally writes sqrt(<uE>_A), which contradicts
   Table 2; the code uses the RMS).
 * **C** (average calibration by Eq. 2 only): case A with uE_A randomly permuted.
 * **D** (not calibrated): case A with uE = 2 uE_A.
 * **E** (calibrated, non-normal): case A with V = R + uE t_4(0, 1), t_4 scaled to unit
   variance (t_4 / sqrt(2), Eq. 15).
 * **F** (homoscedastic): uE = RMS(uE_A) for every point and *new* errors
-  V = R + uE_F N(0, 1) (A3, as the code; the text does not say).
+  V = R + uE_F N(0, 1) (as the code; the text does not say).
 
 Random streams. :func:`synthetic_cases` spawns one child generator per case (in the order
 A-F) from the given generator, so every case's draws come from its own stream and do not
@@ -65,9 +65,9 @@ def _rms(x: pd.Series) -> float:
 
 
 def case_a(rng: np.random.Generator, M: int = 5000, a: float = 0.1, b: float = 0.1) -> pd.DataFrame:
-    """Case A: R = a + X^2, uE = b |R|, V = R + uE N(0, 1) (P000 Eqs. 11-13).
+    """Case A: R = a + X^2, uE = b abs(R), V = R + uE N(0, 1) (P000 Eqs. 11-13).
 
-    X ~ N(0, 1) sorted ascending (A3). Draws X (M normals) then the noise (M normals).
+    X ~ N(0, 1) sorted ascending (authors' code). Draws X (M normals) then the noise (M normals).
     """
     if M < 2:
         raise ValueError(f"need M >= 2 points, got {M}")
@@ -78,7 +78,7 @@ def case_a(rng: np.random.Generator, M: int = 5000, a: float = 0.1, b: float = 0
 
 
 def case_b(base: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-    """Case B: case A's X, R, V, E with uE = RMS(uE_A) N(1, 0.1) (Eq. 14 as in the code, A2)."""
+    """Case B: case A's X, R, V, E with uE = RMS(uE_A) N(1, 0.1) (Eq. 14 as in the code)."""
     uE = _rms(base["uE"]) * rng.normal(1.0, 0.1, len(base))
     return base.assign(uE=uE)
 
@@ -100,7 +100,7 @@ def case_e(base: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def case_f(base: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
-    """Case F: uE = RMS(uE_A) constant and new errors V = R + uE N(0, 1) (A3, as the code)."""
+    """Case F: uE = RMS(uE_A) constant and new errors V = R + uE N(0, 1) (as the code)."""
     R = base["R"].to_numpy()
     uE = np.full(len(base), _rms(base["uE"]))
     return _frame(base["X"].to_numpy(), R, R + uE * rng.standard_normal(len(base)), uE)
@@ -115,7 +115,7 @@ def synthetic_cases(
         rng: generator; ``rng.spawn(6)`` gives the streams of cases A-F in that order
             (D's stream is unused).
         M: number of points (5000 in P000).
-        a, b: parameters of Eqs. 11-12 (0.1 and 0.1 in the authors' code, A3).
+        a, b: parameters of Eqs. 11-12 (0.1 and 0.1 in the authors' code).
 
     Returns:
         Dict ``{"A": frame, ..., "F": frame}``; each frame has columns X, R, V, E, uE.
@@ -166,10 +166,10 @@ def table2(
 ) -> pd.DataFrame:
     """P000 Table 2: Var(E)/<uE^2> and Var(Z) per case with BCa intervals and flags.
 
-    Both statistics use n - 1 variance denominators (INVENTORY §1 P000-Tab2). The
-    asterisk rule of A11: a value is flagged when its ``confidence`` BCa bootstrap interval
-    (:func:`~uqval.stats.bootstrap.bca_bootstrap_means`, both statistics on the same
-    resamples of the pairs (E, uE)) excludes 1. Case i (in the mapping's order) bootstraps
+    Both statistics use n - 1 variance denominators (as R ``var``). The asterisk
+    rule (docs/choices.md, "Table 2 asterisks"): a value is flagged when its ``confidence`` BCa
+    bootstrap interval (:func:`~uqval.stats.bootstrap.bca_bootstrap_means`, both statistics on the
+    same resamples of the pairs (E, uE)) excludes 1. Case i (in the mapping's order) bootstraps
     with the i-th child of ``SeedSequence(seed)`` (or of ``seed`` if it is a SeedSequence).
 
     Returns:

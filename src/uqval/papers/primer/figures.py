@@ -33,7 +33,10 @@ class PrimerSettings:
     n_mc: int = 500                       # probabilistic reference of confidence curves
     adaptive_bins: int = 20               # PAL2022, BUS2022, HU2022 adaptive binning start
     pop_min: int = 30
-    adaptive_log: bool = True             # A4: log grid as the text says
+    adaptive_log: bool = True             # log grid as the text says (docs/choices.md)
+    pal2022_adaptive_log: bool = False    # PAL2022 (Figs 13-15, A2-A3): linear grid of the authors'
+    #                                       script, which gives the printed App. B bin counts
+    #                                       (docs/paper_inconsistencies.md#p000-figa3-adaptive-bins)
     qm9_rd_bins: int = 10
     seed: int = 0
 
@@ -44,6 +47,7 @@ class PrimerSettings:
         return cls(
             n_bins=cfg["n_bins"], lcp_probs=tuple(cfg["lcp_probs"]), t_nu=float(cfg["t_nu"]),
             n_mc=cfg["n_mc"], adaptive_bins=a["n_bins"], pop_min=a["pop_min"], adaptive_log=a["log"],
+            pal2022_adaptive_log=a.get("pal2022_log", False),
             qm9_rd_bins=cfg["qm9_rd_bins"], seed=seed,
         )
 
@@ -255,7 +259,8 @@ def fig_a1(cases: Mapping[str, pd.DataFrame], names: Sequence[str], settings: Pr
 
 
 def mean_var_intervals(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
-    """Fig. 12 data: <Z> (Student-t CI, A7: sd/sqrt(M), not the code's sd/M) and Var(Z)
+    """Fig. 12 data: <Z> (Student-t CI with sd/sqrt(M), not the code's sd/M; docs/choices.md,
+    "Intervals of local statistics") and Var(Z)
     ("cho" CI) for the uncalibrated and calibrated versions of each set."""
     rows = []
     for name, pair in sets.items():
@@ -299,7 +304,8 @@ def fig_mean_var(table: pd.DataFrame) -> Figure:
 
 def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settings: PrimerSettings) -> tuple[Figure, dict]:
     """Figs 13-15: for each set (rows: Diffusion, Perovskite) LZISD vs uE with adaptive
-    binning (uncalibrated red, calibrated blue), reliability diagram ("cho" intervals) and
+    binning (grid ``settings.pal2022_adaptive_log``, linear by default as in the authors'
+    script; uncalibrated red, calibrated blue), reliability diagram ("cho" intervals) and
     the RMSE confidence curve of the calibrated set with its probabilistic reference.
     Returns the figure and the adaptive bin counts {(set, version): n_bins}."""
     fig, axes = _grid(3 * len(sets))
@@ -307,7 +313,8 @@ def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settin
     for r, (name, pair) in enumerate(sets.items()):
         ax_l, ax_r, ax_c = axes[3 * r: 3 * r + 3]
         for j, (version, data, color) in enumerate(zip(("uncal", "cal"), pair, (UNCALIBRATED, CALIBRATED), strict=True)):
-            bins = binning.adaptive_bins(data["uE"], settings.adaptive_bins, settings.pop_min, settings.adaptive_log)
+            bins = binning.adaptive_bins(data["uE"], settings.adaptive_bins, settings.pop_min,
+                                         settings.pal2022_adaptive_log)
             counts[(name, version)] = len(bins)
             _local_zisd(ax_l, data["E"], data["uE"], data["uE"], bins, r"$u_E$ (eV)", True, color=color,
                         label=VERSION_LABELS[version], offset=j)
@@ -330,7 +337,8 @@ def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settin
 def fig_binning_impact(pair: tuple[pd.DataFrame, pd.DataFrame], starts: Sequence[int],
                        settings: PrimerSettings) -> tuple[Figure, dict]:
     """Figs A2-A3: LZISD and reliability diagrams with equal-count bins (rows 1-2) and
-    adaptive bins (rows 3-4) for n = 10, 20, 40 starting bins; uncalibrated red, calibrated
+    adaptive bins (rows 3-4; starting grid ``settings.pal2022_adaptive_log``, linear by default
+    as in the authors' script) for n = 10, 20, 40 starting bins; uncalibrated red, calibrated
     blue. Returns the figure and the adaptive bin counts {(version, start): n_bins}."""
     fig, axes = _grid(4 * len(starts), ncols=len(starts))
     counts = {}
@@ -340,7 +348,7 @@ def fig_binning_impact(pair: tuple[pd.DataFrame, pd.DataFrame], starts: Sequence
                 if scheme == "equal":
                     bins = binning.equal_count_bins(data["uE"], n)
                 else:
-                    bins = binning.adaptive_bins(data["uE"], n, settings.pop_min, settings.adaptive_log)
+                    bins = binning.adaptive_bins(data["uE"], n, settings.pop_min, settings.pal2022_adaptive_log)
                     counts[(version, n)] = len(bins)
                 ax_l = axes[row * len(starts) + col]
                 ax_r = axes[(row + 1) * len(starts) + col]
@@ -367,7 +375,8 @@ QM9_RMSE_CC_TOP = 0.015  # eV: the paper truncates the RMSE confidence curves (F
 
 def fig_qm9_exploration(data: pd.DataFrame) -> Figure:
     """Fig. 16: (a) E vs uE with guides and running quantiles; (b) Z vs molecular mass (the
-    caption says "prediction"; text and code use the mass, A6)."""
+    caption says "prediction"; text and code use the mass; docs/choices.md, "Figure captions of the
+    primer")."""
     fig, axes = figure(1, 2, width=3.4, height=3.0)
     E, uE, mass = data["E"].to_numpy(), data["uE"].to_numpy(), data["X_mass"].to_numpy()
     pos, q = running.running_quantiles_along(uE, E)

@@ -22,33 +22,28 @@ from uqval.simref import ols_line
 from uqval.synthetic import GenerativeDistribution, rinvgamma
 
 __all__ = [
-    "APPB_M",
     "APPB_MODELS",
-    "APPB_NU",
-    "APPB_N_BINS",
     "APPB_N_MC",
     "ENCE_SLOPE_NORMAL",
     "PRINTED_ZMSE_LINES",
     "ZMSE_SLOPE_NORMAL",
     "appb_seed",
     "ence_zmse_reference_grid_point",
-    "fit_power_law",
     "fit_sqrt_ratio",
 ]
 
 _BLOCK_ELEMENTS = 1 << 20  # values per simulation stream block (8 MiB of float64)
 
 ENCE_SLOPE_NORMAL = 1.0 / math.sqrt(math.pi)
-"""Large-bin asymptote E[ENCE] = (N/M)^(1/2)/sqrt(pi) for normal D (0.5642; §3.15)."""
+"""Large-bin asymptote E[ENCE] = (N/M)^(1/2)/sqrt(pi) for normal D (0.5642):
+E[ENCE] ≈ 1/sqrt(pi n) with n = M/N points per bin."""
 ZMSE_SLOPE_NORMAL = 2.0 / math.sqrt(math.pi)
-"""Large-bin asymptote E[ZMSE] = 2 (N/M)^(1/2)/sqrt(pi) for normal D (1.1284; §3.15)."""
+"""Large-bin asymptote E[ZMSE] = 2 (N/M)^(1/2)/sqrt(pi) for normal D (1.1284):
+E[ZMSE] ≈ 2/sqrt(pi n) with n = M/N points per bin."""
 PRINTED_ZMSE_LINES: dict[str, tuple[float, float]] = {"NIG": (0.0, 1.14), "T6IG": (0.006, 1.577)}
 """Printed by the paper, not computed: (intercept, slope) of the ZMSE reference lines of
 Fig. A3 (P002 App. B), per generative model. Figures that draw them label them "printed"."""
 
-APPB_M = (2000, 4000, 8000, 12000, 16000)
-APPB_N_BINS = (10, 20, 30, 40, 50)
-APPB_NU = (3.0, 4.0, 5.0, 6.0, 12.0, 24.0)
 APPB_N_MC = 5000
 APPB_MODELS = ("NIG", "T6IG")
 
@@ -84,12 +79,12 @@ def ence_zmse_reference_grid_point(
     *,
     ig: Literal["text", "code"] = "text",
 ) -> pd.DataFrame:
-    """Mean and SE of ENCE and ZMSE over ``n_mc`` calibrated synthetic sets (P002 App. B; §3.15).
+    """Mean and SE of ENCE and ZMSE over ``n_mc`` calibrated synthetic sets (P002 App. B).
 
-    Each set: uE^2 ~ Gamma^-1(nu/2, nu/2) (text; ``ig="code"``: Gamma^-1(nu, nu), A21),
-    redrawn per set and sorted; E = uE N(0, 1) (NIG) or uE t_s(6) (T6IG). Every N of
-    ``N_bins`` is evaluated on the same sets from one sort (prefix sums of uE^2, E^2 and
-    Z^2; bins of :func:`uqval.binning.equal_count_boundaries`). Streams: fixed blocks of
+    Each set: uE^2 ~ Gamma^-1(nu/2, nu/2) (text; ``ig="code"``: Gamma^-1(nu, nu); docs/choices.md,
+    "Appendix B generator and fits"), redrawn per set and sorted; E = uE N(0, 1) (NIG) or uE t_s(6)
+    (T6IG). Every N of ``N_bins`` is evaluated on the same sets from one sort (prefix sums of uE^2,
+    E^2 and Z^2; bins of :func:`uqval.binning.equal_count_boundaries`). Streams: fixed blocks of
     ``max(1, 2**20 // M)`` sets, block j from child j of ``SeedSequence(seed)`` (use
     :func:`appb_seed`); within a block uE is drawn before eps.
 
@@ -148,7 +143,8 @@ def ence_zmse_reference_grid_point(
 
 
 def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, float]:
-    """Linear fits of the App. B means against x = (N/M)^(1/2) (A21: both reported).
+    """Linear fits of the App. B means against x = (N/M)^(1/2) (both reported; docs/choices.md,
+    "Appendix B generator and fits").
 
     With intercept (authors' code ``lm(y ~ x)``, text for T6IG) and through the origin
     (text for NIG). Returns intercept, slope and SEs of both fits and the number of cells.
@@ -169,7 +165,7 @@ def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> d
     }
 
 
-def fit_power_law(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, float]:
+def _fit_power_law(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, float]:
     """Log-log fit ln theta = ln a + beta ln M + gamma ln N (App. B: beta ~ -1/2, gamma = 1/2)."""
     y = np.log(table[f"{statistic}_mean"].to_numpy(float))
     design = np.column_stack(

@@ -247,7 +247,7 @@ def fig_reference_vs_nu(table: pd.DataFrame, sets: Sequence[int] = (7, 8)) -> Fi
 
 def fig_zeta_scores(table: pd.DataFrame, statistics: Sequence[str] = ("ZMS", "CC")) -> Figure:
     """Figs 6-7: zeta-scores per set for each scheme (BS black circles; SimN/SimT squares,
-    Sim2N/Sim2T triangles; N red, T blue), with the shaded validation band |zeta| <= 1.
+    Sim2N/Sim2T triangles; N red, T blue), with the shaded validation band abs(zeta) <= 1.
     Each scheme keeps the same offset from the set position in all panels of the figure
     (schemes absent from the whole figure take no slot); panels are
     labelled (a), (b) with the statistic, as referred to in the text.

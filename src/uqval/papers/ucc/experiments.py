@@ -1,7 +1,7 @@
 """Experiments of the UCC paper (P004): synthetic x·sin(x) (Sect. 4.1, Table 3, Fig. 4.1a)
 and the GP vs GBR quantile-regression example (Sect. 2.2, Fig. 2, Figs 4.1b–c).
 
-x·sin(x) recipe (App. 12–13.1; INVENTORY §3.26, A29 defaults):
+x·sin(x) recipe (App. 12–13.1; gaps filled as in docs/choices.md, "x·sin(x) recipe"):
 
 * training: x ~ U(0, 20), 4000 points, y = x sin x + N(0, s_i²) with s_i = 1.5 + U(0, 1)
   (the 2021 scikit-learn quantile-GBR example's heteroscedastic noise);
@@ -9,22 +9,28 @@ x·sin(x) recipe (App. 12–13.1; INVENTORY §3.26, A29 defaults):
   like the training set, used only to tune operating points (OPs);
 * quantile-loss ``GradientBoostingRegressor`` at α = 0.025 and 0.975 (bounds), Table 2
   settings (:data:`GBR_TUNED`, :data:`GBR_WEAK`); the target ŷ is a least-squares GBR with
-  the tuned settings, the 2021 scikit-learn example's ``loss="ls"`` prediction (A29; the
+  the tuned settings, the 2021 scikit-learn example's ``loss="ls"`` prediction (the
   α = 0.5 quantile GBR is the option ``target="median"``);
 * bands, all around the shared target ŷ (see :func:`xsinx_models`):
   GBR and GBR-Weak from their quantiles, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ (a ẑ ≤ 0,
   where a bound crosses ŷ, is replaced by the smallest positive ẑ of the same side, as
   UQ360's ``_sanitize_input`` does for zeros); symmetric Constant, Random ẑ_i ~ U(σ_ŷ/3, 3σ_ŷ) and
-  ε-Perfect ẑ_i = |ŷ_i − y_i| + ε_i with ε_i ~ U(0, 2ε̄). ε̄ = 0.02 by default: Table 3
+  ε-Perfect ẑ_i = abs(ŷ_i − y_i) + ε_i with ε_i ~ U(0, 2ε̄). ε̄ = 0.02 by default: Table 3
   gives this model an MAE of 0.022 and an Ex–De cost of 0.002 ≈ c ε̄ with c = 0.1.
 
 Table 3 (:func:`xsinx_summary`, :func:`table3`): for each model and coordinate system the
-AUUCC (trapezoid, A30) on the test set; "Cost" = Eq. 5 on the test set at the scale k_OP
-that minimises the same cost on the held-out set (App. 13.5: "the original calibration,
-which is tuned to minimize the cost using a held-out set"); "Opt. Cost" = minimum of Eq. 5
-on the test set; "MAE" = ξ(k_OP) + δ(k_OP) on the test set at the Ex–De OP, i.e. MAE(k) of
-Remark 2 generalised to asymmetric bands (A32: not checkable). The printed costs are
-matched by c = 0.1 in raw units (A32: c unstated); c = 0.5 is also reported. An
+AUUCC (trapezoid; docs/choices.md, "AUUCC integration rule") on the test set; "Cost" = Eq. 5 on the
+test set at one scale k_OP per model, the "original calibration" that minimises the Ex–De cost
+on the held-out set (App. 13.5: "the original calibration, which is tuned to minimize the cost
+using a held-out set"; App. 13.1: "the operating point (OP) determined on the held-out
+dataset"), used for both coordinate systems and for the MAE: this single OP reproduces the
+printed Bw–MR costs, a Bw–MR-tuned OP does not
+(docs/paper_inconsistencies.md#p004-table3-bw-mr-cost; ``tune_on=None`` tunes each system
+on its own cost); "Opt. Cost" =
+minimum of Eq. 5 on the test set; "MAE" = ξ(k_OP) + δ(k_OP) on the test set at the Ex–De OP, i.e.
+MAE(k) of Remark 2 generalised to asymmetric bands (not checkable). The printed costs are
+matched by c = 0.1 in raw units (c is unstated; docs/choices.md, "Cost weight in Tables
+3–5"); c = 0.5 is also reported. An
 alternative OP tuned to a 5 % held-out miss rate is reported as ``cost_mr5``.
 """
 
@@ -66,11 +72,9 @@ __all__ = [
     "GPExample",
     "GBRSettings",
     "ModelBands",
-    "PAPER_TABLE3",
     "Target",
     "XSinXData",
     "XSinXResult",
-    "curves_frame",
     "gbr_bands",
     "gp_example",
     "least_squares_gbr",
@@ -90,31 +94,8 @@ COORDINATES: dict[str, tuple[Axis, Axis]] = {
 """Coordinate systems of Table 3: excess–deficit and bandwidth–miss rate (x, y)."""
 
 Target = Literal["ls", "median"]
-"""Target predictor ŷ of the GBR bands: least-squares GBR or α = 0.5 quantile GBR (A29)."""
-
-MODEL_NAMES = ("GBR", "Constant", "GBR-Weak", "Random", "Eps-Perfect")
-
-PAPER_TABLE3 = pd.DataFrame(
-    [
-        ("GBR", 0.138, 0.308, 0.099, 0.645, 0.318, 0.178, 0.750),
-        ("Constant", 0.209, 0.287, 0.136, 0.819, 0.371, 0.245, 0.960),
-        ("GBR-Weak", 0.311, 0.377, 0.182, 0.939, 0.405, 0.292, 1.284),
-        ("Random", 0.412, 0.329, 0.208, 1.108, 0.425, 0.333, 1.128),
-        ("Eps-Perfect", 0.001, 0.002, 0.002, 0.779, 0.109, 0.085, 0.022),
-    ],
-    columns=[
-        "model",
-        "Ex-De AUUCC",
-        "Ex-De Cost",
-        "Ex-De Opt. Cost",
-        "Bw-MR AUUCC",
-        "Bw-MR Cost",
-        "Bw-MR Opt. Cost",
-        "MAE",
-    ],
-).set_index("model")
-"""P004 Table 3 as printed (INVENTORY §2)."""
-
+"""Target predictor ŷ of the GBR bands: least-squares GBR or α = 0.5 quantile GBR (P004 leaves it
+open; docs/choices.md, "x·sin(x) recipe")."""
 
 @dataclass(frozen=True)
 class GBRSettings:
@@ -193,7 +174,7 @@ def gbr_bands(
 
     The band is centred on ``y_pred`` when given (a shared target ŷ; the bounds are used as
     they are); otherwise on the model's own target: a least-squares GBR with the same
-    settings (``target="ls"``, the scikit-learn example's ``loss="ls"`` prediction, A29) or
+    settings (``target="ls"``, the scikit-learn example's ``loss="ls"`` prediction) or
     the α = 0.5 quantile GBR (``target="median"``, quantiles sorted per point).
     """
     if target not in get_args(Target):
@@ -230,7 +211,8 @@ def _noisy_xsinx(rng: np.random.Generator, n: int, x_max: float) -> tuple[np.nda
 def xsinx_data(
     seed: int, n_train: int = 4000, n_test: int = 1000, n_heldout: int = 1000, x_max: float = 20.0
 ) -> XSinXData:
-    """The x·sin(x) sets of App. 13.1 (A29), each drawn from its own derived seed."""
+    """The x·sin(x) sets of App. 13.1 (docs/choices.md, "x·sin(x) recipe"), each drawn from its own
+    derived seed."""
     x_train, y_train = _noisy_xsinx(
         np.random.default_rng(derive_seed(seed, "xsinx", "train")), n_train, x_max
     )
@@ -265,7 +247,7 @@ def xsinx_models(
     predictor" with quantile-GBR intervals from a tuned and a weak model, and Sect. 2.3
     requires a common ŷ for curves drawn on one graph. ŷ is a least-squares GBR with the
     tuned settings (``target="ls"``): the setup is "adopted from" the 2021 scikit-learn
-    example, whose prediction is ``loss="ls"`` with quantile GBRs for the bounds (A29);
+    example, whose prediction is ``loss="ls"`` with quantile GBRs for the bounds;
     ``target="median"`` uses the α = 0.5 quantile GBR instead. GBR and GBR-Weak bands are
     their α = 0.025 / 0.975 bounds relative to ŷ, ẑ^l = ŷ − q_0.025, ẑ^u = q_0.975 − ŷ;
     ``weak_target="own"`` centres GBR-Weak on its own target of the same kind instead.
@@ -311,15 +293,19 @@ def xsinx_summary(
     c_values: Sequence[float] = (0.1, 0.5),
     normalize: bool = False,
     target_miss_rate: float = 0.05,
+    tune_on: Literal["Ex-De", "Bw-MR"] | None = "Ex-De",
 ) -> pd.DataFrame:
     """Long Table 3: one row per (model, coordinates, c).
 
-    Columns: auucc (test), auucc_gain vs Constant (Eq. 6), k_op (held-out cost minimiser),
-    cost (test cost at k_op), k_opt and opt_cost (test minimum), mae (ξ + δ at the Ex–De
-    k_op of the same c), mae_pred (mean |y − ŷ|), miss_rate_op, k_mr5 and cost_mr5 (OP at a ``target_miss_rate``
-    held-out miss rate). ``normalize``: axes in sd(y_test) units (the same unit for the
-    held-out tuning), else raw units.
+    Columns: auucc (test), auucc_gain vs Constant (Eq. 6), k_op (minimiser of the held-out
+    cost of the ``tune_on`` coordinates, one OP per model and c; ``None``: of each row's own
+    coordinates), cost (test cost at k_op), k_opt and opt_cost (test minimum), mae (ξ + δ at
+    the Ex–De k_op of the same c), mae_pred (mean abs(y − ŷ)), miss_rate_op, k_mr5 and cost_mr5 (OP at a
+    ``target_miss_rate`` held-out miss rate). ``normalize``: axes in sd(y_test) units (the same unit
+    for the held-out tuning), else raw units.
     """
+    if tune_on is not None and tune_on not in COORDINATES:
+        raise ValueError(f"tune_on must be one of {tuple(COORDINATES)} or None, got {tune_on!r}")
     unit = _unit(data.y_test, normalize)
     rows = []
     areas: dict[tuple[str, str], float] = {}
@@ -333,8 +319,9 @@ def xsinx_summary(
         for coords, axes in COORDINATES.items():
             curve = ucc_curve(data.y_test, m.test, *axes, unit)
             areas[name, coords] = auucc(curve)
+            tuned_on = tune_on or coords
             for c in c_values:
-                op = operating_point(data.y_test, m.test, k_op[coords, c], *axes, c, unit)
+                op = operating_point(data.y_test, m.test, k_op[tuned_on, c], *axes, c, unit)
                 opt = min_cost(curve, c)
                 at_ed = metrics_at_scale(data.y_test, m.test, k_op["Ex-De", c])
                 rows.append(
@@ -343,7 +330,7 @@ def xsinx_summary(
                         "coordinates": coords,
                         "c": c,
                         "auucc": areas[name, coords],
-                        "k_op": k_op[coords, c],
+                        "k_op": k_op[tuned_on, c],
                         "cost": op.cost,
                         "miss_rate_op": op.miss_rate,
                         "k_opt": opt.k,
@@ -385,7 +372,8 @@ def xsinx_permutation_tests(
     n_permutations: int = 10_000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Paired permutation tests (A33) of the test-set AUUCCs for every pair and coordinates."""
+    """Paired permutation tests (docs/choices.md, "Permutation test") of the test-set AUUCCs for
+    every pair and coordinates."""
     rows = []
     for (a, b), (coords, axes) in itertools.product(
         itertools.combinations(models, 2), COORDINATES.items()
@@ -418,7 +406,7 @@ class XSinXResult:
     """Everything the x·sin(x) table and figures need.
 
     ``curves[(model, coords)]`` are the test UCCs; ``operating_points[(model, coords)]`` the
-    test OPs at the held-out-tuned scale for the figure's cost weight (c = 0.1).
+    test OPs at the held-out-tuned scale (``tune_on``) for the figure's cost weight (c = 0.1).
     """
 
     data: XSinXData
@@ -443,11 +431,12 @@ def run_xsinx(
     figure_c: float = 0.1,
     normalize: bool = False,
     n_permutations: int = 10_000,
+    tune_on: Literal["Ex-De", "Bw-MR"] | None = "Ex-De",
 ) -> XSinXResult:
     """Run the whole x·sin(x) experiment (Sect. 4.1, App. 13.1): Table 3, tests, Fig. 4.1a."""
     data = xsinx_data(seed, n_train, n_test, n_heldout)
     models = xsinx_models(data, seed, eps, tuned, weak, weak_target, target)
-    summary = xsinx_summary(data, models, c_values, normalize)
+    summary = xsinx_summary(data, models, c_values, normalize, tune_on=tune_on)
     perm = (
         xsinx_permutation_tests(data, models, n_permutations, seed)
         if n_permutations > 0
@@ -457,12 +446,13 @@ def run_xsinx(
     curves, ops = {}, {}
     for (name, m), (coords, axes) in itertools.product(models.items(), COORDINATES.items()):
         curves[name, coords] = ucc_curve(data.y_test, m.test, *axes, unit)
-        k_op = min_cost(ucc_curve(data.y_heldout, m.heldout, *axes, unit), figure_c).k
+        tuned_axes = COORDINATES[tune_on] if tune_on else axes
+        k_op = min_cost(ucc_curve(data.y_heldout, m.heldout, *tuned_axes, unit), figure_c).k
         ops[name, coords] = operating_point(data.y_test, m.test, k_op, *axes, figure_c, unit)
     return XSinXResult(data, models, summary, perm, curves, ops)
 
 
-def curves_frame(curves: Mapping[tuple[str, str], UCCCurve]) -> pd.DataFrame:
+def _curves_frame(curves: Mapping[tuple[str, str], UCCCurve]) -> pd.DataFrame:
     """Long table of UCC points: model, coordinates, k, x, y, miss_rate (for CSV output)."""
     return pd.concat(
         [
@@ -482,7 +472,7 @@ def curves_frame(curves: Mapping[tuple[str, str], UCCCurve]) -> pd.DataFrame:
     )
 
 
-# --- GP vs GBR quantile regression (Sect. 2.2, Fig. 2; A36 stretch goal) ------------------
+# --- GP vs GBR quantile regression (Sect. 2.2, Fig. 2; under-specified) ---------------
 
 
 @dataclass(frozen=True)
@@ -520,7 +510,8 @@ def gp_example(
     gbr: GBRSettings = GBR_GP,
     target: Target = "ls",
 ) -> GPExample:
-    """GP regressor vs quantile GBR on a GP-drawn truth (Sect. 2.2; A36: under-specified).
+    """GP regressor vs quantile GBR on a GP-drawn truth (Sect. 2.2; under-specified, see
+    docs/choices.md, "Under-specified examples").
 
     f ~ GP(0, RBF(length_scale)) on an equidistant grid of [0, x_max]; training inputs drawn
     uniformly from the grid points inside ``regions``, y = f + N(0, noise_sd²) (0.1 read as

@@ -5,7 +5,7 @@ so the prediction is taken as 0 and the observation as E. Variance-based dataset
 symmetric bands uE (the coverage factor is irrelevant: the UCC sweeps the scale); interval
 datasets use their U_P. The reference is the constant band on the same predictions
 (UCC paper Sect. 2.3, Eq. 6), compared on both coordinate systems with the paired
-permutation test (A33).
+permutation test (docs/choices.md, "Permutation test").
 """
 
 from __future__ import annotations
@@ -26,10 +26,19 @@ AXES = {"bandwidth-miss_rate": ("bandwidth", "miss_rate"), "excess-deficit": ("e
 
 
 def band_half_widths(table: pd.DataFrame) -> tuple[str, np.ndarray]:
-    """The band of a prepared dataset: uE if present, else the widest interval U_P."""
+    """The band of a prepared dataset: uE if present, else the widest interval U_P.
+
+    Raises ValueError naming the columns when E is missing or there is neither uE nor U_P.
+    """
+    intervals = [c for c in map(str, table.columns) if c.startswith("U_")]
+    if "E" not in table or ("uE" not in table and not intervals):
+        raise ValueError(
+            f"table needs a column E and a column uE or U_<P> (columns: "
+            f"{', '.join(map(str, table.columns))})"
+        )
     if "uE" in table:
         return "uE", table["uE"].to_numpy()
-    col = max((c for c in table.columns if c.startswith("U_")), key=lambda c: float(c[2:]))
+    col = max(intervals, key=lambda c: float(c[2:]))
     return col, table[col].to_numpy()
 
 

@@ -1,0 +1,91 @@
+"""False-alarm rates and power of ``uqval.validate`` (rule "uqval") by simulation.
+
+Datasets: uE lognormal(0, 0.5); features x1 ~ U(0, 1), x2 ~ N(0, 1), both unrelated to
+uE; errors E = uE·D with D standard normal or unit-variance Student t(6). Cases:
+
+* ``calibrated``: E = uE·D (every fail is a false alarm);
+* ``global x1.3``: E = 1.3·uE·D (average must fail; after scaling, the conditional stages
+  must keep their false-alarm rate);
+* ``local x2.5``: E = 2.5·uE·D where x1 > 0.75 (25 % of the rows): adaptivity along x1
+  must fail, along x2 not;
+* ``grows with uE``: E = uE·(uE/median uE)^0.25·D: the error SD grows faster than uE,
+  consistency must fail.
+
+A stage "fails" when its verdict after scaling (``result.stage_verdicts``) is fail; the
+last column counts datasets where adaptivity fails along x1 or x2 (Holm keeps it <= 5 %).
+Settings: n_boot = 500 (scale factor and per-bin intervals), n_permutations = 999.
+
+Usage: ``nice -n 10 python benchmarks/validation_error_rates.py [--quick]``; writes
+``benchmarks/results/validation_error_rates.csv`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import uqval
+
+ERRORS = ("normal", "t6")
+CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE")
+STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
+COLUMNS = (*STAGES, "adaptivity (any feature)")
+OUT = Path(__file__).resolve().parent / "results"
+
+
+def dataset(m: int, seed: int, errors: str, case: str):
+    rng = np.random.default_rng([seed, m, ERRORS.index(errors), CASES.index(case)])
+    u = rng.lognormal(0.0, 0.5, m)
+    x1, x2 = rng.uniform(0.0, 1.0, m), rng.normal(size=m)
+    d = rng.normal(size=m) if errors == "normal" else rng.standard_t(6, m) * np.sqrt(4 / 6)
+    e = u * d
+    if case == "global x1.3":
+        e = 1.3 * e
+    elif case == "local x2.5":
+        e = np.where(x1 > 0.75, 2.5 * e, e)
+    elif case == "grows with uE":
+        e = e * (u / np.median(u)) ** 0.25
+    return e, u, {"x1": x1, "x2": x2}
+
+
+def run(sizes: dict[int, int]) -> pd.DataFrame:
+    rows = []
+    for m, n_seeds in sizes.items():
+        for errors in ERRORS:
+            for case in CASES:
+                t0 = time.time()
+                fails = dict.fromkeys(COLUMNS, 0)
+                for seed in range(n_seeds):
+                    e, u, feats = dataset(m, seed, errors, case)
+                    res = uqval.validate(e, u, feats, seed=seed, n_boot=500, n_permutations=999)
+                    verdicts = res.stage_verdicts
+                    for stage in STAGES:
+                        fails[stage] += verdicts[stage] == "fail"
+                    fails[COLUMNS[-1]] += "fail" in (verdicts["adaptivity: x1"],
+                                                     verdicts["adaptivity: x2"])
+                rows.append({"M": m, "errors": errors, "case": case, "seeds": n_seeds,
+                             **{s: 100.0 * fails[s] / n_seeds for s in COLUMNS},
+                             "seconds per dataset": (time.time() - t0) / n_seeds})
+                print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="few seeds (smoke test)")
+    args = parser.parse_args()
+    sizes = {1000: 10, 10_000: 5} if args.quick else {1000: 200, 10_000: 100, 100_000: 20}
+    table = run(sizes)
+    OUT.mkdir(parents=True, exist_ok=True)
+    table.to_csv(OUT / "validation_error_rates.csv", index=False)
+    shown = table.drop(columns="seconds per dataset").round(1)
+    (OUT / "validation_error_rates.md").write_text(shown.to_markdown(index=False) + "\n")
+    print(shown.to_markdown(index=False))
+
+
+if __name__ == "__main__":
+    main()

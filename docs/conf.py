@@ -1,0 +1,23 @@
+"""Sphinx configuration of the uqval API reference.
+
+Build: ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (warnings are errors,
+so a broken docstring or a missing public name fails the build).
+"""
+
+from __future__ import annotations
+
+project = "uqval"
+author = "uqval contributors"
+copyright = "uqval contributors"
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "myst_parser"]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build"]
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+myst_heading_anchors = 2
+
+html_theme = "alabaster"

@@ -1,0 +1,5 @@
+"""``python -m uqval``: the command line (:mod:`uqval.cli`)."""
+
+from uqval.cli import main
+
+raise SystemExit(main())

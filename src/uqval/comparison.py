@@ -1,0 +1,258 @@
+"""Comparison of the uncertainties of several models evaluated on the same points.
+
+:func:`compare` takes ``{"model A": (errors, uncertainties), ...}`` (same M rows, same order
+for every model) and returns a :class:`ModelComparison` with:
+
+* ``scores``: every score of :mod:`uqval.scores` per model, with its 95 % paired-bootstrap
+  percentile interval and its probabilistic reference (:func:`uqval.scores.calibration_scores`:
+  mean and 95 % interval of the score for calibrated errors simulated with the model's uE,
+  and whether the value is inside); with ``features``, also the ZMSE on equal-count bins of
+  each feature (adaptivity, P003 Sect. III.B) with its own simulated reference;
+* ``differences``: for every pair (A, B) and score, Δ = score(A) − score(B) with its paired
+  bootstrap interval and two-sided p-value p = min(1, 2 min(P*(Δ* ≤ 0), P*(Δ* ≥ 0))): the rows
+  are resampled together, so every model sees the same resample (the pairing removes the
+  variance shared by the models). For the AUUCC (P004) the paired permutation test of
+  :func:`uqval.ucc.auucc_permutation_test` is used (intervals of errors ±uE, y = E, ŷ = 0);
+* ``ranking``: per score with an orientation (lower or higher is better), rank =
+  1 + number of models that are *significantly* better, i.e. whose paired-difference
+  interval excludes 0 in their favour; models whose difference interval contains 0 tie.
+  Paired intervals are used rather than the overlap of the marginal intervals, which ignores
+  the pairing and is much too conservative.
+
+Randomness: ``SeedSequence(seed).spawn`` gives one child to the bootstrap, one per model to
+its references, and one per pair to the permutation test.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from uqval._types import FloatArray, SeedLike
+from uqval.conditional import zmse_batch
+from uqval.scores._input import (
+    DistributionName,
+    check_bins,
+    check_inputs,
+    check_vector,
+    predictive,
+    sorted_edges,
+)
+from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
+from uqval.seeding import seed_sequence
+from uqval.ucc import PredictionIntervals, auucc_permutation_test
+
+__all__ = ["ModelComparison", "compare"]
+
+_BLOCK_ELEMENTS = 1 << 20
+
+
+@dataclass(frozen=True)
+class ModelComparison:
+    """Result of :func:`compare` (tables described in the module doc)."""
+
+    scores: pd.DataFrame
+    differences: pd.DataFrame
+    ranking: pd.DataFrame
+    n_boot: int
+    confidence: float
+
+    def __repr__(self) -> str:
+        table = self.ranking.to_string(max_cols=12)
+        return (
+            f"ModelComparison({len(self.ranking)} models, n_boot={self.n_boot}, "
+            f"{self.confidence:.0%} intervals); ranks (1 = best, ties = not significantly "
+            f"different):\n{table}"
+        )
+
+
+def _checked(
+    models: Mapping[str, tuple[ArrayLike, ArrayLike]], features: Mapping[str, ArrayLike] | None
+) -> tuple[dict[str, tuple[FloatArray, FloatArray]], dict[str, FloatArray]]:
+    if len(models) < 2:
+        raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    data = {}
+    for name, pair in models.items():
+        try:
+            data[str(name)] = check_inputs(*pair)
+        except ValueError as err:
+            raise ValueError(f"models[{name!r}]: {err}") from None
+    sizes = {len(e) for e, _ in data.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"models have different numbers of points: {sorted(sizes)}")
+    m = sizes.pop()
+    feats = {str(k): check_vector(v, f"features[{k!r}]") for k, v in (features or {}).items()}
+    for k, v in feats.items():
+        if v.size != m:
+            raise ValueError(f"features[{k!r}] has {v.size} values, the models {m}")
+    return data, feats
+
+
+def _sorted_by(key: FloatArray, *arrays: FloatArray) -> list[FloatArray]:
+    order = np.argsort(np.broadcast_to(key, arrays[0].shape), axis=-1, kind="stable")
+    return [np.take_along_axis(np.broadcast_to(a, order.shape), order, axis=-1) for a in arrays]
+
+
+def _feature_zmse(e: FloatArray, u: FloatArray, x: FloatArray, n_bins: int) -> FloatArray:
+    """ZMSE on equal-count bins of the feature for each row (rows of e, u, x)."""
+    e_s, u_s = _sorted_by(x, e, u)
+    return zmse_batch(e_s, u_s, sorted_edges(e.shape[-1], n_bins))
+
+
+def _bootstrap(
+    data: dict[str, tuple[FloatArray, FloatArray]],
+    feats: dict[str, FloatArray],
+    settings: ScoreSettings,
+    n_boot: int,
+    seed: np.random.SeedSequence,
+) -> dict[str, dict[str, FloatArray]]:
+    """Scores of every model on the same n_boot row resamples: {model: {score: (n_boot,)}}."""
+    m = next(iter(data.values()))[0].size
+    rows = max(1, _BLOCK_ELEMENTS // m)
+    children = seed.spawn(-(-n_boot // rows))
+    out: dict[str, dict[str, FloatArray]] = {name: {} for name in data}
+    for j, child in enumerate(children):
+        size = min(rows, n_boot - j * rows)
+        idx = np.random.Generator(np.random.PCG64(child)).integers(0, m, size=(size, m))
+        for name, (e, u) in data.items():
+            e_r, u_r = e[idx], u[idx]
+            values = score_rows(*_sorted_by(u_r, e_r, u_r), settings)
+            for fname, x in feats.items():
+                values[f"zmse[{fname}]"] = _feature_zmse(e_r, u_r, x[idx], settings.n_bins)
+            for score, v in values.items():
+                out[name].setdefault(score, np.empty(n_boot))[j * rows : j * rows + size] = v
+    return out
+
+
+def _feature_reference(
+    u: FloatArray, x: FloatArray, settings: ScoreSettings, n_sim: int, seed: np.random.SeedSequence
+) -> FloatArray:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    values = []
+    rows = max(1, _BLOCK_ELEMENTS // u.size)
+    for lo in range(0, n_sim, rows):
+        eps = settings.distribution.draw(rng, (min(rows, n_sim - lo), u.size))
+        values.append(_feature_zmse(u * eps, np.broadcast_to(u, eps.shape), x, settings.n_bins))
+    return np.concatenate(values)
+
+
+def _p_value(deltas: FloatArray) -> float:
+    return float(min(1.0, 2.0 * min(np.mean(deltas <= 0.0), np.mean(deltas >= 0.0))))
+
+
+def _ranks(table: pd.DataFrame, names: Sequence[str], score: str, better: str) -> list[int]:
+    ranks = []
+    for a in names:
+        beaten_by = 0
+        for b in names:
+            if a == b:
+                continue
+            row = table.loc[(b, a, score)] if (b, a, score) in table.index else None
+            if row is None:  # stored as (a, b): flip the sign
+                r = table.loc[(a, b, score)]
+                low, high = -r["ci_high"], -r["ci_low"]
+            else:
+                low, high = row["ci_low"], row["ci_high"]
+            # interval of score(b) - score(a)
+            if (better == "lower" and high < 0.0) or (better == "higher" and low > 0.0):
+                beaten_by += 1
+        ranks.append(1 + beaten_by)
+    return ranks
+
+
+def compare(
+    models: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    features: Mapping[str, ArrayLike] | None = None,
+    *,
+    n_bins: int | None = None,
+    distribution: DistributionName = "normal",
+    nu: float | None = None,
+    n_boot: int = 500,
+    n_sim: int = 500,
+    n_permutations: int = 2000,
+    confidence: float = 0.95,
+    seed: SeedLike = 0,
+) -> ModelComparison:
+    """Compare the uncertainties of several models on the same points (module doc).
+
+    Args:
+        models: name -> (errors, uncertainties), same points in the same order.
+        features: optional name -> feature values of the points (ZMSE along each feature).
+        n_bins: bins of the binned scores; default round(sqrt(M)).
+        distribution, nu: predictive distribution (see :mod:`uqval.scores.proper`).
+        n_boot: paired bootstrap resamples; n_sim: simulated sets of each reference;
+        n_permutations: permutations of each AUUCC test.
+        confidence: level of every interval.
+        seed: seed of all random steps.
+    """
+    data, feats = _checked(models, features)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    names = list(data)
+    m = next(iter(data.values()))[0].size
+    settings = ScoreSettings(n_bins=check_bins(n_bins, m), distribution=predictive(distribution, nu))
+    pairs = list(itertools.combinations(names, 2))
+    root = seed_sequence(seed)
+    boot_seed, *rest = root.spawn(1 + len(names) * (1 + len(feats)) + len(pairs))
+    boot = _bootstrap(data, feats, settings, n_boot, boot_seed)
+    alpha = 1.0 - confidence
+    q = [alpha / 2.0, 1.0 - alpha / 2.0]
+    rows = []
+    for i, name in enumerate(names):
+        e, u = data[name]
+        ref = calibration_scores(
+            e, u, n_bins=settings.n_bins, distribution=distribution, nu=nu, n_sim=n_sim,
+            confidence=confidence, seed=rest[i],
+        )
+        entries = [(r.name, r.value, r.ref_mean, r.ref_low, r.ref_high) for r in ref]
+        for k, (fname, x) in enumerate(feats.items()):
+            sim = _feature_reference(u, x, settings, n_sim, rest[len(names) * (1 + k) + i])
+            value = float(_feature_zmse(e[None], u[None], x[None], settings.n_bins)[0])
+            low, high = np.quantile(sim, q)
+            entries.append((f"zmse[{fname}]", value, float(sim.mean()), float(low), float(high)))
+        for score, value, ref_mean, ref_low, ref_high in entries:
+            ci_low, ci_high = np.quantile(boot[name][score], q)
+            rows.append({
+                "model": name, "score": score, "value": value, "ci_low": ci_low,
+                "ci_high": ci_high, "ref_mean": ref_mean, "ref_low": ref_low,
+                "ref_high": ref_high, "inside": bool(ref_low <= value <= ref_high),
+            })
+    scores = pd.DataFrame(rows).set_index(["model", "score"])
+    diff_rows = []
+    for p, (a, b) in enumerate(pairs):
+        for score in boot[a]:
+            d = boot[a][score] - boot[b][score]
+            low, high = np.quantile(d, q)
+            diff_rows.append({
+                "model_a": a, "model_b": b, "score": score,
+                "delta": scores.loc[(a, score), "value"] - scores.loc[(b, score), "value"],
+                "ci_low": low, "ci_high": high, "p_value": _p_value(d),
+            })
+        (ea, ua), (eb, ub) = data[a], data[b]
+        zero = np.zeros(m)
+        test = auucc_permutation_test(
+            ea, PredictionIntervals.from_uncertainty(zero, ua),
+            PredictionIntervals.from_uncertainty(ea - eb, ub),
+            n_permutations=n_permutations,
+            seed=int(rest[len(names) * (1 + len(feats)) + p].generate_state(1)[0]),
+        )
+        diff_rows.append({
+            "model_a": a, "model_b": b, "score": "auucc", "delta": test.delta,
+            "ci_low": np.nan, "ci_high": np.nan, "p_value": test.p_value,
+        })
+    differences = pd.DataFrame(diff_rows).set_index(["model_a", "model_b", "score"])
+    orientation = {s: SCORES[s][1] for s in SCORES} | {f"zmse[{f}]": "lower" for f in feats}
+    ranked = [s for s, o in orientation.items() if o in ("lower", "higher")]
+    ranking = pd.DataFrame(
+        {s: _ranks(differences, names, s, orientation[s]) for s in ranked}, index=names
+    )
+    ranking.index.name = "model"
+    return ModelComparison(
+        scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
+        confidence=confidence,
+    )

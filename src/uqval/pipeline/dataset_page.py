@@ -1,0 +1,276 @@
+"""The page of one dataset, ``results/datasets/<id>/``, and the list of such pages.
+
+For a dataset with standard uncertainties uE the page holds what the validation engine
+writes (:func:`uqval.validate`, :meth:`~uqval.validation.ValidationResult.save`:
+``report.html``, ``verdicts.csv``, ``summary.md``, ``bins_<name>.csv``, the figures as PNG)
+and ``index.html``: the same report with, for this dataset,
+
+* its simulated references (P002 Sect. III.C: reference values and intervals of ZMS, CC,
+  ENCE and ZMSE simulated with its own uncertainties, and the zeta-score verdicts),
+* its heavy-tail screening (P001 Table 2: robust skewness of E, uE and Z),
+* its UCC gain over a constant band (P004 Sect. 4: AUUCC gain with a permutation test),
+* where the data came from: the YAML entry, the source files and their SHA-256.
+
+A dataset given only by prediction intervals gets the interval checks of the validation
+flowchart (P003 Fig. 1) instead of the engine's stages. ``page.json`` holds what the lists of
+pages show (verdict per stage, a one-line summary).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from uqval.atomic import write_atomic, write_json
+from uqval.report import FigureSection, ReportContent, render_html, render_markdown
+from uqval.report.markdown import render_inline
+
+__all__ = [
+    "dataset_tables",
+    "interval_page",
+    "one_line_summary",
+    "pages_html",
+    "pages_index",
+    "variance_page",
+]
+
+VERDICT_ORDER = ("fail", "inconclusive", "pass")
+ZETA_COLUMNS = [
+    "statistic", "theta_est", "I_BS_low", "I_BS_high", "theta_ref_N", "I_N_low", "I_N_high",
+    "theta_ref_T", "I_T_low", "I_T_high", "zeta_BS", "zeta_SimN", "zeta_SimT", "verdict", "reason",
+]
+"""Columns of the simref table shown on a page (the full table: results/simref/sets/)."""
+
+
+def one_line_summary(markdown: str) -> str:
+    """The first statement of a validation summary: its first list item, else its first
+    paragraph line, cut after the first sentence (inline markdown kept)."""
+    lines = [ln.strip() for ln in markdown.splitlines() if ln.strip()]
+    items = [ln[2:] for ln in lines if ln.startswith(("- ", "* "))]
+    text = items[0] if items else next((ln for ln in lines if not ln.startswith("#")), "")
+    match = re.search(r"(?<=[.!?])\s", text)
+    return text[: match.start()] if match else text
+
+
+def _sources_table(report: Mapping[str, Any]) -> pd.DataFrame:
+    local = report.get("local_files", {})
+    return pd.DataFrame(
+        {
+            "file": list(report["sources"]),
+            "location": [local.get(f, f"data/raw/{f}") for f in report["sources"]],
+            "sha256": [report.get("source_sha256", {}).get(f, "") for f in report["sources"]],
+        }
+    )
+
+
+def dataset_tables(
+    report: Mapping[str, Any],
+    screening: Mapping[str, Any] | None = None,
+    zeta: pd.DataFrame | None = None,
+    simref_summary: Mapping[str, Any] | None = None,
+    ucc: pd.DataFrame | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Tables of a dataset's page besides the engine's: simulated references (P002), heavy-
+    tail screening (P001), UCC gain (P004), filters and source files."""
+    tables: dict[str, pd.DataFrame] = {}
+    if zeta is not None:
+        zeta = zeta[[c for c in ZETA_COLUMNS if c in zeta.columns]]
+        tables["Simulated references of the statistics (simref: reference and interval "
+               "simulated with this dataset's uncertainties; zeta-score verdicts)"] = zeta
+    if simref_summary is not None:
+        ext = simref_summary.get("extrapolation", {})
+        if ext:
+            tables["ZMSE extrapolation to zero bin size (simref)"] = pd.DataFrame([ext])
+    if screening is not None:
+        flat = {k: v for k, v in screening.items() if not isinstance(v, (dict, list))}
+        flat["reasons"] = "; ".join(screening.get("reasons", [])) or "none"
+        tables["Heavy-tail screening (robust skewness beta_GM, heavy-tails Table 2 limits)"] = (
+            pd.DataFrame([flat]).drop(columns=["dataset"], errors="ignore")
+        )
+    if ucc is not None:
+        tables["UCC: AUUCC gain of the uncertainties over a constant band (permutation test)"] = (
+            ucc.drop(columns=["dataset"], errors="ignore")
+        )
+    if report.get("filters"):
+        tables["Rows removed by the filters of the YAML entry"] = pd.DataFrame(report["filters"])
+    tables["Source files"] = _sources_table(report)
+    return tables
+
+
+def _page_parameters(report: Mapping[str, Any], engine: Mapping[str, Any]) -> dict[str, object]:
+    return {
+        "dataset": report["id"],
+        "title": report.get("title", report["id"]),
+        "source": report.get("citation", ""),
+        "dataset file": report.get("config_file", ""),
+        "units": report.get("units") or "n/a",
+        "rows": f"{report['M']} used of {report['n_raw']} read",
+        **engine,
+    }
+
+
+def _single_digest(report: Mapping[str, Any]) -> str | None:
+    digests = list(report.get("source_sha256", {}).values())
+    return digests[0] if len(digests) == 1 else None
+
+
+def _figures_from_files(directory: Path, specs: Sequence[tuple[str, str, str, Any]]) -> list[FigureSection]:
+    return [FigureSection(title, how, (directory / f"{stem}.png").read_bytes()) for stem, title, how, _ in specs]
+
+
+def _write_page(directory: Path, content: ReportContent, summary: dict[str, Any]) -> None:
+    page = render_html(content)
+    write_atomic(directory / "index.html", lambda fh: fh.write(page))
+    write_json(summary, directory / "page.json")
+
+
+def variance_page(
+    table: pd.DataFrame,
+    report: Mapping[str, Any],
+    directory: str | Path,
+    *,
+    seed: int,
+    n_boot: int,
+    n_bins: int | None = None,
+    n_permutations: int | None = None,
+    extra: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """Validate a prepared table (columns E, uE, X_<feature>) with :func:`uqval.validate`,
+    save the engine's files to ``directory`` and write ``index.html`` and ``page.json``.
+    Returns the content of ``page.json``."""
+    from uqval.validation import validate
+    from uqval.validation.output import figure_specs, report_content
+
+    directory = Path(directory)
+    features = {name: table[f"X_{name}"].to_numpy() for name in report.get("features", {})}
+    result = validate(
+        table["E"].to_numpy(), table["uE"].to_numpy(), features=features or None, seed=seed,
+        n_boot=n_boot, n_bins=n_bins, n_permutations=n_permutations, uncertainty_name="uE",
+    )
+    result.save(directory)
+    base = report_content(result, figures=[
+        (spec[0], section) for spec, section in zip(
+            figure_specs(result), _figures_from_files(directory, figure_specs(result)), strict=True)
+    ])
+    content = dataclasses.replace(
+        base,
+        title=f"Uncertainty validation of {report['id']}",
+        tables={**(extra or {}), **base.tables},
+        parameters=_page_parameters(report, base.parameters),
+        input_sha256=_single_digest(report),
+    )
+    summary = {
+        "id": report["id"],
+        "title": report.get("title", report["id"]),
+        "M": report["M"],
+        "stage_verdicts": result.stage_verdicts,
+        "one_line": one_line_summary(result.summary()),
+        "scale_factor": result.scale_factor.value,
+    }
+    _write_page(directory, content, summary)
+    return summary
+
+
+def interval_page(
+    checks: pd.DataFrame,
+    summary_markdown: str,
+    report: Mapping[str, Any],
+    directory: str | Path,
+    extra: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """Page of a dataset given by prediction intervals: the flowchart's interval checks
+    (``results/validate/<id>.csv`` and ``.md``) as ``verdicts.csv``, ``summary.md`` and
+    ``index.html``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}))
+    verdicts = verdicts.drop(columns=["passed"])
+    write_atomic(directory / "verdicts.csv", lambda fh: verdicts.to_csv(fh, index=False))
+    write_atomic(directory / "summary.md", lambda fh: fh.write(summary_markdown))
+    stages: dict[str, str] = {}
+    for _, row in verdicts.iterrows():
+        key = row["stage"] if row.get("conditioning", "-") in ("-", "") else f"{row['stage']}: {row['conditioning']}"
+        prev = stages.get(key, "pass")
+        stages[key] = min(prev, row["verdict"], key=VERDICT_ORDER.index)
+    content = ReportContent(
+        title=f"Uncertainty validation of {report['id']} (prediction intervals)",
+        verdicts=verdicts,
+        summary_markdown=summary_markdown,
+        tables=dict(extra or {}),
+        parameters=_page_parameters(report, {"rule": "paper (P003 Fig. 1), interval checks"}),
+        input_sha256=_single_digest(report),
+        row_counts={"rows read": int(report["n_raw"]), "rows used": int(report["M"])},
+    )
+    lines = [ln for ln in summary_markdown.splitlines() if ln.startswith("- **")]
+    summary = {
+        "id": report["id"],
+        "title": report.get("title", report["id"]),
+        "M": report["M"],
+        "stage_verdicts": stages,
+        "one_line": lines[0][2:] if lines else "",
+    }
+    _write_page(directory, content, summary)
+    return summary
+
+
+def _badges(stage_verdicts: Mapping[str, str]) -> str:
+    return " ".join(
+        f"<span class='badge {html.escape(v)}' title='{html.escape(k)}: {html.escape(v)}'>"
+        f"{html.escape(k)}: {html.escape(v)}</span>"
+        for k, v in stage_verdicts.items()
+    )
+
+
+def pages_html(page_files: Sequence[str | Path], relative_to: str | Path) -> str:
+    """HTML table of dataset pages, one row each: id and title (linked to the page), the
+    verdict badges, the one-line summary (inline markdown rendered, never raw). ``page_files``
+    are ``page.json`` files; links are relative to the folder ``relative_to``."""
+    if not page_files:
+        return (
+            "<p class='note'>None yet. Write a YAML file for your data in the <code>datasets_dir</code> "
+            "folder (default <code>config/datasets/</code>) and run <code>snakemake --cores 2 validate "
+            "--config datasets=&lt;id&gt;</code>.</p>"
+        )
+    rows = []
+    for file in page_files:
+        page = json.loads(Path(file).read_text(encoding="utf-8"))
+        link = os.path.relpath(Path(file).parent / "index.html", relative_to)
+        rows.append(
+            f"<tr><td class='text'><a href='{html.escape(link)}'><code>{html.escape(page['id'])}</code></a>"
+            f"<br>{html.escape(str(page.get('title', '')))}</td><td>{page['M']}</td>"
+            f"<td class='text'>{_badges(page['stage_verdicts'])}</td>"
+            f"<td class='text'>{render_inline(page.get('one_line', ''))}</td></tr>"
+        )
+    return (
+        "<div class='tablewrap'><table><thead><tr><th>dataset</th><th>M</th><th>verdicts</th>"
+        f"<th>summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+PAGES_STYLE = """
+body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222}
+table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+th{background:#f4f4f4} .badge{display:inline-block;border-radius:3px;padding:0 5px;margin:1px;font-size:.8em;color:#fff}
+.pass{background:#2ca02c}.fail{background:#d62728}.inconclusive{background:#ff7f0e}.note{color:#555}
+"""
+
+
+def pages_index(page_files: Sequence[str | Path], directory: str | Path) -> str:
+    """``results/datasets/index.html``: the list of dataset pages (:func:`pages_html`)."""
+    intro = render_markdown(
+        "Each row links to the dataset's page: verdicts, plain-language summary, figures, "
+        "simulated references, heavy-tail screening and UCC gain."
+    )
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>uqval: your datasets"
+        f"</title><style>{PAGES_STYLE}</style></head><body><h1>Your datasets</h1>{intro}"
+        f"{pages_html(page_files, directory)}</body></html>\n"
+    )

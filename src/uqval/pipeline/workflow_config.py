@@ -1,0 +1,79 @@
+"""Effective configuration of the workflow, whether run from its folder or used as a module.
+
+Snakemake skips a module's ``configfile:`` when the host workflow passes ``config: config``,
+and the host's configuration holds only the host's keys. :func:`effective_config` therefore
+starts from the workflow's own ``config/config.yaml`` and lays the given configuration over
+it; :func:`selected_datasets` reads the ``datasets`` key (which datasets a run builds);
+:func:`registry_dirs` lists the dataset folders (the built-in literature registry, then the
+user's ``datasets_dir``).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from uqval.errors import ConfigError
+
+__all__ = ["DEFAULT_DATASETS_DIR", "effective_config", "registry_dirs", "selected_datasets"]
+
+DEFAULT_DATASETS_DIR = "config/datasets"
+"""Default of the ``datasets_dir`` key: a folder of the working directory."""
+
+
+def _deep_update(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(dict(base))
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_update(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def effective_config(
+    given: Mapping[str, Any], defaults_file: str | Path, schema_file: str | Path, as_module: bool
+) -> dict[str, Any]:
+    """The workflow's ``config/config.yaml`` with ``given`` laid over it (nested keys merged).
+
+    As a module, keys of ``given`` that the configuration schema does not know (the host
+    workflow's own keys) are left out; run on its own, they are kept so that the schema
+    reports a misspelt key.
+    """
+    defaults = yaml.safe_load(Path(defaults_file).read_text(encoding="utf-8")) or {}
+    if as_module:
+        known = set(yaml.safe_load(Path(schema_file).read_text(encoding="utf-8"))["properties"])
+        given = {k: v for k, v in given.items() if k in known}
+    return _deep_update(defaults, given)
+
+
+def selected_datasets(value: Any) -> list[str] | None:
+    """Dataset ids of the ``datasets`` key: a list, or a comma-separated text (as written on
+    the command line, ``--config datasets=a,b``); None (every dataset) when unset or empty."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)):
+        items = [items]
+    ids = [str(v).strip() for v in items if str(v).strip()]
+    return list(dict.fromkeys(ids)) or None
+
+
+def registry_dirs(builtin_dir: str | Path, datasets_dir: str) -> list[str]:
+    """Folders of dataset YAML files: the built-in registry, then ``datasets_dir`` (relative
+    to the working directory) when it exists. A ``datasets_dir`` other than the default that
+    does not exist is a ConfigError."""
+    dirs = [str(builtin_dir)]
+    if os.path.isdir(datasets_dir):
+        dirs.append(datasets_dir)
+    elif datasets_dir != DEFAULT_DATASETS_DIR:
+        raise ConfigError(
+            f"datasets_dir: folder '{datasets_dir}' not found (relative to {os.getcwd()}); it "
+            f"holds your dataset YAML files"
+        )
+    return dirs

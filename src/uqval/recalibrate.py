@@ -1,0 +1,251 @@
+"""Recalibration of uncertainties: fit on one set, ``.apply`` to another.
+
+* :func:`sigma_scaling` — one factor s = sqrt(ZMS) = sqrt(<(E/uE)²>), so that the scaled
+  uncertainties s·uE have ZMS = 1 on the fitting set (σ-scaling, Levi et al. 2022; the ZMS
+  target of P001 Eq. 11). Interval: BCa bootstrap of the ZMS (P001 Sect. II.3,
+  :func:`uqval.stats.bootstrap.bca_bootstrap`), square-rooted (BCa intervals are
+  transformation-respecting).
+* :func:`isotonic` — a monotone map of the variance, uE² -> g(uE²), g the isotonic
+  (non-decreasing) least-squares regression of E² on uE² (scikit-learn ``IsotonicRegression``,
+  linear interpolation between its thresholds, clipped outside the fitted range). It fixes
+  consistency errors along uE (P003 Sect. III.B), as used for the BUS2022 QM9
+  "calibrated_isotonic" sets.
+* :func:`binned_scaling` — one factor s_b = sqrt(ZMS_b) per equal-count bin of a feature, each
+  with its BCa interval: the fix for failed adaptivity (P003 Sect. III.B.3).
+* :func:`cross_validate` — out-of-fold recalibrated uncertainties (k folds), for an honest
+  validation after recalibration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.isotonic import IsotonicRegression
+
+from uqval._types import FloatArray, SeedLike
+from uqval.binning import equal_count_bins
+from uqval.scores._input import check_bins, check_inputs, check_vector
+from uqval.seeding import seed_sequence
+from uqval.stats.bootstrap import bca_bootstrap
+from uqval.stats.calibration import ZMS
+
+__all__ = [
+    "BinnedScaling",
+    "IsotonicMap",
+    "SigmaScaling",
+    "binned_scaling",
+    "cross_validate",
+    "isotonic",
+    "sigma_scaling",
+]
+
+Method = Literal["sigma", "isotonic", "binned"]
+
+
+def _factor(e: FloatArray, u: FloatArray, n_boot: int, seed: SeedLike) -> tuple[float, float, float]:
+    res = bca_bootstrap((e, u), ZMS, n_boot=n_boot, seed=seed)
+    return float(np.sqrt(res.estimate)), float(np.sqrt(res.ci_low)), float(np.sqrt(res.ci_high))
+
+
+@dataclass(frozen=True)
+class SigmaScaling:
+    """σ-scaling: new uncertainties s·uE.
+
+    Attributes:
+        factor: s = sqrt(ZMS) of the fitting set.
+        ci_low, ci_high: 95 % BCa interval of s.
+        n: number of fitting points.
+    """
+
+    factor: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    def apply(self, uncertainties: ArrayLike) -> FloatArray:
+        """s·uE."""
+        return self.factor * check_vector(uncertainties, "uncertainties", positive=True)
+
+
+def sigma_scaling(
+    errors: ArrayLike, uncertainties: ArrayLike, *, n_boot: int = 5000, seed: SeedLike = 0
+) -> SigmaScaling:
+    """Fit s = sqrt(<(E/uE)²>) with its BCa interval (module doc)."""
+    e, u = check_inputs(errors, uncertainties)
+    s, low, high = _factor(e, u, n_boot, seed)
+    return SigmaScaling(factor=s, ci_low=low, ci_high=high, n=int(e.size))
+
+
+@dataclass(frozen=True)
+class IsotonicMap:
+    """Isotonic variance map: new uncertainties sqrt(g(uE²)).
+
+    Attributes:
+        variance_in: thresholds of uE² (increasing).
+        variance_out: fitted g at the thresholds (non-decreasing, > 0).
+    """
+
+    variance_in: FloatArray = field(repr=False)
+    variance_out: FloatArray = field(repr=False)
+
+    @property
+    def n_steps(self) -> int:
+        """Number of thresholds of the fitted map."""
+        return int(self.variance_in.size)
+
+    def apply(self, uncertainties: ArrayLike) -> FloatArray:
+        """sqrt(g(uE²)); linear between thresholds, clipped outside (``out_of_bounds="clip"``)."""
+        u = check_vector(uncertainties, "uncertainties", positive=True)
+        return np.sqrt(np.interp(u * u, self.variance_in, self.variance_out))
+
+    def __repr__(self) -> str:
+        return (
+            f"IsotonicMap(n_steps={self.n_steps}, uE² in [{self.variance_in[0]:.4g}, "
+            f"{self.variance_in[-1]:.4g}] -> [{self.variance_out[0]:.4g}, "
+            f"{self.variance_out[-1]:.4g}])"
+        )
+
+
+def isotonic(errors: ArrayLike, uncertainties: ArrayLike) -> IsotonicMap:
+    """Isotonic regression of E² on uE² (increasing, clipped; module doc).
+
+    The output is floored at the smallest positive E², so recalibrated uncertainties are
+    strictly positive.
+
+    Raises:
+        ValueError: if every error is zero.
+    """
+    e, u = check_inputs(errors, uncertainties)
+    e2 = e * e
+    if not np.any(e2 > 0.0):
+        raise ValueError("errors are all zero: no variance to fit")
+    model = IsotonicRegression(increasing=True, out_of_bounds="clip", y_min=float(e2[e2 > 0].min()))
+    model.fit(u * u, e2)
+    return IsotonicMap(
+        variance_in=np.asarray(model.X_thresholds_, dtype=np.float64),
+        variance_out=np.asarray(model.y_thresholds_, dtype=np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class BinnedScaling:
+    """One scale factor per feature range.
+
+    Attributes:
+        upper: largest feature value of each bin but the last (bin b holds x <= upper[b] and
+            x > upper[b-1]); values beyond the fitted range fall in the nearest (end) bin.
+        low, high: feature range of each fitted bin.
+        factors: s_b = sqrt(ZMS_b); ci_low, ci_high: their 95 % BCa intervals.
+        counts: fitting points per bin.
+    """
+
+    upper: FloatArray = field(repr=False)
+    low: FloatArray
+    high: FloatArray
+    factors: FloatArray
+    ci_low: FloatArray
+    ci_high: FloatArray
+    counts: FloatArray
+
+    def bin_of(self, feature: ArrayLike) -> np.ndarray:
+        """Index of the bin of each feature value (nearest bin outside the fitted range)."""
+        return np.searchsorted(self.upper, check_vector(feature, "feature"), side="left")
+
+    def apply(self, uncertainties: ArrayLike, feature: ArrayLike) -> FloatArray:
+        """s_b(x)·uE."""
+        u = check_vector(uncertainties, "uncertainties", positive=True)
+        b = self.bin_of(feature)
+        if b.size != u.size:
+            raise ValueError(f"feature has {b.size} values, uncertainties {u.size}")
+        return self.factors[b] * u
+
+
+def binned_scaling(
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
+    feature: ArrayLike,
+    n_bins: int | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: SeedLike = 0,
+) -> BinnedScaling:
+    """Factors s_b = sqrt(ZMS_b) on equal-count bins of ``feature`` (module doc).
+
+    Default n_bins: round(sqrt(M)), the package's rule for local statistics (P003 Sect.
+    III.B.3.a); pass fewer bins for steadier factors. Bin b's bootstrap uses child b of
+    ``SeedSequence(seed).spawn(n_bins)``.
+    """
+    e, u = check_inputs(errors, uncertainties)
+    x = check_vector(feature, "feature")
+    if x.size != e.size:
+        raise ValueError(f"feature has {x.size} values, errors {e.size}")
+    n = check_bins(n_bins, e.size)
+    bins = equal_count_bins(x, n)
+    if min(b.size for b in bins) < 2:
+        raise ValueError(f"n_bins = {n} leaves bins with fewer than 2 points")
+    seeds = seed_sequence(seed).spawn(n)
+    fits = np.array([_factor(e[b], u[b], n_boot, seeds[i]) for i, b in enumerate(bins)])
+    s, low, high = fits.T
+    return BinnedScaling(
+        upper=np.array([x[b].max() for b in bins[:-1]]),
+        low=np.array([x[b].min() for b in bins]),
+        high=np.array([x[b].max() for b in bins]),
+        factors=s,
+        ci_low=low,
+        ci_high=high,
+        counts=np.array([b.size for b in bins]),
+    )
+
+
+def cross_validate(
+    method: Method | Callable[..., object],
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
+    feature: ArrayLike | None = None,
+    folds: int = 5,
+    seed: SeedLike = 0,
+) -> FloatArray:
+    """Out-of-fold recalibrated uncertainties.
+
+    The points are shuffled with ``seed`` and split into ``folds`` parts of nearly equal size;
+    the uncertainties of each part are recalibrated by the method fitted on the other parts.
+
+    Args:
+        method: ``"sigma"``, ``"isotonic"``, ``"binned"`` (needs ``feature``), or a fitting
+            function ``f(errors, uncertainties[, feature])`` returning an object with
+            ``.apply(uncertainties[, feature])``.
+        feature: feature of ``"binned"`` (and passed to a custom method when given).
+        folds: number of folds k >= 2.
+
+    Returns:
+        Recalibrated uncertainties, in the input order.
+    """
+    e, u = check_inputs(errors, uncertainties)
+    x = None if feature is None else check_vector(feature, "feature")
+    if x is not None and x.size != e.size:
+        raise ValueError(f"feature has {x.size} values, errors {e.size}")
+    fit = {"sigma": sigma_scaling, "isotonic": isotonic, "binned": binned_scaling}.get(
+        method, method  # type: ignore[arg-type]
+    )
+    if not callable(fit):
+        raise ValueError(f"method must be 'sigma', 'isotonic', 'binned' or callable, got {method!r}")
+    if method == "binned" and x is None:
+        raise ValueError("method 'binned' needs feature")
+    if int(folds) != folds or not 2 <= folds <= e.size // 2:
+        raise ValueError(f"folds must be an integer in [2, M/2], got {folds!r}")
+    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    parts = np.array_split(rng.permutation(e.size), int(folds))
+    use_feature = x is not None and method not in ("sigma", "isotonic")
+    out = np.empty_like(u)
+    for test in parts:
+        train = np.setdiff1d(np.arange(e.size), test, assume_unique=True)
+        if not use_feature:
+            out[test] = fit(e[train], u[train]).apply(u[test])
+        else:
+            assert x is not None
+            out[test] = fit(e[train], u[train], x[train]).apply(u[test], x[test])
+    return out

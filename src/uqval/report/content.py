@@ -1,0 +1,73 @@
+"""What a validation report holds: frozen dataclasses filled by the validation engine."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from uqval import __version__
+
+__all__ = ["PNG_SIGNATURE", "FigureSection", "ReportContent", "png_bytes"]
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+"""The eight bytes every PNG file starts with."""
+
+
+@dataclass(frozen=True)
+class FigureSection:
+    """One figure of the report.
+
+    Attributes:
+        title: heading of the figure.
+        how_to_read: two short sentences telling a reader what to look at (inline markdown:
+            bold, italics, code).
+        png: the image as PNG bytes (:func:`png_bytes`).
+    """
+
+    title: str
+    how_to_read: str
+    png: bytes
+
+
+@dataclass(frozen=True)
+class ReportContent:
+    """Everything :func:`uqval.report.render_html` puts in a report, in page order.
+
+    Attributes:
+        title: page title.
+        verdicts: one row per test (columns such as stage, feature, scaled, verdict,
+            statistic, value, ci_low, ci_high, target, p_value, note); a ``verdict`` column
+            of pass / fail / inconclusive is shown as coloured badges.
+        summary_markdown: the plain-language summary (markdown: headings, lists, bold,
+            italics, code, tables).
+        figures: the figures, each with its "how to read this".
+        parameters: the settings of the run (seed, bootstrap size, bins, ...).
+        input_sha256: SHA-256 of the input file (None when arrays were given).
+        row_counts: row counts in order, e.g. rows read, rows removed (with the reason in
+            the key), rows used.
+        tables: further tables by title (e.g. the bins of each feature).
+        version: uqval version that made the report.
+    """
+
+    title: str
+    verdicts: pd.DataFrame
+    summary_markdown: str
+    figures: list[FigureSection] = field(default_factory=list)
+    parameters: dict[str, object] = field(default_factory=dict)
+    input_sha256: str | None = None
+    row_counts: dict[str, int] = field(default_factory=dict)
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    version: str = __version__
+
+
+def png_bytes(figure: Figure, dpi: float = 150.0) -> bytes:
+    """The figure as PNG bytes (no software tag, so identical figures give identical bytes).
+
+    The figure is left open; close it with ``matplotlib.pyplot.close(figure)`` when done.
+    """
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()

@@ -1,0 +1,275 @@
+"""All scores at once, each with its probabilistic reference (simulated with the user's uE).
+
+The reference of a score θ is its distribution when the uncertainties are right: pseudo-errors
+E*_i = uE_i·ε_i with ε ~ D (the normal, or the unit-variance Student t of the ``"t"``
+option) and the user's own uE (P002 Sect. II.D.2 and App. A, P000 Eqs. 20-21), n_sim sets.
+The reference mean is the mean of θ over the sets and the 95 % interval the type-7 quantiles
+2.5 % and 97.5 % of the simulated values (P002 "I_D"); a score is *consistent with calibration*
+when its observed value lies inside. ZMS has the known reference 1 and the NLL the closed form
+(1 + <ln uE²> + ln 2π)/2 (P002 Eq. 16); the simulation gives every score, known or not, on the
+same footing. Sharpness does not involve E, so its reference is its own value.
+
+Vectorised and deterministic: the data are put once in uE-sorted order (stable sort) so the
+equal-count bins are fixed, and the sets are drawn directly in that order in fixed stream
+blocks of max(1, 2**20 // M) sets, block j from child j of ``SeedSequence(seed).spawn``; the
+result depends on (seed, M, n_sim) only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from uqval._types import FloatArray, SeedLike
+from uqval.scores._input import DistributionName, check_bins, check_inputs, predictive
+from uqval.scores.binned import binned_rows
+from uqval.scores.curves import N_PROPORTIONS, curve_rows
+from uqval.scores.proper import (
+    DEFAULT_QUANTILES,
+    _check_coverage,
+    _levels,
+    check_rows,
+    crps_rows,
+    interval_rows,
+    nll_rows,
+)
+from uqval.seeding import seed_sequence
+from uqval.synthetic import GenerativeDistribution
+
+__all__ = [
+    "SCORES",
+    "CalibrationScores",
+    "ScoreReference",
+    "ScoreSettings",
+    "calibration_scores",
+    "score_rows",
+]
+
+_BLOCK_ELEMENTS = 1 << 20
+
+SCORES: dict[str, tuple[str, str]] = {
+    "zms": ("<Z²>, target 1 (P002 Eq. 14)", "target"),
+    "rce": ("(RMV − RMSE)/RMV, target 0 (P001 Eq. 7)", "target"),
+    "ence": ("binned |RMV_b − RMSE_b|/RMV_b (P002 Eq. 11)", "lower"),
+    "zmse": ("binned |ln ZMS_b| (P002 Eq. 17)", "lower"),
+    "uce": ("binned |MV_b − MSE_b| (Laves et al. 2020)", "lower"),
+    "nll": ("negative log-likelihood (P001 Eq. 12)", "lower"),
+    "crps": ("continuous ranked probability score (G&R 2007 Eq. 21)", "lower"),
+    "interval_score": ("interval score (G&R 2007 Eq. 43)", "lower"),
+    "check_score": ("pinball loss over quantile levels (G&R 2007 Sect. 9.1)", "lower"),
+    "miscalibration_area": ("area of the interval calibration curve (uncertainty-toolbox)", "lower"),
+    "rms_calibration_error": ("RMSCE (uncertainty-toolbox)", "lower"),
+    "mean_absolute_calibration_error": ("MACE (uncertainty-toolbox)", "lower"),
+    "sharpness": ("root mean variance sqrt(<uE²>)", "none"),
+    "mae": ("mean |E|", "lower"),
+    "rmse": ("sqrt(<E²>)", "lower"),
+    "mdae": ("median |E|", "lower"),
+    "rank_correlation": ("Spearman(|E|, uE) (P002 Eq. 18)", "higher"),
+}
+"""Score name -> (definition, orientation: "lower"/"higher" is better, "target", "none")."""
+
+
+@dataclass(frozen=True)
+class ScoreSettings:
+    """Options shared by every score of :func:`score_rows`."""
+
+    n_bins: int
+    distribution: GenerativeDistribution
+    coverage: float = 0.95
+    quantiles: FloatArray = field(default_factory=lambda: DEFAULT_QUANTILES)
+    n_proportions: int = N_PROPORTIONS
+
+
+def _rank_rows(x: FloatArray) -> FloatArray:
+    r = stats.rankdata(x, axis=-1)
+    return r - r.mean(axis=-1, keepdims=True)
+
+
+def score_rows(E: FloatArray, uE: FloatArray, settings: ScoreSettings) -> dict[str, FloatArray]:
+    """Every score of each row of E (shape (n_sets, M)), rows sorted by increasing uE.
+
+    ``uE`` has shape (M,) (shared, sorted) or (n_sets, M) (each row sorted). The binned
+    scores use the equal-count bins of the sorted positions.
+    """
+    u = np.broadcast_to(uE, E.shape)
+    D = settings.distribution
+    e2, u2 = np.square(E), np.square(u)
+    mv, mse = u2.mean(axis=-1), e2.mean(axis=-1)
+    ra, ru = _rank_rows(np.abs(E)), _rank_rows(u)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cc = np.sum(ra * ru, axis=-1) / np.sqrt(np.sum(ra * ra, axis=-1) * np.sum(ru * ru, axis=-1))
+    out = {
+        "zms": np.mean(e2 / u2, axis=-1),
+        "rce": (np.sqrt(mv) - np.sqrt(mse)) / np.sqrt(mv),
+        **binned_rows(E, uE, settings.n_bins),
+        "nll": nll_rows(E, u, D),
+        "crps": crps_rows(E, u, D),
+        "interval_score": interval_rows(E, u, D, settings.coverage),
+        "check_score": check_rows(E, u, D, settings.quantiles),
+        **curve_rows(E, u, D, settings.n_proportions),
+        "sharpness": np.sqrt(mv),
+        "mae": np.mean(np.abs(E), axis=-1),
+        "rmse": np.sqrt(mse),
+        "mdae": np.median(np.abs(E), axis=-1),
+        "rank_correlation": cc,
+    }
+    return {name: np.asarray(out[name], dtype=np.float64) for name in SCORES}
+
+
+@dataclass(frozen=True)
+class ScoreReference:
+    """One score with its probabilistic reference.
+
+    Attributes:
+        name: score name (a key of :data:`SCORES`).
+        value: the score of the data.
+        ref_mean: mean of the score over the simulated calibrated sets.
+        ref_low, ref_high: 95 % interval of the simulated values (type-7 quantiles).
+        inside: whether ``value`` lies in [ref_low, ref_high].
+    """
+
+    name: str
+    value: float
+    ref_mean: float
+    ref_low: float
+    ref_high: float
+    inside: bool
+
+
+@dataclass(frozen=True)
+class CalibrationScores:
+    """Result of :func:`calibration_scores`: every score with its reference.
+
+    Index by name (``result["crps"]``), iterate over the :class:`ScoreReference` rows, or
+    get a table with :meth:`to_frame`. ``simulated`` holds the n_sim simulated values of each
+    score.
+    """
+
+    scores: tuple[ScoreReference, ...]
+    M: int
+    n_bins: int
+    distribution: str
+    n_sim: int
+    confidence: float
+    simulated: dict[str, FloatArray] = field(repr=False, compare=False)
+
+    def __getitem__(self, name: str) -> ScoreReference:
+        for row in self.scores:
+            if row.name == name:
+                return row
+        raise KeyError(f"no score {name!r}; available: {[r.name for r in self.scores]}")
+
+    def __iter__(self) -> Iterator[ScoreReference]:
+        return iter(self.scores)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per score: value, ref_mean, ref_low, ref_high, inside, definition."""
+        frame = pd.DataFrame([vars(r) for r in self.scores]).set_index("name")
+        frame["definition"] = [SCORES[n][0] for n in frame.index]
+        return frame
+
+    def __repr__(self) -> str:
+        head = (
+            f"CalibrationScores(M={self.M}, n_bins={self.n_bins}, distribution={self.distribution}, "
+            f"n_sim={self.n_sim}, {self.confidence:.0%} reference intervals)"
+        )
+        lines = [head, f"  {'score':<33}{'value':>11}{'ref. mean':>11}  reference interval"]
+        for r in self.scores:
+            mark = "" if r.inside else "  <- outside"
+            lines.append(
+                f"  {r.name:<33}{r.value:>11.4g}{r.ref_mean:>11.4g}  "
+                f"[{r.ref_low:.4g}, {r.ref_high:.4g}]{mark}"
+            )
+        return "\n".join(lines)
+
+
+def _simulate(
+    u_sorted: FloatArray, settings: ScoreSettings, n_sim: int, seed: SeedLike
+) -> dict[str, FloatArray]:
+    m = u_sorted.size
+    rows = max(1, _BLOCK_ELEMENTS // m)
+    children = seed_sequence(seed).spawn(-(-n_sim // rows))
+    out = {name: np.empty(n_sim) for name in SCORES}
+    for j, child in enumerate(children):
+        size = min(rows, n_sim - j * rows)
+        rng = np.random.Generator(np.random.PCG64(child))
+        eps = settings.distribution.draw(rng, (size, m))
+        for name, values in score_rows(u_sorted * eps, u_sorted, settings).items():
+            out[name][j * rows : j * rows + size] = values
+    return out
+
+
+def calibration_scores(
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
+    *,
+    n_bins: int | None = None,
+    distribution: DistributionName = "normal",
+    nu: float | None = None,
+    coverage: float = 0.95,
+    quantiles: ArrayLike = DEFAULT_QUANTILES,
+    n_sim: int = 1000,
+    confidence: float = 0.95,
+    seed: SeedLike = 0,
+) -> CalibrationScores:
+    """Every score of :mod:`uqval.scores` with its simulated reference (module doc).
+
+    Args:
+        errors, uncertainties: E and uE (arrays or pandas Series).
+        n_bins: bins of ENCE, ZMSE, UCE; default round(sqrt(M)).
+        distribution, nu: predictive distribution of the proper and curve scores, and the
+            distribution of ε in the simulation ("normal", or "t" with nu > 2).
+        coverage: coverage of the interval score.
+        quantiles: levels of the check score.
+        n_sim: number of simulated calibrated sets.
+        confidence: level of the reference intervals.
+        seed: seed of the simulation.
+
+    Returns:
+        :class:`CalibrationScores`. R² needs y_true and is not included (:func:`r2`).
+    """
+    e, u = check_inputs(errors, uncertainties)
+    if int(n_sim) != n_sim or n_sim < 2:
+        raise ValueError(f"n_sim must be an integer >= 2, got {n_sim!r}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    settings = ScoreSettings(
+        n_bins=check_bins(n_bins, e.size),
+        distribution=predictive(distribution, nu),
+        coverage=_check_coverage(coverage),
+        quantiles=_levels(quantiles),
+    )
+    order = np.argsort(u, kind="stable")
+    e_s, u_s = e[order], u[order]
+    observed = score_rows(e_s[None, :], u_s, settings)
+    simulated = _simulate(u_s, settings, int(n_sim), seed)
+    alpha = 1.0 - confidence
+    rows = []
+    for name in SCORES:
+        value = float(observed[name][0])
+        low, high = np.quantile(simulated[name], [alpha / 2.0, 1.0 - alpha / 2.0])
+        rows.append(
+            ScoreReference(
+                name=name,
+                value=value,
+                ref_mean=float(np.mean(simulated[name])),
+                ref_low=float(low),
+                ref_high=float(high),
+                inside=bool(low <= value <= high),
+            )
+        )
+    label = "normal" if distribution == "normal" else f"t(nu={nu:g})"
+    return CalibrationScores(
+        scores=tuple(rows),
+        M=int(e.size),
+        n_bins=settings.n_bins,
+        distribution=label,
+        n_sim=int(n_sim),
+        confidence=confidence,
+        simulated=simulated,
+    )

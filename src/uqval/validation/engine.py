@@ -1,0 +1,402 @@
+"""One validation engine for a user's own predictions: average, consistency, adaptivity.
+
+:func:`validate` runs the three stages of the adaptivity paper's flowchart (P003 Fig. 1):
+average calibration, consistency (calibration conditional on the uncertainty uE) and
+adaptivity (conditional on each input feature), with decision rules whose false-alarm rate
+is stated and measured (:mod:`uqval.validation.rules`; ``benchmarks/validation_error_rates.py``),
+or with the paper's own rules (``rule="paper"``, :mod:`uqval.flowchart`).
+
+The conditional stages are judged on the *globally scaled* uncertainties uE·s, s = sqrt(ZMS)
+(the factor that makes them right on average), so that one global error does not make every
+bin fail and hide where the uncertainties are really wrong. Both views are reported
+(column ``scaled``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from uqval import conditional, flowchart
+from uqval.screening import Screening, screen
+from uqval.seeding import seed_sequence
+from uqval.stats.binomial import wilson_interval
+from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.validation import rules
+from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
+from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
+
+__all__ = ["ScaleFactor", "ValidationResult", "validate"]
+
+Rule = Literal["uqval", "paper"]
+STAGES = ("average", "consistency", "adaptivity")
+VERDICT_COLUMNS = [
+    "stage", "feature", "scaled", "verdict", "statistic", "value", "ci_low", "ci_high",
+    "target", "p_value", "p_adjusted", "note",
+]
+
+SQRT_ZMS = MeanStatistic(
+    columns=lambda E, uE: (np.square(np.divide(E, uE)),),
+    combine=lambda means: np.sqrt(means[..., 0]),
+)
+"""sqrt(<Z^2>), the global scale factor, as a mean statistic (column Z^2)."""
+
+_MEAN_SQUARE = MeanStatistic(columns=lambda z: (np.square(z),), combine=lambda m: m[..., 0])
+
+
+@dataclass(frozen=True)
+class ScaleFactor:
+    """Factor s = sqrt(ZMS) by which all uncertainties should be multiplied to be right on
+    average, with its BCa bootstrap interval (P001 Sect. II.3) and the replicate count."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    n_boot: int
+
+    def __repr__(self) -> str:
+        return f"ScaleFactor({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}])"
+
+
+@dataclass(frozen=True, repr=False)
+class ValidationResult:
+    """Outcome of :func:`validate`.
+
+    Attributes:
+        verdicts: one row per test; columns stage (average | consistency | adaptivity),
+            feature (binning variable, "" for average), scaled (False: uncertainties as
+            given; True: after multiplying them by the scale factor), verdict (pass | fail |
+            inconclusive), statistic, value, ci_low, ci_high, target, p_value, p_adjusted
+            (Holm within the stage), note.
+        scale_factor: sqrt(ZMS) with its BCa interval.
+        bins: per binning variable (the uncertainty first, then the features), a table of
+            its bins: low, high (range of the variable), n, value (<Z^2> with the scaled
+            uncertainties, target 1), ci_low, ci_high (BCa), valid (interval contains 1),
+            factor, factor_low, factor_high (sqrt of value and interval: how much the
+            scaled uncertainties are too small (> 1) or too large (< 1) in the bin),
+            mean_z, mean_z_low, mean_z_high (Student-t), mean_z_valid.
+        screening: heavy-tail screening (P001 Table 2).
+        parameters: seed, n_boot, n_permutations, n_bins per variable, rule, alpha, ...
+        row_counts: rows in input, removed (and why), used.
+        names: names of the error, uncertainty and feature variables.
+        input_sha256: SHA-256 of the input file when read from a file (command line).
+    """
+
+    verdicts: pd.DataFrame
+    scale_factor: ScaleFactor
+    bins: dict[str, pd.DataFrame]
+    screening: Screening
+    parameters: dict[str, object]
+    row_counts: dict[str, int]
+    names: dict[str, object]
+    errors: NDArray[np.float64] = field(compare=False)
+    uncertainties: NDArray[np.float64] = field(compare=False)
+    features: dict[str, NDArray[np.float64]] = field(compare=False)
+    input_sha256: str | None = None
+
+    @property
+    def stage_verdicts(self) -> dict[str, str]:
+        """One verdict per stage (per feature for adaptivity), judged after scaling for the
+        conditional stages: fail if any test fails, else inconclusive if any is, else pass."""
+        v = self.verdicts
+        rows = v[(v["stage"] == "average") | v["scaled"]]
+        out: dict[str, str] = {}
+        for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
+            key = stage if stage != "adaptivity" else f"adaptivity: {feature}"
+            values = set(group["verdict"])
+            out[key] = next(x for x in ("fail", "inconclusive", "pass") if x in values)
+        return out
+
+    @property
+    def miscalibrated(self) -> bool:
+        """True when any test fails."""
+        return bool((self.verdicts["verdict"] == "fail").any())
+
+    def summary(self) -> str:
+        """Plain-language summary (Markdown) for a reader who has not read the papers."""
+        from uqval.validation.summary import summary_markdown
+
+        return summary_markdown(self)
+
+    def save(self, directory: str | Path) -> list[Path]:
+        """Write report.html, verdicts.csv, summary.md, bins_<name>.csv and the figures
+        (PNG) to ``directory``; returns the written paths."""
+        from uqval.validation.output import save_all
+
+        return save_all(self, Path(directory))
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the self-contained HTML report (figures embedded) to ``path``."""
+        from uqval.validation.output import write_html
+
+        return write_html(self, Path(path))
+
+    def __repr__(self) -> str:
+        s = self.scale_factor
+        stages = ", ".join(f"{k}={v}" for k, v in self.stage_verdicts.items())
+        return (
+            f"ValidationResult(M={self.row_counts['rows used']}, scale_factor={s.value:.3g} "
+            f"[{s.ci_low:.3g}, {s.ci_high:.3g}], {stages})"
+        )
+
+
+def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
+         ci: tuple[float, float], target: float, p: float, note: str = "") -> dict:
+    return {"stage": stage, "feature": feature, "scaled": scaled, "verdict": "",
+            "statistic": statistic, "value": value, "ci_low": ci[0], "ci_high": ci[1],
+            "target": target, "p_value": p, "p_adjusted": np.nan, "note": note}
+
+
+def _bin_table(
+    e: NDArray[np.float64], u_scaled: NDArray[np.float64], x: NDArray[np.float64], bins: Bins,
+    n_boot: int, seed: np.random.SeedSequence, n_workers: int,
+) -> pd.DataFrame:
+    """Per-bin <Z^2> (BCa, n_boot replicates per bin) and <Z> (Student t), scaled uE."""
+    z = e / u_scaled
+    index_lists = bins.index_lists()
+    children = seed.spawn(len(index_lists))
+    value, low, high = (np.empty(len(index_lists)) for _ in range(3))
+    for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+        res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
+                            n_workers=n_workers)
+        value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
+    zm = conditional.local_zmean(e, u_scaled, x, index_lists)
+    return pd.DataFrame({
+        "low": bins.low, "high": bins.high, "n": bins.counts,
+        "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
+        "factor": np.sqrt(value), "factor_low": np.sqrt(low), "factor_high": np.sqrt(high),
+        "mean_z": zm["value"].to_numpy(), "mean_z_low": zm["ci_low"].to_numpy(),
+        "mean_z_high": zm["ci_high"].to_numpy(), "mean_z_valid": zm["valid"].to_numpy(),
+    })
+
+
+def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
+    """f_v of the LZMS intervals, with the scaled or unscaled uncertainties (indicative)."""
+    factor = 1.0 if scaled else zms  # BCa intervals of <Z^2> scale exactly with uE^-2
+    valid = (table["ci_low"] * factor <= 1.0) & (1.0 <= table["ci_high"] * factor)
+    k, n = int(valid.sum()), len(table)
+    lo, hi = wilson_interval(k, n)
+    return f"f_v = {k / n:.2f} [{lo:.2f}, {hi:.2f}] of {n} bins (indicative)"
+
+
+def _average_rows(
+    e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float
+) -> tuple[list[dict], float, float]:
+    z = e / u
+    m = z.size
+    zms_p = rules.bca_p_value(boot, 1.0)
+    ci = conditional.mean_t_interval(z)
+    mean_z, se = float(ci.value), float(ci.sd)
+    z_p = rules.t_test_p_value(mean_z, se, m)
+    adjusted = rules.holm([zms_p, z_p])
+    note = "" if scr.zms_reliable else "; ".join(r for r in scr.reasons if "ZMS" in r)
+    zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
+                   (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
+                   note + ("; " if note else "") + "interval: square of the BCa interval of sqrt(ZMS)")
+    zms_row["verdict"] = rules.verdict(adjusted[0], alpha, not scr.zms_reliable)
+    z_row = _row("average", "", False, "<Z>", mean_z, (float(ci.ci_low), float(ci.ci_high)),
+                 0.0, z_p, "Student t interval and test")
+    z_row["verdict"] = rules.verdict(adjusted[1], alpha, False)
+    zms_row["p_adjusted"], z_row["p_adjusted"] = adjusted
+    return [zms_row, z_row], zms_p, z_p
+
+
+def _conditional_rows(
+    variables: Sequence[tuple[str, str, Bins]], tests: list[tuple[HeterogeneityTest, ...]],
+    tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
+) -> list[dict]:
+    rows: list[dict] = []
+    families: dict[tuple[str, bool], list[int]] = {}
+    inconclusive: list[bool] = []
+    for (stage, name, b), pair in zip(variables, tests, strict=True):
+        few = int(b.counts.min()) < rules.MIN_BIN_COUNT
+        for scaled in (False, True):
+            for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
+                base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
+                base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
+                if scaled:
+                    p = test.p_value
+                else:
+                    p = rules.bonferroni_pair(p_avg, test.p_value)
+                    base += "; as given: p = 2 min(p_average, p_spread)"
+                if label == "LZMS":
+                    base += "; " + _fv_note(tables[name], zms, scaled)
+                if few:
+                    base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
+                families.setdefault((stage, scaled), []).append(len(rows))
+                inconclusive.append(few)
+                rows.append(_row(stage, name, scaled, f"{label} spread ratio", test.ratio,
+                                 (np.nan, np.nan), 1.0, p, base))
+    p = np.array([r["p_value"] for r in rows])
+    adjusted = rules.combine_families(list(families.values()), p)
+    for r, adj, few in zip(rows, adjusted, inconclusive, strict=True):
+        r["p_adjusted"] = adj
+        r["verdict"] = rules.verdict(adj, alpha, few)
+    return rows
+
+
+def _paper_rows(
+    e: NDArray[np.float64], u: NDArray[np.float64], features: Mapping[str, NDArray[np.float64]],
+    n_boot: int, seed: int, n_bins: int | None,
+) -> list[dict]:
+    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows."""
+    table = pd.DataFrame({"E": e, "uE": u, **{f"X_{k}": v for k, v in features.items()}})
+    checks = flowchart.validate_variance(table, list(features), n_boot, seed, n_bins=n_bins)
+    return [
+        {**_row(c.stage, "" if c.conditioning == "-" else c.conditioning, False, c.test,
+                c.value, (c.ci_low, c.ci_high), c.target, np.nan,
+                "paper rule (P003 Fig. 1)" + (f"; {c.note}" if c.note else "")),
+         "verdict": "pass" if c.passed else "fail"}
+        for c in checks
+    ]
+
+
+def validate(
+    errors: ArrayLike | str,
+    uncertainties: ArrayLike | str,
+    features: Features = None,
+    *,
+    data: pd.DataFrame | None = None,
+    variance: bool = False,
+    seed: int = 0,
+    n_boot: int = 1000,
+    n_permutations: int | None = None,
+    n_bins: int | None = None,
+    rule: Rule = "uqval",
+    alpha: float = 0.05,
+    drop_invalid: bool = False,
+    uncertainty_name: str | None = None,
+    n_workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> ValidationResult:
+    """Validate uncertainties on average, along the uncertainty and along each feature.
+
+    Errors E (reference minus prediction) and standard uncertainties uE should satisfy
+    E ~ uE·D(0, 1) (P000 Sect. II). Three stages (P003 Fig. 1):
+
+    1. **Average**: ZMS = <Z^2> (target 1, Z = E/uE) with the BCa interval of the scale
+       factor s = sqrt(ZMS) (P001 Sect. II.3), and <Z> (target 0). s is the factor by which
+       every uncertainty should be multiplied to be right on average.
+    2. **Consistency**: in equal-count bins of uE, does <Z^2> (and <Z>) stay the same
+       (P003 Sect. III.B)?
+    3. **Adaptivity**: the same in bins of each feature.
+
+    Decision rules (``rule="uqval"``, :mod:`uqval.validation.rules`): Holm-adjusted tests at
+    level ``alpha``; conditional stages by exact permutation tests of the between-bin
+    spread of <Z^2> and <Z> (:mod:`uqval.validation.permutation`), reported for the
+    uncertainties as given (``scaled=False``) and after multiplying them by s
+    (``scaled=True``). Measured false-alarm rates on calibrated data are <= 5 % per stage
+    (README, ``benchmarks/validation_error_rates.py``). ``rule="paper"`` gives the verdicts
+    of the adaptivity paper's flowchart (:mod:`uqval.flowchart`; f_v with target 0.95,
+    which flags good uncertainties too often, see README).
+
+    Bins: equal-count bins that keep ties together (:mod:`uqval.validation.bins`), by
+    default ``round(min(sqrt(M), M/100))`` clipped to [2, 50] (:func:`default_n_bins`).
+    The per-bin tables (``.bins``) use the scaled uncertainties, with BCa intervals of
+    <Z^2> from ``n_boot`` replicates per bin.
+
+    Args:
+        errors: errors E (array or Series), or a column name of ``data``.
+        uncertainties: standard uncertainties uE (or variances with ``variance=True``), or
+            a column name of ``data``.
+        features: input features: a mapping name -> values, a DataFrame, or column names of
+            ``data``. Numeric, not constant.
+        data: optional DataFrame holding the named columns.
+        variance: ``uncertainties`` are variances uE^2.
+        seed: seed of every random step (bootstrap, permutations).
+        n_boot: bootstrap replicates of the scale factor and of each bin's interval (1000
+            by default: enough for 95 % BCa limits; at M = 10^6 each 1000 replicates of the
+            scale factor cost about 10^9 random reads).
+        n_permutations: permutations of each conditional test (smallest p-value
+            1/(n_permutations + 1)); default max(999, ceil(10 F/alpha)) for F features, so
+            that the smallest p-value stays 5 times below Holm's strictest threshold
+            alpha/(2F).
+        n_bins: number of bins of every binning variable (default above).
+        rule: ``"uqval"`` (default) or ``"paper"``.
+        alpha: false-alarm rate of each stage.
+        drop_invalid: remove (and count) rows with NaN/infinite values or non-positive
+            uncertainties instead of raising.
+        uncertainty_name: name of the uncertainty as a binning variable (default: the
+            column or Series name, else "uncertainty").
+        n_workers: threads for the bootstrap and the permutations (no effect on results).
+        progress: called with a short message before each long step.
+
+    Returns:
+        A :class:`ValidationResult`.
+
+    Raises:
+        ValueError: naming the argument, for mismatched lengths, non-numeric, NaN or
+            infinite values, non-positive uncertainties, a constant feature, fewer than 60
+            usable rows, or bad options.
+    """
+    if rule not in ("uqval", "paper"):
+        raise ValueError(f"rule must be 'uqval' or 'paper', got {rule!r}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    n_features = 0 if features is None else len(features) if not isinstance(features, str) else 1
+    if n_permutations is None:
+        n_permutations = max(999, math.ceil(10 * n_features / alpha))
+    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations)):
+        if int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    say = progress or (lambda _: None)
+    inputs = clean_inputs(errors, uncertainties, features, data=data, variance=variance,
+                          drop_invalid=drop_invalid, uncertainty_name=uncertainty_name)
+    e, u = inputs.errors, inputs.uncertainties
+    m = e.size
+    k = int(n_bins) if n_bins is not None else default_n_bins(m)
+    boot_seed, perm_seed, bins_seed = seed_sequence(seed).spawn(3)
+
+    scr = screen(e, u)
+    say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
+    boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=boot_seed, n_workers=n_workers)
+    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
+    zms = boot.estimate**2
+
+    variables = [("consistency", inputs.uncertainty_name, u)] + [
+        ("adaptivity", name, x) for name, x in inputs.features.items()
+    ]
+    binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
+    u_scaled = u * scale.value
+    tables = {}
+    children = bins_seed.spawn(len(variables))
+    for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
+        say(f"per-bin intervals along {name}")
+        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers)
+
+    if rule == "paper":
+        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins)
+        used_perm = 0
+    else:
+        average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
+        say(f"{n_permutations} permutations for {len(binned)} binning variable(s)")
+        tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
+                                    n_permutations=n_permutations, seed=perm_seed,
+                                    n_workers=n_workers)
+        rows = average + _conditional_rows(binned, tests, tables, zms, (zms_p, z_p), alpha)
+        used_perm = n_permutations
+    verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    parameters: dict[str, object] = {
+        "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
+        "n_permutations": used_perm, "variance_input": variance,
+        "n_bins": {name: b.n_bins for _, name, b in binned},
+        "min_bin_count": rules.MIN_BIN_COUNT,
+    }
+    names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
+    return ValidationResult(
+        verdicts=verdicts, scale_factor=scale, bins=tables, screening=scr,
+        parameters=parameters, row_counts=inputs.row_counts, names=names,
+        errors=e, uncertainties=u, features=inputs.features,
+    )
+
+

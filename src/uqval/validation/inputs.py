@@ -1,0 +1,162 @@
+"""Turn the arguments of :func:`uqval.validate` into clean arrays, counting removed rows.
+
+Accepted forms: arrays or pandas Series for ``errors`` and ``uncertainties``; ``features``
+as a mapping name -> array, a DataFrame (every column a feature) or, with ``data=``, a list
+of column names. With ``data=`` a DataFrame, ``errors`` and ``uncertainties`` are column
+names. Every problem raises a ``ValueError`` that names the argument (and column).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
+
+MIN_ROWS = 60
+"""Fewest rows accepted: two bins of 30 (:data:`uqval.validation.rules.MIN_BIN_COUNT`)."""
+
+_SHOWN_ROWS = 5
+
+Features = Mapping[str, ArrayLike] | pd.DataFrame | Sequence[str] | None
+
+
+@dataclass(frozen=True)
+class CleanInputs:
+    """Validated inputs: float arrays of equal length and the row bookkeeping."""
+
+    errors: NDArray[np.float64]
+    uncertainties: NDArray[np.float64]
+    features: dict[str, NDArray[np.float64]]
+    uncertainty_name: str
+    row_counts: dict[str, int]
+
+
+def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
+    if not isinstance(name, str):
+        raise ValueError(f"{argument} must be a column name when data= is given, got {name!r}")
+    if name not in data.columns:
+        available = ", ".join(map(str, data.columns))
+        raise ValueError(f"{argument}: no column {name!r} in data (available: {available})")
+    return data[name]
+
+
+def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
+    if isinstance(values, pd.Series) and not pd.api.types.is_numeric_dtype(values.dtype):
+        converted = pd.to_numeric(values, errors="coerce")
+        bad = converted.isna() & values.notna()
+        if bad.any():
+            rows = np.flatnonzero(bad.to_numpy())[:_SHOWN_ROWS]
+            examples = ", ".join(f"row {i}: {values.iloc[i]!r}" for i in rows)
+            raise ValueError(f"{argument} has non-numeric values ({examples})")
+        values = converted
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{argument} must be numeric ({exc})") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{argument} must be 1-D, got shape {arr.shape}")
+    return arr
+
+
+def _features(features: Features, data: pd.DataFrame | None) -> dict[str, ArrayLike]:
+    if features is None:
+        return {}
+    if isinstance(features, pd.DataFrame):
+        return {str(c): features[c] for c in features.columns}
+    if isinstance(features, Mapping):
+        return {str(k): v for k, v in features.items()}
+    if isinstance(features, str):
+        features = [features]
+    if data is None:
+        raise ValueError(
+            "features must be a mapping name -> values or a DataFrame (a list of column "
+            "names needs data=)"
+        )
+    return {str(n): _column(data, n, "features") for n in features}
+
+
+def _first_rows(mask: NDArray[np.bool_]) -> str:
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(str(i) for i in rows[:_SHOWN_ROWS])
+    return shown + (", ..." if rows.size > _SHOWN_ROWS else "")
+
+
+def clean_inputs(
+    errors: ArrayLike | str,
+    uncertainties: ArrayLike | str,
+    features: Features,
+    *,
+    data: pd.DataFrame | None,
+    variance: bool,
+    drop_invalid: bool,
+    uncertainty_name: str | None,
+) -> CleanInputs:
+    """Validate the arguments of :func:`uqval.validate` (module docstring).
+
+    Rows with a NaN or infinite value in any used column, or a non-positive uncertainty, are
+    an error, or are removed and counted (in ``row_counts``) with ``drop_invalid=True``.
+    """
+    if data is not None:
+        if not isinstance(data, pd.DataFrame):
+            raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        if uncertainty_name is None and isinstance(uncertainties, str):
+            uncertainty_name = uncertainties
+        errors = _column(data, errors, "errors")
+        uncertainties = _column(data, uncertainties, "uncertainties")
+    elif uncertainty_name is None and isinstance(uncertainties, pd.Series) and uncertainties.name:
+        uncertainty_name = str(uncertainties.name)
+    u_name = uncertainty_name or "uncertainty"
+    what = "variances" if variance else "uncertainties"
+    arrays = {"errors": _as_float(errors, "errors"), what: _as_float(uncertainties, what)}
+    feats = _features(features, data)
+    if u_name in feats:
+        raise ValueError(f"features: name {u_name!r} is used for the uncertainties; rename it")
+    labels = {"errors": "errors", what: what}
+    for name, values in feats.items():
+        arrays[f"features[{name!r}]"] = _as_float(values, f"features[{name!r}]")
+        labels[f"features[{name!r}]"] = f"feature {name}"
+    sizes = {k: v.size for k, v in arrays.items()}
+    if len(set(sizes.values())) != 1:
+        listed = ", ".join(f"{k} ({n})" for k, n in sizes.items())
+        raise ValueError(f"arguments have different lengths: {listed}")
+    n = arrays["errors"].size
+    counts = {"rows in input": n}
+    keep = np.ones(n, dtype=bool)
+    for name, arr in arrays.items():
+        bad = ~np.isfinite(arr) & keep
+        if bad.any():
+            if not drop_invalid:
+                raise ValueError(
+                    f"{name} has {np.count_nonzero(~np.isfinite(arr))} NaN or infinite value(s) "
+                    f"(first rows, 0-based: {_first_rows(~np.isfinite(arr))}); remove them "
+                    "or pass drop_invalid=True"
+                )
+            counts[f"removed: NaN or infinite {labels[name]}"] = int(bad.sum())
+            keep &= ~bad
+    nonpositive = keep & ~(arrays[what] > 0)
+    if nonpositive.any():
+        if not drop_invalid:
+            raise ValueError(
+                f"{what} must be > 0; {int(nonpositive.sum())} are not (first rows, 0-based: "
+                f"{_first_rows(nonpositive)}); remove them or pass drop_invalid=True"
+            )
+        counts[f"removed: non-positive {what}"] = int(nonpositive.sum())
+        keep &= ~nonpositive
+    m = int(keep.sum())
+    counts["rows used"] = m
+    if m < MIN_ROWS:
+        raise ValueError(f"errors: {m} usable rows; at least {MIN_ROWS} are needed (two bins of 30)")
+    clean = {k: v[keep] for k, v in arrays.items()}
+    unc = np.sqrt(clean[what]) if variance else clean[what]
+    out_features = {}
+    for name in feats:
+        x = clean[f"features[{name!r}]"]
+        if np.ptp(x) == 0:
+            raise ValueError(f"features[{name!r}] is constant ({x[0]:g} in every row): it cannot be binned")
+        out_features[name] = x
+    return CleanInputs(clean["errors"], unc, out_features, u_name, counts)

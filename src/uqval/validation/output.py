@@ -1,0 +1,179 @@
+"""Files of a validation: report.html, verdicts.csv, summary.md, bins_<name>.csv, figures.
+
+The figures are the one-call plots of :mod:`uqval.plots.diagnostics`, each with the
+"how to read this" of :data:`uqval.report.HOW_TO_READ`; the conditional plots (LZMS and
+z-scores along the uncertainty and each feature) use the uncertainties multiplied by the
+scale factor, like the conditional verdicts. The HTML page is rendered by
+:func:`uqval.report.render_html` and is self-contained (figures embedded).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from uqval.atomic import atomic_path
+from uqval.plots import diagnostics
+from uqval.plots.style import figure
+from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes, render_html
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from uqval.validation.engine import ValidationResult
+
+__all__ = [
+    "RULES_MARKDOWN",
+    "FigureSpec",
+    "figure_specs",
+    "report_content",
+    "safe_name",
+    "save_all",
+    "write_html",
+]
+
+FigureSpec = tuple[str, str, str, Callable[["Axes"], object]]
+"""(file stem, title, how to read, function drawing on an Axes)."""
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe version of a variable name (letters, digits, ``-``, ``_``, ``.``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "variable"
+
+
+def figure_specs(result: ValidationResult) -> list[FigureSpec]:
+    """The report's figures, in page order."""
+    e, u = result.errors, result.uncertainties
+    us = u * result.scale_factor.value
+    seed = int(result.parameters["seed"])
+    n_bins = result.parameters["n_bins"]
+    u_name = str(result.names["uncertainty"])
+    scaled = f" (uncertainties × {result.scale_factor.value:.3g})"
+    specs: list[FigureSpec] = [
+        ("calibration_curve", "Calibration curve", HOW_TO_READ["calibration_curve_plot"],
+         lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
+        ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
+         lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
+        (f"lzms_{safe_name(u_name)}", f"Local ZMS along {u_name}{scaled}",
+         HOW_TO_READ["local_zms_plot"],
+         lambda ax: diagnostics.local_zms_plot(e, us, x_name=u_name, n_bins=n_bins[u_name],
+                                               ax=ax, seed=seed)),
+    ]
+    for name, x in result.features.items():
+        specs += [
+            (f"lzms_{safe_name(name)}", f"Local ZMS along {name}{scaled}",
+             HOW_TO_READ["local_zms_plot"],
+             lambda ax, x=x, name=name: diagnostics.local_zms_plot(
+                 e, us, x, x_name=name, n_bins=n_bins[name], ax=ax, seed=seed)),
+            (f"z_vs_{safe_name(name)}", f"Z-scores along {name}{scaled}",
+             HOW_TO_READ["z_vs_feature_plot"],
+             lambda ax, x=x, name=name: diagnostics.z_vs_feature_plot(
+                 e, us, x, feature_name=name, ax=ax)),
+        ]
+    specs += [
+        ("confidence_curve", "Confidence curve", HOW_TO_READ["confidence_curve_plot"],
+         lambda ax: diagnostics.confidence_curve_plot(e, u, ax=ax, seed=seed)),
+        ("ucc", "Uncertainty characteristics curve", HOW_TO_READ["ucc_plot"],
+         lambda ax: diagnostics.ucc_plot(e, u, ax=ax)),
+    ]
+    return specs
+
+
+RULES_MARKDOWN = """## How the verdicts are decided
+
+- **Average**: the scale factor √ZMS gets a BCa bootstrap interval; its p-value for "factor
+  = 1" comes from inverting that interval. The mean z-score <Z> gets a Student t test. The
+  two p-values are Holm-adjusted; a test fails when its adjusted p-value is at most the
+  false-alarm rate. If the heavy-tail screening says ZMS intervals are unreliable, the ZMS
+  verdict is *inconclusive*.
+- **Consistency and adaptivity**: the rows are split into equal-count bins of the
+  uncertainty or of a feature. Two permutation tests ask whether the bins differ more than
+  random bins would: the spread of <Z²> (T_ZMS = M ln ZMS − Σ n_b ln ZMS_b) and of <Z>
+  (T_Z = Σ n_b (<Z>_b − <Z>)²). Shuffling the z-scores gives their exact distribution for
+  any error distribution. The spread does not depend on a global rescaling, so these tests
+  judge the uncertainties *after* multiplying them by the scale factor (`scaled = yes`). As
+  given (`scaled = no`), a bin can only be right if the average is right too, so that row
+  combines both p-values (2·min). Holm's adjustment runs within each stage, over all its
+  features. A stage whose bins hold fewer than 30 rows is *inconclusive*.
+- The per-bin intervals and f_v in the figures and tables are descriptive: per-bin BCa
+  intervals cover less than 95 % with heavy tails, so they are not used for decisions.
+"""
+
+
+def _render(spec: FigureSpec) -> bytes:
+    fig, ax = figure(1, 1, width=4.2, height=3.3)
+    try:
+        spec[3](ax)
+        return png_bytes(fig)
+    finally:
+        plt.close(fig)
+
+
+def _figures(result: ValidationResult) -> list[tuple[str, FigureSection]]:
+    return [(spec[0], FigureSection(spec[1], spec[2], _render(spec)))
+            for spec in figure_specs(result)]
+
+
+def report_content(result: ValidationResult,
+                   figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
+    """The :class:`uqval.report.ReportContent` of a validation (figures drawn if not given)."""
+    figs = _figures(result) if figures is None else figures
+    params = {**result.parameters, "scale factor": repr(result.scale_factor),
+              "heavy-tail screening": "; ".join(result.screening.reasons) or "no warning"}
+    tables = {f"Bins of {name} (scaled uncertainties)": table.round(6)
+              for name, table in result.bins.items()}
+    return ReportContent(
+        title="Uncertainty validation",
+        verdicts=result.verdicts,
+        summary_markdown=result.summary()
+        + ("\n" + RULES_MARKDOWN if result.parameters["rule"] == "uqval" else ""),
+        figures=[section for _, section in figs],
+        parameters=params,
+        input_sha256=result.input_sha256,
+        row_counts=dict(result.row_counts),
+        tables=tables,
+    )
+
+
+def write_html(result: ValidationResult, path: Path,
+               figures: list[tuple[str, FigureSection]] | None = None) -> Path:
+    """Write the self-contained report to ``path`` (atomically)."""
+    page = render_html(report_content(result, figures)).encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, suffix=".html") as tmp:
+        tmp.write_bytes(page)
+    return path
+
+
+def _write_text(path: Path, text: str) -> Path:
+    with atomic_path(path, suffix=path.suffix) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def _write_csv(path: Path, table: pd.DataFrame) -> Path:
+    return _write_text(path, table.to_csv(index=False))
+
+
+def save_all(result: ValidationResult, directory: Path) -> list[Path]:
+    """Write every file of a validation to ``directory`` (module docstring)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = [
+        _write_csv(directory / "verdicts.csv", result.verdicts),
+        _write_text(directory / "summary.md", result.summary()),
+    ]
+    written += [_write_csv(directory / f"bins_{safe_name(name)}.csv", table)
+                for name, table in result.bins.items()]
+    figs = _figures(result)
+    for stem, section in figs:
+        path = directory / f"{stem}.png"
+        with atomic_path(path, suffix=".png") as tmp:
+            tmp.write_bytes(section.png)
+        written.append(path)
+    written.append(write_html(result, directory / "report.html", figs))
+    return written

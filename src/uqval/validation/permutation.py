@@ -1,0 +1,271 @@
+"""Permutation tests of between-bin heterogeneity of the z-scores.
+
+Under calibration, E = uE·D with D independent of uE and of the features, so the z-scores
+Z = E/uE are exchangeable with respect to any binning variable x. Shuffling Z over the rows
+(keeping the bins of x fixed) therefore draws from the exact null distribution of any
+statistic of the per-bin sums, whatever the shape of D (heavy tails included) and whatever
+the bin sizes: the test has size at most alpha by construction.
+
+Two statistics per binning variable, with bins b of n_b rows, M = sum n_b:
+
+* ``T_ZMS = M ln ZMS - sum_b n_b ln ZMS_b`` (>= 0), ZMS_b = <Z^2>_b, ZMS = <Z^2>: the
+  likelihood-ratio (Bartlett) statistic of "same scale of Z in every bin" against "one scale
+  per bin" for zero-mean normal Z. It compares the LZMS of the bins (P003 Eq. 6) on the log
+  scale, so a bin whose uncertainties are too small by a factor f contributes about
+  n_b (ln f^2)^2 / 2 whichever the direction.
+* ``T_Z = sum_b n_b (<Z>_b - <Z>)^2``: the between-bin sum of squares of the LZM (P003
+  Sect. III.B.1), which detects a bias that varies with x.
+
+Both are invariant under a global rescaling of uE, so they test the *shape* of the
+calibration along x once the average error (the scale factor) is set aside.
+
+p-value: ``(1 + #{T_perm >= T_obs}) / (n_permutations + 1)`` (Phipson & Smyth 2010), so
+P(p <= alpha) <= alpha exactly under the null.
+
+Computation. Only the per-bin sums of Z and Z^2 of each permutation are needed. A compiled
+kernel shuffles Z in place (Fisher-Yates) and accumulates the bin sums of every binning
+variable from the same shuffle (sharing a permutation between variables is valid: each
+variable's test still sees a uniform permutation). Each shuffle is a Rao-Sandelius shuffle (:func:`_shuffle`).
+Permutations are drawn in fixed chunks
+of :data:`CHUNK` permutations, chunk j from child j of ``SeedSequence(seed)``, with the
+SFC64 generator of :mod:`uqval.stats.resample_kernel`; the result depends on (seed, data,
+n_permutations) only, never on the number of threads. Cost O(n_permutations · M · (1 +
+n_variables)), memory O(M + n_permutations · total bins).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from uqval._types import SeedLike
+from uqval.seeding import seed_sequence
+from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
+
+__all__ = ["CHUNK", "HeterogeneityTest", "heterogeneity_statistics", "heterogeneity_tests"]
+
+CHUNK = 16
+"""Permutations per random-stream chunk (fixes the stream; no effect on the result)."""
+
+_U = np.uint64
+_TWO_M53 = 2.0**-53
+_TINY = np.finfo(np.float64).tiny
+
+
+@numba.njit(inline="always")
+def _below(x, n):  # pragma: no cover - compiled
+    """An integer uniform in [0, n) from the top 53 bits of the 64-bit word x."""
+    return int(float(x >> _U(11)) * _TWO_M53 * n)
+
+
+@numba.njit(nogil=True)
+def _fisher_yates(a, lo, hi, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """Shuffle a[lo:hi] in place; returns the new generator state."""
+    for i in range(hi - 1, lo, -1):
+        x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+        j = lo + _below(x, i - lo + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+    return s0, s1, s2, s3
+
+
+@numba.njit(nogil=True)
+def _shuffle(src, dst, choice, n_buckets, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """dst = a uniformly random permutation of src (Rao-Sandelius: scatter, then shuffle).
+
+    Every element goes to one of ``n_buckets`` (a power of two <= 1024) buckets chosen
+    uniformly and independently, the buckets are concatenated and each is shuffled by
+    Fisher-Yates. This gives every permutation the same probability (Sandelius 1962) and
+    touches memory almost sequentially, which a plain Fisher-Yates over millions of rows
+    does not (a cache miss per swap).
+    """
+    m = src.size
+    bits = _U(0)
+    counts = np.zeros(n_buckets + 1, np.int64)
+    mask = _U(n_buckets - 1)
+    width = _U(0)
+    while (_U(1) << width) < _U(n_buckets):
+        width += _U(1)
+    per_word = 64 // int(width)
+    x = _U(0)
+    left = 0
+    for i in range(m):
+        if left == 0:
+            x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+            bits = x
+            left = per_word
+        c = int(bits & mask)
+        bits = bits >> width
+        left -= 1
+        choice[i] = c
+        counts[c + 1] += 1
+    for c in range(n_buckets):
+        counts[c + 1] += counts[c]
+    pos = counts[:-1].copy()
+    for i in range(m):
+        c = choice[i]
+        dst[pos[c]] = src[i]
+        pos[c] += 1
+    for c in range(n_buckets):
+        s0, s1, s2, s3 = _fisher_yates(dst, counts[c], counts[c + 1], s0, s1, s2, s3)
+    return s0, s1, s2, s3
+
+
+@numba.njit(nogil=True, cache=True)
+def _chunk_sums(z, labels, offsets, n_buckets, state, out):  # pragma: no cover - compiled
+    """out[r, offsets[v] + b, 0/1] = sum of Z / Z^2 over bin b of variable v, permutation r."""
+    m = z.size
+    a = z.copy()
+    b = np.empty_like(a)
+    choice = np.empty(m, np.int32)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for r in range(out.shape[0]):
+        if n_buckets == 1:
+            s0, s1, s2, s3 = _fisher_yates(a, 0, m, s0, s1, s2, s3)
+        else:
+            s0, s1, s2, s3 = _shuffle(a, b, choice, n_buckets, s0, s1, s2, s3)
+            a, b = b, a
+        for v in range(labels.shape[0]):
+            base = offsets[v]
+            for i in range(m):
+                k = base + labels[v, i]
+                zi = a[i]
+                out[r, k, 0] += zi
+                out[r, k, 1] += zi * zi
+
+
+def _n_buckets(m: int) -> int:
+    """Buckets of the scatter step: a power of two giving about 2**14 rows (128 KiB) each."""
+    return int(min(1024, 1 << max(0, math.ceil(math.log2(max(m, 1) / 2**14)))))
+
+
+def _permuted_sums(
+    z: NDArray[np.float64],
+    labels: NDArray[np.int32],
+    offsets: NDArray[np.int64],
+    n_total: int,
+    n_permutations: int,
+    seed: SeedLike,
+    n_workers: int,
+) -> NDArray[np.float64]:
+    out = np.zeros((n_permutations, n_total, 2))
+    starts = range(0, n_permutations, CHUNK)
+    children = seed_sequence(seed).spawn(len(starts))
+    buckets = _n_buckets(z.size)
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
+        _chunk_sums(z, labels, offsets, buckets, sfc64_state(child), out[start : start + CHUNK])
+
+    jobs = list(zip(starts, children, strict=True))
+    if n_workers == 1 or len(jobs) == 1:
+        for job in jobs:
+            work(job)
+    else:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            list(pool.map(work, jobs))
+    return out
+
+
+def heterogeneity_statistics(
+    s1: NDArray[np.float64], s2: NDArray[np.float64], counts: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """T_ZMS and T_Z (module docstring) from bin sums of Z (``s1``) and Z^2 (``s2``).
+
+    The bins run along the last axis; leading axes (permutations) are kept.
+    """
+    m = counts.sum()
+    zms_b = np.maximum(s2 / counts, _TINY)
+    zms = np.maximum(s2.sum(axis=-1, keepdims=True) / m, _TINY)
+    t_zms = np.sum(counts * (np.log(zms) - np.log(zms_b)), axis=-1)
+    zm_b = s1 / counts
+    zm = s1.sum(axis=-1, keepdims=True) / m
+    t_z = np.sum(counts * np.square(zm_b - zm), axis=-1)
+    return t_zms, t_z
+
+
+@dataclass(frozen=True)
+class HeterogeneityTest:
+    """Permutation test of one statistic along one binning variable.
+
+    Attributes:
+        statistic: observed T.
+        null_mean: mean of T over the permutations (T/null_mean is the spread ratio,
+            about 1 under calibration).
+        null_q95: 95th percentile of T over the permutations.
+        p_value: (1 + #{T_perm >= T}) / (n_permutations + 1).
+        n_permutations: number of permutations.
+    """
+
+    statistic: float
+    null_mean: float
+    null_q95: float
+    p_value: float
+    n_permutations: int
+
+    @property
+    def ratio(self) -> float:
+        """Observed spread relative to random bins (1 under calibration)."""
+        return self.statistic / self.null_mean if self.null_mean > 0 else float("nan")
+
+
+def _test(observed: float, null: NDArray[np.float64]) -> HeterogeneityTest:
+    # a relative tolerance so that equal values summed in another order count as ties
+    at_least = np.count_nonzero(null >= observed * (1.0 - 1e-9) - 1e-300)
+    return HeterogeneityTest(
+        statistic=float(observed),
+        null_mean=float(null.mean()),
+        null_q95=float(np.quantile(null, 0.95)),
+        p_value=(1.0 + at_least) / (null.size + 1.0),
+        n_permutations=int(null.size),
+    )
+
+
+def heterogeneity_tests(
+    z: NDArray[np.float64],
+    labels: Sequence[NDArray[np.int32]],
+    *,
+    n_permutations: int = 999,
+    seed: SeedLike = None,
+    n_workers: int = 1,
+) -> list[tuple[HeterogeneityTest, HeterogeneityTest]]:
+    """Permutation tests of T_ZMS and T_Z for several binning variables at once.
+
+    Args:
+        z: z-scores, 1-D, finite.
+        labels: per binning variable, the bin number (0 .. K_v - 1) of every row; every
+            bin must hold at least one row.
+        n_permutations: number of permutations (the smallest attainable p-value is
+            1/(n_permutations + 1)).
+        seed: seed of the permutations (module docstring).
+        n_workers: threads (no effect on the result).
+
+    Returns:
+        Per variable, the pair (test of T_ZMS, test of T_Z).
+    """
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations}")
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
+    n_bins = lab.max(axis=1).astype(np.int64) + 1
+    offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.int64)
+    null = _permuted_sums(z, lab, offsets, int(n_bins.sum()), n_permutations, seed, n_workers)
+    results = []
+    for v, (off, k) in enumerate(zip(offsets, n_bins, strict=True)):
+        counts = np.bincount(lab[v], minlength=k).astype(np.int64)
+        obs_zms, obs_z = heterogeneity_statistics(
+            np.bincount(lab[v], weights=z, minlength=k),
+            np.bincount(lab[v], weights=z * z, minlength=k),
+            counts,
+        )
+        block = null[:, off : off + k]
+        null_zms, null_z = heterogeneity_statistics(block[..., 0], block[..., 1], counts)
+        results.append((_test(obs_zms, null_zms), _test(obs_z, null_z)))
+    return results

@@ -1,0 +1,197 @@
+"""uqval.validate: inputs, result object, scaling, localisation, summary, files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import uqval
+from uqval.validation.bins import default_n_bins, tie_aware_bins
+from uqval.validation.summary import fmt, problem_ranges
+
+FAST = {"n_boot": 300, "n_permutations": 199}
+
+
+def planted(m=4000, seed=0, scale=1.0):
+    """uE lognormal; uncertainties 2.5x too small where x1 > 0.75; x2 unrelated."""
+    rng = np.random.default_rng(seed)
+    u = rng.lognormal(0, 0.5, m)
+    x1, x2 = rng.uniform(0, 1, m), rng.normal(size=m)
+    e = scale * u * rng.normal(size=m)
+    e = np.where(x1 > 0.75, 2.5 * e, e)
+    return e, u, {"x1": x1, "x2": x2}
+
+
+@pytest.fixture(scope="module")
+def local_result():
+    e, u, feats = planted()
+    return uqval.validate(e, u, feats, seed=1, **FAST)
+
+
+def test_verdict_table_has_both_views_of_every_conditional_test(local_result):
+    v = local_result.verdicts
+    assert list(v.columns[:11]) == ["stage", "feature", "scaled", "verdict", "statistic",
+                                    "value", "ci_low", "ci_high", "target", "p_value",
+                                    "p_adjusted"]
+    assert set(v["verdict"]) <= {"pass", "fail", "inconclusive"}
+    cond = v[v["stage"] != "average"]
+    # 3 binning variables x 2 statistics x 2 views
+    assert len(cond) == 12
+    assert cond.groupby(["feature", "scaled"]).size().eq(2).all()
+
+
+def test_localised_error_fails_only_its_feature_after_scaling(local_result):
+    s = local_result.stage_verdicts
+    assert s["adaptivity: x1"] == "fail"
+    assert s["adaptivity: x2"] == "pass"
+    assert s["consistency"] == "pass"
+    # as given, the global error (ZMS = 0.75 + 0.25 * 6.25 = 2.31) contaminates every view
+    v = local_result.verdicts
+    as_given = v[(v["stage"] != "average") & ~v["scaled"] & v["statistic"].str.startswith("LZMS")]
+    assert (as_given["verdict"] == "fail").all()
+
+
+def test_scale_factor_interval_contains_the_planted_value(local_result):
+    s = local_result.scale_factor
+    truth = np.sqrt(0.75 + 0.25 * 2.5**2)
+    assert s.ci_low < truth < s.ci_high
+    assert s.ci_low < s.value < s.ci_high
+    assert s.n_boot == FAST["n_boot"]
+
+
+def test_bins_table_locates_the_threshold_on_scaled_uncertainties(local_result):
+    table = local_result.bins["x1"]
+    assert {"low", "high", "n", "value", "ci_low", "ci_high", "valid"} <= set(table.columns)
+    assert table["n"].sum() == 4000
+    s2 = local_result.scale_factor.value ** 2
+    above = table[table["low"] > 0.76]
+    below = table[table["high"] < 0.74]
+    # ZMS per bin after scaling: 6.25/s^2 above the threshold and 1/s^2 below
+    assert above["value"].median() == pytest.approx(6.25 / s2, rel=0.25)
+    assert below["value"].median() == pytest.approx(1 / s2, rel=0.25)
+    ranges = problem_ranges(table)
+    small = [r for r in ranges if r["side"] == "small"]
+    assert len(small) == 1 and 0.70 < small[0]["low"] < 0.80 and small[0]["high"] > 0.99
+    assert small[0]["factor"] == pytest.approx(2.5 / np.sqrt(s2), rel=0.1)
+    assert set(local_result.bins) == {"uncertainty", "x1", "x2"}
+
+
+def test_summary_says_direction_size_and_where(local_result):
+    text = local_result.summary()
+    s = local_result.scale_factor
+    assert f"too small on average** by a factor {fmt(s.value)}" in text
+    assert "Across `x1`: **not right**" in text
+    assert "Across `x2`: **right**" in text
+    assert "Across the uncertainty itself: **right**" in text
+    assert "x1 from 0.7" in text and "uncertainties too small by a factor" in text
+    assert "Recalibrate per range of `x1`" in text
+
+
+def test_global_scale_alone_fails_only_the_average_stage():
+    rng = np.random.default_rng(7)
+    u = rng.lognormal(0, 0.5, 3000)
+    e = 1.3 * u * rng.normal(size=3000)
+    res = uqval.validate(e, u, {"x": rng.normal(size=3000)}, seed=2, **FAST)
+    assert res.stage_verdicts == {"average": "fail", "consistency": "pass", "adaptivity: x": "pass"}
+    assert res.scale_factor.ci_low < 1.3 < res.scale_factor.ci_high
+    assert "Multiply all uncertainties by 1.3" in res.summary()
+
+
+def test_variances_dataframe_and_series_inputs_give_identical_results():
+    e, u, feats = planted(m=800, seed=3)
+    base = uqval.validate(e, u, feats, seed=5, **FAST)
+    as_var = uqval.validate(e, u**2, feats, variance=True, seed=5, **FAST)
+    df = pd.DataFrame({"err": e, "sd": u, **feats})
+    by_name = uqval.validate("err", "sd", ["x1", "x2"], data=df, seed=5, **FAST)
+    series = uqval.validate(df["err"], df["sd"], df[["x1", "x2"]], seed=5, **FAST)
+    for other in (as_var, by_name, series):
+        assert other.scale_factor.value == pytest.approx(base.scale_factor.value, rel=1e-12)
+        assert other.verdicts["verdict"].tolist() == base.verdicts["verdict"].tolist()
+        assert np.allclose(other.verdicts["p_value"], base.verdicts["p_value"])
+    assert set(by_name.bins) == {"sd", "x1", "x2"}
+
+
+def test_same_seed_same_result_whatever_the_threads():
+    e, u, feats = planted(m=1500, seed=4)
+    one = uqval.validate(e, u, feats, seed=9, **FAST)
+    two = uqval.validate(e, u, feats, seed=9, n_workers=2, **FAST)
+    pd.testing.assert_frame_equal(one.verdicts, two.verdicts)
+    for name in one.bins:
+        pd.testing.assert_frame_equal(one.bins[name], two.bins[name])
+
+
+def test_parameters_and_row_counts_are_recorded():
+    e, u, feats = planted(m=1000, seed=5)
+    e[[3, 8]] = np.nan
+    u[10] = -1.0
+    res = uqval.validate(e, u, feats, seed=0, drop_invalid=True, **FAST)
+    assert res.row_counts == {"rows in input": 1000, "removed: NaN or infinite errors": 2,
+                              "removed: non-positive uncertainties": 1, "rows used": 997}
+    assert res.parameters["n_permutations"] == 199 and res.parameters["n_boot"] == 300
+    assert res.parameters["n_bins"] == {"uncertainty": 10, "x1": 10, "x2": 10}
+    assert "997 predictions (3 of 1000 rows removed" in res.summary()
+    assert repr(res).startswith("ValidationResult(M=997, scale_factor=")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"errors": np.ones(100), "uncertainties": np.ones(99)}, "errors (100), uncertainties (99)"),
+        ({"errors": np.r_[np.nan, np.ones(99)]}, "errors has 1 NaN or infinite value(s) (first rows, 0-based: 0)"),
+        ({"uncertainties": np.r_[0.0, np.ones(99)]}, "uncertainties must be > 0"),
+        ({"features": {"T": np.ones(100)}}, "features['T'] is constant"),
+        ({"features": {"T": np.ones(99)}}, "features['T'] (99)"),
+        ({"errors": np.ones(50), "uncertainties": np.ones(50)}, "at least 60 are needed"),
+        ({"rule": "other"}, "rule must be"),
+        ({"n_bins": 1}, "n_bins must be"),
+        ({"features": ["T"]}, "needs data="),
+    ],
+)
+def test_bad_input_raises_a_value_error_naming_the_argument(kwargs, message):
+    args = {"errors": np.linspace(-1, 1, 100), "uncertainties": np.ones(100)} | kwargs
+    with pytest.raises(ValueError) as info:
+        uqval.validate(**args)
+    assert message in str(info.value)
+
+
+def test_paper_rule_reports_the_flowchart_checks():
+    e, u, feats = planted(m=600, seed=6)
+    res = uqval.validate(e, u, {"x1": feats["x1"]}, rule="paper", seed=0, **FAST)
+    v = res.verdicts
+    assert set(v["stage"]) == {"average", "consistency", "adaptivity"}
+    assert v["statistic"].str.contains("f_v").any()
+    assert res.parameters["n_permutations"] == 0
+    assert "paper" in res.summary()
+
+
+def test_tie_aware_bins_keep_tied_values_together():
+    x = np.repeat([0.0, 1.0, 2.0], [500, 300, 200])
+    b = tie_aware_bins(x, 10)
+    for i in range(b.n_bins):
+        inside = x[b.labels == i]
+        outside = x[b.labels != i]
+        assert not np.isin(np.unique(inside), outside).any()
+    assert b.counts.sum() == 1000
+    assert default_n_bins(1000) == 10 and default_n_bins(10_000) == 50
+    assert default_n_bins(100) == 2
+
+
+def test_fmt_uses_sensible_digits():
+    assert fmt(1.6234) == "1.62"
+    assert fmt(361.48) == "361"
+    assert fmt(0.012345) == "0.0123"
+    assert fmt(1.5e6) == "1.5e+06"
+
+
+def test_save_writes_every_file_and_a_self_contained_page(tmp_path, local_result):
+    written = local_result.save(tmp_path)
+    names = {p.name for p in written}
+    assert {"report.html", "verdicts.csv", "summary.md", "bins_uncertainty.csv", "bins_x1.csv",
+            "bins_x2.csv", "lzms_x1.png", "calibration_curve.png"} <= names
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == sum(n.endswith(".png") for n in names)
+    assert "http://" not in page and "https://" not in page.replace("https://doi", "")
+    assert (tmp_path / "summary.md").read_text() == local_result.summary()
+    table = pd.read_csv(tmp_path / "verdicts.csv")
+    assert len(table) == len(local_result.verdicts)

@@ -1,0 +1,50 @@
+"""Dataset pages: results/datasets/<id>/ for each selected dataset, and the `validate` target.
+
+`snakemake --cores 2 validate --config datasets=<id>` builds only the jobs of that dataset.
+"""
+
+
+rule dataset_page:
+    input:
+        unpack(dataset_page_inputs),
+    output:
+        page=directory("results/datasets/{dataset}"),
+    log:
+        "logs/datasets/{dataset}.log",
+    benchmark:
+        "results/benchmarks/datasets/{dataset}.tsv"
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        seed=lambda wc: dataset_seed("dataset_page", wc.dataset),
+        n_boot=ANALYSIS["bootstrap"]["n_boot"],
+        n_bins=ANALYSIS["validate"]["n_bins"],
+        n_permutations=ANALYSIS["validate"].get("n_permutations"),
+    script:
+        "../../scripts/dataset_page.py"
+
+
+rule datasets_index:
+    input:
+        pages=expand("results/datasets/{dataset}", dataset=DATASETS),
+    output:
+        index="results/datasets/index.html",
+    log:
+        "logs/datasets/index.log",
+    conda:
+        "../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../../scripts/datasets_index.py"
+
+
+rule validate:
+    input:
+        rules.datasets_index.output.index,
