@@ -60,18 +60,10 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/datasets.smk"
 
 
-# Cheap jobs run by Snakemake itself, not submitted to a cluster (compute nodes are often
-# offline, and a sub-minute job waits longer in the queue than it runs).
-localrules:
-    all,
-    validate,
-    fetch_raw_file,
-    datasets_table,
-    datasets_index,
-    verdicts_table,
-    scoreboard,
-    runtime_table,
-    gallery,
+# Cheap jobs (fetch, aggregation, gallery, report) are `localrule: True`: Snakemake runs them
+# itself instead of submitting them to a cluster (compute nodes are often offline, and a
+# sub-minute job waits longer in the queue than it runs). Per rule, so that it also holds when
+# this workflow is used as a module (a `localrules:` list would name the unprefixed rules).
 
 
 rule all:
@@ -82,6 +74,7 @@ rule all:
         rules.scoreboard.output.board,
         rules.runtime_table.output.table,
         rules.gallery.output.index,
+    localrule: True
 
 
 onsuccess:

@@ -52,11 +52,11 @@ def dataset(m: int, seed: int, errors: str, case: str):
     return e, u, {"x1": x1, "x2": x2}
 
 
-def run(sizes: dict[int, int]) -> pd.DataFrame:
+def run(sizes: dict[int, int], cases: tuple[str, ...] = CASES) -> pd.DataFrame:
     rows = []
     for m, n_seeds in sizes.items():
         for errors in ERRORS:
-            for case in CASES:
+            for case in cases:
                 t0 = time.time()
                 fails = dict.fromkeys(COLUMNS, 0)
                 for seed in range(n_seeds):
@@ -77,13 +77,18 @@ def run(sizes: dict[int, int]) -> pd.DataFrame:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="few seeds (smoke test)")
+    parser.add_argument("--sizes", help="M:seeds pairs, e.g. 10000:400,100000:40")
+    parser.add_argument("--null-only", action="store_true", help="calibrated case only")
+    parser.add_argument("--name", default="validation_error_rates", help="output file stem")
     args = parser.parse_args()
-    sizes = {1000: 10, 10_000: 5} if args.quick else {1000: 200, 10_000: 100, 100_000: 20}
-    table = run(sizes)
+    sizes = {1000: 10, 10_000: 5} if args.quick else {1000: 200, 10_000: 100, 100_000: 15}
+    if args.sizes:
+        sizes = {int(m): int(n) for m, n in (pair.split(":") for pair in args.sizes.split(","))}
+    table = run(sizes, CASES[:1] if args.null_only else CASES)
     OUT.mkdir(parents=True, exist_ok=True)
-    table.to_csv(OUT / "validation_error_rates.csv", index=False)
+    table.to_csv(OUT / f"{args.name}.csv", index=False)
     shown = table.drop(columns="seconds per dataset").round(1)
-    (OUT / "validation_error_rates.md").write_text(shown.to_markdown(index=False) + "\n")
+    (OUT / f"{args.name}.md").write_text(shown.to_markdown(index=False) + "\n")
     print(shown.to_markdown(index=False))
 
 

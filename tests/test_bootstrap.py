@@ -178,7 +178,8 @@ def test_counting_path_at_large_m_equals_the_generic_path():
     m = COUNTING_MIN_POINTS + 5
     e, ue = rng.standard_t(4, m), rng.lognormal(0.0, 0.3, m)
     fast = bca_bootstrap((e, ue), cal.ZMS, n_boot=8, seed=2)
-    slow = bca_bootstrap((e, ue), lambda E, uE: np.mean((E / uE) ** 2, axis=-1), n_boot=8, seed=2)
+    slow = bca_bootstrap((e, ue), lambda E, uE: np.mean((E / uE) ** 2, axis=-1), n_boot=8,
+                         seed=2, jackknife=jackknife_values((e, ue), cal.ZMS))
     np.testing.assert_allclose(fast.replicates, slow.replicates, rtol=1e-12)
 
 
@@ -218,6 +219,21 @@ def test_all_bins_at_once_cover_the_true_mean_square():
                                  _equal_bins(z.size, 300, 1), n_boot=1000, seed=4)
     covered = np.mean([r.ci_low <= 1.0 <= r.ci_high for r in results])
     assert abs(covered - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 300) + 0.01
+
+
+def test_progress_reports_every_replicate_and_changes_nothing(heavy):
+    e, ue = heavy
+    for workers in (1, 2):
+        calls: list[tuple[int, int]] = []
+        res = bca_bootstrap((e, ue), cal.ZMS, n_boot=9000, seed=3, n_workers=workers,
+                            progress=lambda done, total, c=calls: c.append((done, total)))
+        assert res == bca_bootstrap((e, ue), cal.ZMS, n_boot=9000, seed=3)
+        assert len(calls) == 3 and calls[-1] == (9000, 9000)  # 3495 replicates per block
+        assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    calls = []
+    bca_bootstrap_bins((e, ue), cal.ZMS, _equal_bins(e.size, 3, 0), n_boot=500, seed=1,
+                       progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (1500, 1500)
 
 
 def test_degenerate_input_gives_point_interval():

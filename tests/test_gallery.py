@@ -1,3 +1,4 @@
+import json
 import re
 
 import pandas as pd
@@ -100,10 +101,20 @@ def test_gallery_shows_items_captions_provenance_and_status(gallery_tree):
         "tolerance_class": ["D", "D", "D"], "status": ["pass", "fail", "not_reproducible"],
         "note": ["", "", "needs a download"],
     })
+    (root / "results" / "validate").mkdir(parents=True)
+    (root / "results" / "validate" / "QM9_U0.md").write_text("# Validation of `QM9_U0`\n\n- **average**: pass <b>\n")
+    page_dir = root / "results" / "datasets" / "mine"
+    page_dir.mkdir(parents=True)
+    (page_dir / "page.json").write_text(json.dumps({
+        "id": "mine", "title": "My model", "M": 500,
+        "stage_verdicts": {"average": "fail", "consistency": "pass"},
+        "one_line": "The uncertainties are **too small** <script>",
+    }))
     page = build_gallery(items, root=root, captions_dir=captions, scoreboard=board,
                          summary_text="reproduction: 1/2 passed",
                          dataset_ids=["PAL2022_Diffusion_RF_cal"], profile="quick",
-                         dataset_reports=["results/validate/QM9_U0.md"])
+                         dataset_reports=["results/validate/QM9_U0.md"],
+                         dataset_pages=["results/datasets/mine/page.json"])
     assert "<img src='primer/fig13.png'" in page and "href='primer/fig13.pdf'" in page
     assert "<em>uE</em>" in page                     # caption rendered from reStructuredText
     assert "<code>PAL2022_Diffusion_RF_cal</code>" in page and "<code>20</code>" in page
@@ -112,7 +123,13 @@ def test_gallery_shows_items_captions_provenance_and_status(gallery_tree):
     assert re.search(r"1 pass</span> <span class='badge fail'>1 fail", tab1)
     assert "0.512346" in tab1                        # table rendered, 6 significant digits
     assert "id='primer_text_sec4'" in page and "needs a download" in page
-    assert "<a href='validate/QM9_U0.md'>QM9_U0</a>" in page
+    assert "<a href='validate/QM9_U0.md'>Markdown</a>" in page       # summaries rendered, not raw
+    assert "<strong>average</strong>: pass &lt;b&gt;" in page and "**average**" not in page
+    yours = page[page.index("id='your-datasets'"):]                    # "Your datasets" first
+    assert page.index("id='your-datasets'") < page.index("id='primer'")
+    assert "<a href='datasets/mine/index.html'><code>mine</code></a>" in yours
+    assert "<span class='badge fail'" in yours and "average: fail" in yours
+    assert "<strong>too small</strong> &lt;script&gt;" in yours
     fig13 = page[page.index("id='primer_fig13'"):page.index("id='primer_tab1'")]
     assert page.count("id='primer_fig13'") == 1 and fig13.count("<table>") == 1   # one section per id
     assert fig13.index("<img") < fig13.index("<table>")                          # figures first

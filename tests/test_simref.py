@@ -190,9 +190,24 @@ def test_validate_statistic_insensitive_statistic_uses_sim():
     # ZMSE on a set whose z-scores are normal: with tiny n_mc the references cannot be
     # told apart when D is nearly normal (t_s(1000)).
     e, ue = _heavy_set(500, 11)
-    v = sr.validate_statistic(e, ue, "ZMSE10", n_boot=200, n_mc=200, t_nu=1000.0, seed=1)
+    kw = {"n_boot": 200, "n_mc": 200, "t_nu": 1000.0, "seed": 1}
+    v = sr.validate_statistic(e, ue, "ZMSE10", **kw)
     assert not v.sensitivity["sensitive"]
-    assert v.scheme == "SimN/SimT" and v.verdict in {"validated", "not validated", "borderline"}
+    assert v.scheme == "SimN/SimT"
+    # The estimate is the ZMSE of 10 equal-count bins computed independently.
+    assert v.estimate == pytest.approx(_reference_value("ZMSE", 10, e, ue), abs=1e-12)
+    # zeta_Sim by hand (P002 Eq. 23): the half-width is the distance from the estimate to
+    # the limit of I_BS on the side of the reference.
+    for key in ("N", "T"):
+        ref = v.references[key].mean
+        limit = v.ci_low if v.estimate > ref else v.ci_high
+        assert v.zeta[f"Sim{key}"] == pytest.approx((v.estimate - ref) / abs(v.estimate - limit))
+    # Planted miscalibration: errors three times too large make every bin's ZMS about 9 times
+    # too large, so ZMSE far exceeds its reference and both zetas are > +1.
+    bad = sr.validate_statistic(3.0 * e, ue, "ZMSE10", **kw)
+    assert bad.verdict == "not validated"
+    assert bad.zeta["SimN"] > 1.0 and bad.zeta["SimT"] > 1.0
+    assert bad.estimate > 1.5  # each |ln ZMS_i| is near ln 9 = 2.2
 
 
 # --- App. B and App. C -----------------------------------------------------------------------

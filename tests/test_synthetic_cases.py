@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from uqval.papers.primer.cases import (
     CASE_NAMES,
-    case_a,
-    case_b,
-    case_c,
-    case_d,
-    case_e,
-    case_f,
     synthetic_cases,
     table2,
 )
@@ -63,22 +58,39 @@ def test_structure_follows_the_recipe(cases):
     assert not np.array_equal(cases["F"]["E"], a["E"])
 
 
-def test_each_case_draws_from_its_own_spawned_stream(cases):
-    streams = dict(zip(CASE_NAMES, np.random.default_rng(12345).spawn(6), strict=True))
-    base = case_a(streams["A"])
-    manual = {
-        "A": base,
-        "B": case_b(base, streams["B"]),
-        "C": case_c(base, streams["C"]),
-        "D": case_d(base),
-        "E": case_e(base, streams["E"]),
-        "F": case_f(base, streams["F"]),
-    }
+def test_seeds_reproduce_and_distinguish_realisations():
+    again = synthetic_cases(np.random.default_rng(12345), M=300)
+    first = synthetic_cases(np.random.default_rng(12345), M=300)
+    other = synthetic_cases(np.random.default_rng(54321), M=300)
     for name in CASE_NAMES:
-        np.testing.assert_array_equal(manual[name].to_numpy(), cases[name].to_numpy())
-    # Case E's errors do not depend on the draws of cases B and C (their streams unused here).
-    fresh = np.random.default_rng(12345).spawn(6)
-    np.testing.assert_array_equal(case_e(base, fresh[4])["E"], cases["E"]["E"])
+        assert first[name].shape == (300, 5)
+        np.testing.assert_array_equal(first[name].to_numpy(), again[name].to_numpy())
+        assert not np.array_equal(first[name]["E"], other[name]["E"])
+
+
+def test_case_distributions_follow_the_documented_definitions(cases):
+    """P000 Sect. III.1 (Eqs. 11-15): KS tests against the stated distributions (p > 1e-3)
+    and rank correlations against the stated (in)dependences (|rho| < 4/sqrt(M))."""
+    a = cases["A"]
+    M = len(a)
+    z = {name: (frame["E"] / frame["uE"]).to_numpy() for name, frame in cases.items()}
+    # X ~ N(0, 1); Z_A, Z_F ~ N(0, 1) (Eq. 13); Z_E ~ t_4 scaled to unit variance (Eq. 15).
+    assert stats.kstest(a["X"], "norm").pvalue > 1e-3
+    for name in "AF":
+        assert stats.kstest(z[name], "norm").pvalue > 1e-3
+    assert stats.kstest(z["E"], stats.t(4, scale=1 / np.sqrt(2)).cdf).pvalue > 1e-3
+    assert stats.kstest(z["E"], "norm").pvalue < 1e-3  # and it is not normal
+    # B: uE = RMS(uE_A) N(1, 0.1).
+    rms = np.sqrt(np.mean(a["uE"] ** 2))
+    assert stats.kstest(cases["B"]["uE"] / rms, stats.norm(1.0, 0.1).cdf).pvalue > 1e-3
+    small = 4 / np.sqrt(M)
+    # uE_A is a function of abs(X); B's and C's uncertainties no longer depend on X.
+    assert stats.spearmanr(a["uE"], np.abs(a["X"])).statistic == pytest.approx(1.0)
+    for name in "BC":
+        assert abs(stats.spearmanr(cases[name]["uE"], np.abs(a["X"])).statistic) < small
+    # E and F draw new errors, independent of case A's.
+    for name in "EF":
+        assert abs(stats.spearmanr(z[name], z["A"]).statistic) < small
 
 
 def test_table2_exact_identities(cases):

@@ -110,6 +110,8 @@ def test_variances_dataframe_and_series_inputs_give_identical_results():
         assert other.verdicts["verdict"].tolist() == base.verdicts["verdict"].tolist()
         assert np.allclose(other.verdicts["p_value"], base.verdicts["p_value"])
     assert set(by_name.bins) == {"sd", "x1", "x2"}
+    default = uqval.validate(df["err"], df["sd"], df[["x1", "x2"]], seed=5, n_boot=100)
+    assert default.parameters["n_permutations"] == 999  # 2 features: max(999, 10 * 2 / 0.05)
 
 
 def test_same_seed_same_result_whatever_the_threads():
@@ -137,8 +139,10 @@ def test_parameters_and_row_counts_are_recorded():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"errors": np.ones(100), "uncertainties": np.ones(99)}, "errors (100), uncertainties (99)"),
-        ({"errors": np.r_[np.nan, np.ones(99)]}, "errors has 1 NaN or infinite value(s) (first rows, 0-based: 0)"),
+        ({"errors": np.ones(100), "uncertainties": np.ones(99)},
+         "errors (100), uncertainties (99)"),
+        ({"errors": np.r_[np.nan, np.ones(99)]},
+         "errors has 1 NaN or infinite value(s) (first rows, 0-based: 0)"),
         ({"uncertainties": np.r_[0.0, np.ones(99)]}, "uncertainties must be > 0"),
         ({"features": {"T": np.ones(100)}}, "features['T'] is constant"),
         ({"features": {"T": np.ones(99)}}, "features['T'] (99)"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -80,7 +81,8 @@ def test_user_dataset_runs_end_to_end(project):
     """A user's CSV plus one YAML file get the same per-dataset diagnostics as the literature
     sets (paper-level figures need the papers' datasets and are skipped)."""
     proj, mirror = project
-    res = run(proj, *USER_TARGETS, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
+    res = run(proj, *USER_TARGETS, "--config", "datasets_dir=my_datasets", "datasets=my_model",
+              f"data_mirror={mirror}", "profile=quick")
     assert res.returncode == 0, res.stdout[-3000:]
     table = pd.read_csv(proj / "results" / "tables" / "datasets.csv")
     row = table.set_index("id").loc["my_model"]
@@ -99,7 +101,8 @@ def test_checksum_mismatch_fails_without_partial_file(project):
     proj, mirror = project
     csv = mirror / "MYLAB" / "predictions.csv"
     csv.write_text(csv.read_text() + "0,0,0.5,400\n")
-    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}")
+    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets", "datasets=my_model",
+              f"data_mirror={mirror}")
     assert res.returncode != 0
     assert "checksum mismatch for 'MYLAB/predictions.csv'" in res.stdout
     raw = proj / "data" / "raw" / "MYLAB"
@@ -108,7 +111,7 @@ def test_checksum_mismatch_fails_without_partial_file(project):
 
 def test_offline_without_mirror_names_the_option(project):
     proj, _ = project
-    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets")
+    res = run(proj, "results/tables/datasets.csv", "--config", "datasets_dir=my_datasets", "datasets=my_model")
     assert res.returncode != 0
     assert "cannot obtain 'MYLAB/predictions.csv'" in res.stdout and "data_mirror" in res.stdout
 
@@ -164,7 +167,8 @@ def test_jacobs_layout_builds_tables_5_6_and_figures(project):
               "datasets": [d for d in shipped["datasets"] if d["id"].removeprefix("JAC2024_") in cases]}
     (proj / "my_datasets" / "JAC2024.yaml").write_text(yaml.safe_dump(family, sort_keys=False))
     res = run(proj, "results/heavytails/tab5.csv", "results/heavytails/fig10.png", "--config",
-              "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick")
+              "datasets_dir=my_datasets", f"datasets={','.join('JAC2024_' + c for c in cases)}",
+              f"data_mirror={mirror}", "profile=quick")
     assert res.returncode == 0, res.stdout[-3000:]
     tab5 = pd.read_csv(proj / "results" / "heavytails" / "tab5.csv")
     assert tab5["dataset"].tolist() == ["JAC2024_concrete", "JAC2024_diffusion", "JAC2024_Li_conductivity"]
@@ -204,7 +208,8 @@ def test_same_numbers_whatever_cores_and_interruptions(project, tmp_path):
     proj, mirror = project
     other = tmp_path / "proj_cores2"
     shutil.copytree(proj, other, symlinks=True)
-    args = [*SEEDED_TARGETS, "--config", "datasets_dir=my_datasets", f"data_mirror={mirror}", "profile=quick"]
+    args = [*SEEDED_TARGETS, "--config", "datasets_dir=my_datasets", "datasets=my_model", f"data_mirror={mirror}",
+            "profile=quick"]
 
     res = subprocess.run([*SNAKEMAKE, "--cores", "2", *args], cwd=other, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=600)
@@ -239,3 +244,151 @@ def test_same_numbers_whatever_cores_and_interruptions(project, tmp_path):
     resumed, reference = result_files(proj), result_files(other)
     assert sorted(resumed) == sorted(reference) and len(resumed) > 10
     assert [f for f in reference if resumed[f] != reference[f]] == []
+
+
+# --- Users' own datasets: local files, `validate`, freshness, errors at once -----------------
+
+def _snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    """This checkout's Snakefile run from ``workdir`` (outside the repository)."""
+    return subprocess.run(
+        [*SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--cores", "2", *args],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
+    )
+
+
+LOCAL_FAMILY = """\
+family: MINE
+citation: my own predictions
+files:
+  - local: ../../inputs/preds.csv
+datasets:
+  - id: loc_a
+    units: eV
+    sources: [{file: ../../inputs/preds.csv}]
+    quantities: {E: y_true - y_pred, uE: sigma}
+    features: {temperature: temperature}
+  - id: loc_b
+    sources: [{file: ../../inputs/preds.csv}]
+    quantities: {E: y_true - y_pred, uE: 1.5 * sigma}
+"""
+
+
+@pytest.fixture
+def local_user(tmp_path):
+    """A user's folder: config/datasets/MINE.yaml pointing at inputs/preds.csv (no pin)."""
+    rng = np.random.default_rng(5)
+    n = 300
+    sigma = rng.uniform(0.2, 1.0, n)
+    y_true = rng.normal(size=n)
+    (tmp_path / "inputs").mkdir()
+    pd.DataFrame({"y_true": y_true, "y_pred": y_true - sigma * rng.normal(size=n), "sigma": sigma,
+                  "temperature": rng.uniform(300, 500, n)}).to_csv(tmp_path / "inputs" / "preds.csv", index=False)
+    (tmp_path / "config" / "datasets").mkdir(parents=True)
+    (tmp_path / "config" / "datasets" / "MINE.yaml").write_text(LOCAL_FAMILY)
+    return tmp_path
+
+
+def _planned_outputs(res: subprocess.CompletedProcess) -> list[str]:
+    """Output files of the jobs a dry run plans."""
+    return [ln.split("output:", 1)[1].strip() for ln in res.stdout.splitlines() if ln.strip().startswith("output:")]
+
+
+def test_validate_one_local_dataset_offline(local_user):
+    """`validate --config datasets=<id>` on a local CSV: no fetch, no job for any other
+    dataset (literature or user), the engine's files plus index.html, the file's SHA-256 in
+    the sidecar, a short console, and nothing to do on a second run."""
+    res = _snakemake(local_user, "validate", "--config", "datasets=loc_a", "profile=quick")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert "fetch_raw_file" not in res.stdout
+    assert len(res.stdout.splitlines()) < 300
+    assert "results/datasets/index.html" in res.stdout  # onsuccess says where the pages are
+    assert sorted(p.name for p in (local_user / "data" / "prepared").iterdir()) == ["loc_a.csv", "loc_a.json"]
+    page = local_user / "results" / "datasets" / "loc_a"
+    for name in ("index.html", "report.html", "verdicts.csv", "summary.md", "bins_uE.csv",
+                 "bins_temperature.csv", "calibration_curve.png", "page.json"):
+        assert (page / name).is_file(), name
+    html = (page / "index.html").read_text()
+    for section in ("Simulated references", "Heavy-tail screening", "UCC: AUUCC gain", "Source files"):
+        assert section in html, section
+    digest = hashlib.sha256((local_user / "inputs" / "preds.csv").read_bytes()).hexdigest()
+    assert digest in html
+    sidecar = json.loads((local_user / "data" / "prepared" / "loc_a.json").read_text())
+    assert sidecar["source_sha256"] == {"../../inputs/preds.csv": digest}
+    assert "Nothing to be done" in _snakemake(local_user, "validate", "-n", "--config", "datasets=loc_a",
+                                               "profile=quick").stdout
+
+
+def test_edits_rerun_exactly_the_edited_dataset(local_user):
+    """Editing one dataset's expression re-runs that dataset's jobs only; editing the local
+    CSV re-runs every dataset reading it."""
+    targets = ["data/prepared/loc_a.csv", "data/prepared/loc_b.csv"]
+    res = _snakemake(local_user, *targets, "--config", "datasets=loc_a,loc_b")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert "Nothing to be done" in _snakemake(local_user, *targets, "-n").stdout
+
+    yaml_file = local_user / "config" / "datasets" / "MINE.yaml"
+    yaml_file.write_text(LOCAL_FAMILY.replace("uE: 1.5 * sigma", "uE: 2 * sigma"))
+    planned = _planned_outputs(_snakemake(local_user, *targets, "-n"))
+    assert planned == ["data/prepared/loc_b.csv, data/prepared/loc_b.json"]
+
+    csv = local_user / "inputs" / "preds.csv"
+    csv.write_text(csv.read_text() + "0.1,0.2,0.5,400\n")
+    planned = _planned_outputs(_snakemake(local_user, *targets, "-n"))
+    assert sorted(planned) == ["data/prepared/loc_a.csv, data/prepared/loc_a.json",
+                               "data/prepared/loc_b.csv, data/prepared/loc_b.json"]
+
+
+def test_new_pin_refetches_and_mirror_spelling_does_not(project):
+    proj, mirror = project
+    args = ["--config", "datasets_dir=my_datasets", "datasets=my_model"]
+    res = run(proj, "data/prepared/my_model.csv", *args, f"data_mirror={mirror}")
+    assert res.returncode == 0, res.stdout[-3000:]
+    res = run(proj, "data/prepared/my_model.csv", "-n", *args, f"data_mirror={mirror}/")
+    assert "Nothing to be done" in res.stdout
+
+    csv = mirror / "MYLAB" / "predictions.csv"
+    csv.write_text(csv.read_text() + "0,0,0.5,400\n")
+    yaml_file = proj / "my_datasets" / "MYLAB.yaml"
+    family = yaml.safe_load(yaml_file.read_text())
+    family["files"][0]["sha256"] = hashlib.sha256(csv.read_bytes()).hexdigest()
+    yaml_file.write_text(yaml.safe_dump(family, sort_keys=False))
+    res = run(proj, "data/prepared/my_model.csv", "-n", *args, f"data_mirror={mirror}")
+    assert "data/raw/MYLAB/predictions.csv" in _planned_outputs(res)
+
+
+def test_dataset_errors_are_listed_at_once(local_user):
+    """Every schema violation of a YAML file, then every missing column of a CSV, in one
+    message naming the file, without a traceback."""
+    yaml_file = local_user / "config" / "datasets" / "MINE.yaml"
+    yaml_file.write_text(LOCAL_FAMILY.replace("units: eV", "units: 3").replace("citation:", "citations:"))
+    res = _snakemake(local_user, "validate", "-n", "--config", "datasets=loc_a")
+    assert res.returncode != 0
+    assert "MINE.yaml: does not match the dataset schema" in res.stdout
+    for where in ("'(top level)'", "'datasets/0/units'"):
+        assert where in res.stdout, where
+    assert "Traceback" not in res.stdout
+
+    yaml_file.write_text(LOCAL_FAMILY.replace("y_true - y_pred, uE: sigma", "truth - y_pred, uE: sd"))
+    res = _snakemake(local_user, "validate", "--config", "datasets=loc_a")
+    assert res.returncode != 0
+    assert "2 expression(s) use columns that are not in the source files" in res.stdout
+    assert "column(s) 'truth'" in res.stdout and "column(s) 'sd'" in res.stdout
+    assert "Traceback" not in res.stdout
+
+
+def test_missing_local_file_is_named(local_user):
+    (local_user / "inputs" / "preds.csv").unlink()
+    res = _snakemake(local_user, "validate", "-n", "--config", "datasets=loc_a")
+    assert res.returncode != 0
+    assert "files[0].local: local file '../../inputs/preds.csv' not found" in res.stdout
+    assert str(local_user / "inputs" / "preds.csv") in res.stdout
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [(None, None), ("", None), ("a", ["a"]), ("a, b,a", ["a", "b"]), (["x", 7], ["x", "7"]), ([], None)],
+)
+def test_datasets_key_accepts_lists_and_comma_separated_text(value, expected):
+    from uqval.pipeline.workflow_config import selected_datasets
+
+    assert selected_datasets(value) == expected

@@ -166,5 +166,9 @@ def write_json(obj: Any, dest: str | Path) -> None:
     The output is strict JSON (RFC 8259): non-finite numbers (NaN, ±Infinity), which JSON
     cannot represent, are written as ``null`` (:func:`to_json_compatible`); readers see None.
     """
-    text = json.dumps(to_json_compatible(obj), indent=2, sort_keys=False, allow_nan=False)
-    write_atomic(dest, lambda fh: fh.write(text + "\n"))
+    text = json.dumps(to_json_compatible(obj), indent=2, sort_keys=False, allow_nan=False) + "\n"
+
+    def writer(fh: IO[str]) -> None:
+        fh.write(text)
+
+    write_atomic(dest, writer)

@@ -44,7 +44,7 @@ class StatisticTest:
     @classmethod
     def from_bootstrap(cls, name: str, boot: BootstrapResult) -> StatisticTest:
         ref = REFERENCES[name]
-        zeta = zeta_score(boot.estimate, ref, boot.ci_low, boot.ci_high)
+        zeta = float(zeta_score(boot.estimate, ref, boot.ci_low, boot.ci_high))
         return cls(name, boot.estimate, boot.bias, boot.ci_low, boot.ci_high, ref, zeta, abs(zeta) <= 1)
 
 

@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -202,8 +202,9 @@ def as_statistic(spec: SimRefStatistic | str, n_bins: int | None = None) -> SimR
     name = str(spec)
     for base in ("ENCE", "ZMSE"):
         if name.startswith(base) and name[len(base) :].isdigit():
-            return SimRefStatistic(base, int(name[len(base) :]))  # type: ignore[arg-type]
-    return SimRefStatistic(name, n_bins if name in ("ENCE", "ZMSE") else None)  # type: ignore[arg-type]
+            return SimRefStatistic(base, int(name[len(base) :]))
+    # An unknown name is refused by SimRefStatistic.__post_init__ (ValueError naming it).
+    return SimRefStatistic(cast(StatName, name), n_bins if name in ("ENCE", "ZMSE") else None)
 
 
 class _Frame:

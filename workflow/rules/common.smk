@@ -138,8 +138,7 @@ def paper_sets(paper):
         logger.warning(
             f"{paper} paper outputs skipped: datasets not built: {', '.join(missing)}"
         )
-        return []
-    return wanted
+    return [] if missing else wanted
 
 
 HEAVYTAILS_SETS = paper_sets("heavytails")

@@ -46,6 +46,7 @@ rule verdicts_table:
         ),
     log:
         "logs/verdicts_table.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1

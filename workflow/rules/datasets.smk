@@ -35,6 +35,7 @@ rule datasets_index:
         index="results/datasets/index.html",
     log:
         "logs/datasets/index.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1
@@ -48,3 +49,4 @@ rule datasets_index:
 rule validate:
     input:
         rules.datasets_index.output.index,
+    localrule: True

@@ -9,6 +9,7 @@ rule fetch_raw_file:
     log:
         "logs/fetch/{rawfile}.log",
     retries: 2
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1

@@ -34,6 +34,7 @@ rule datasets_table:
         values="results/values/datasets.csv",
     log:
         "logs/datasets_table.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1

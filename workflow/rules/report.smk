@@ -45,6 +45,7 @@ rule scoreboard:
         summary="results/reproduction_summary.txt",
     log:
         "logs/scoreboard.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1
@@ -69,6 +70,7 @@ rule runtime_table:
         ),
     log:
         "logs/runtime_table.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1
@@ -94,6 +96,7 @@ rule gallery:
         index="results/index.html",
     log:
         "logs/gallery.log",
+    localrule: True
     conda:
         "../../envs/uqval.yaml"
     threads: 1

@@ -56,10 +56,11 @@ def _check_node(expr: str, node: ast.AST) -> None:
     if isinstance(node, ast.Expression):
         return
     if isinstance(node, ast.Constant):
-        if type(node.value) not in (int, float):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
             raise _unsupported(expr, node)
         try:
-            float(node.value)
+            float(value)
         except OverflowError:
             raise ValueError(f"expression '{_shown(expr)}': number too large") from None
         return
@@ -152,7 +153,7 @@ def evaluate(expr: str, namespace: Mapping[str, np.ndarray | float]) -> np.ndarr
     def ev(node: ast.AST) -> np.ndarray | float:
         if isinstance(node, ast.Expression):
             return ev(node.body)
-        if isinstance(node, ast.Constant):
+        if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             return float(node.value)
         if isinstance(node, ast.Name):
             if node.id not in namespace:

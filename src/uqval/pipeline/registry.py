@@ -363,6 +363,11 @@ def _expressions(merged: dict[str, Any]) -> list[tuple[str, Any]]:
 def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile], list[DatasetSpec]]:
     """Read and validate one family file; return its files and merged dataset specs."""
     doc = load_yaml(path)
+    # Unsafe paths first, with the reason in words (the schema pattern says the same in regex).
+    listed = doc.get("files") if isinstance(doc, dict) else None
+    for i, f in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(f, dict) and isinstance(f.get("path"), str):
+            check_relative_path(f["path"], f"{path}: files[{i}].path")
     try:
         _validate(doc, schema, path)
     except RecursionError:

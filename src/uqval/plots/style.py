@@ -7,8 +7,10 @@ vector PDF plus 150-dpi PNG, written atomically.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
+from cycler import cycler
 
 matplotlib.use("Agg")
 
@@ -17,13 +19,16 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from uqval.atomic import atomic_path  # noqa: E402
 
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
 UNCALIBRATED = "#d62728"
 CALIBRATED = "#1f77b4"
 REFERENCE = "0.2"
 SHADE = "#f2b8b5"
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#7f7f7f"]
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "figure.dpi": 100,
     "savefig.dpi": 150,
     "font.size": 9,
@@ -36,7 +41,7 @@ RC = {
     "axes.grid": True,
     "grid.color": "0.9",
     "grid.linewidth": 0.6,
-    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "axes.prop_cycle": cycler(color=PALETTE),
     "lines.linewidth": 1.2,
     "lines.markersize": 4,
     "pdf.fonttype": 42,

@@ -22,11 +22,15 @@ Both are clipped to [0, 1] as in DescTools.
 
 from __future__ import annotations
 
+from typing import Any, overload
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from uqval._types import FloatArray
+
+_Scalar = int | float | np.integer | np.floating
 
 __all__ = ["wilson_cc_interval", "wilson_interval"]
 
@@ -54,6 +58,18 @@ def _pack(low: FloatArray, high: FloatArray) -> tuple[float, float] | tuple[Floa
     return low, high
 
 
+@overload
+def wilson_interval(
+    successes: _Scalar, trials: _Scalar, confidence: float = ...
+) -> tuple[float, float]: ...
+@overload
+def wilson_interval(
+    successes: NDArray[Any], trials: ArrayLike, confidence: float = ...
+) -> tuple[FloatArray, FloatArray]: ...
+@overload
+def wilson_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence: float = ...
+) -> tuple[float, float] | tuple[FloatArray, FloatArray]: ...
 def wilson_interval(
     successes: ArrayLike, trials: ArrayLike, confidence: float = 0.95
 ) -> tuple[float, float] | tuple[FloatArray, FloatArray]:
@@ -68,6 +84,18 @@ def wilson_interval(
     return _pack(centre - half, centre + half)
 
 
+@overload
+def wilson_cc_interval(
+    successes: _Scalar, trials: _Scalar, confidence: float = ...
+) -> tuple[float, float]: ...
+@overload
+def wilson_cc_interval(
+    successes: NDArray[Any], trials: ArrayLike, confidence: float = ...
+) -> tuple[FloatArray, FloatArray]: ...
+@overload
+def wilson_cc_interval(
+    successes: ArrayLike, trials: ArrayLike, confidence: float = ...
+) -> tuple[float, float] | tuple[FloatArray, FloatArray]: ...
 def wilson_cc_interval(
     successes: ArrayLike, trials: ArrayLike, confidence: float = 0.95
 ) -> tuple[float, float] | tuple[FloatArray, FloatArray]:

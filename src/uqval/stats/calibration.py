@@ -83,7 +83,7 @@ def check_errors_uncertainties(E: ArrayLike, uE: ArrayLike) -> tuple[FloatArray,
 
 
 def _mean(x: ArrayLike) -> FloatArray:
-    return np.mean(x, axis=-1)
+    return np.mean(np.asarray(x, dtype=np.float64), axis=-1)
 
 
 def _first_mean(means: FloatArray) -> FloatArray:

@@ -56,5 +56,5 @@ def validation_probability(zeta: ArrayLike, confidence: float = 0.95) -> Validat
     n_valid = int(np.count_nonzero(is_valid_zeta(z)))
     low, high = wilson_cc_interval(n_valid, z.size, confidence)
     return ValidationProbability(
-        p_val=n_valid / z.size, ci_low=low, ci_high=high, n_valid=n_valid, n=z.size
+        p_val=n_valid / z.size, ci_low=float(low), ci_high=float(high), n_valid=n_valid, n=z.size
     )

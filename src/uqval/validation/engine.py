@@ -29,6 +29,7 @@ from uqval.screening import Screening, screen
 from uqval.seeding import seed_sequence
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.zeta import zeta_score
 from uqval.validation import rules
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
 from uqval.validation.inputs import Features, clean_inputs
@@ -200,8 +201,16 @@ def _average_rows(
     note = "" if scr.zms_reliable else "; ".join(r for r in scr.reasons if "ZMS" in r)
     zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
                    (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
-                   note + ("; " if note else "") + "interval: square of the BCa interval of sqrt(ZMS)")
-    zms_row["verdict"] = rules.verdict(adjusted[0], alpha, not scr.zms_reliable)
+                   note + ("; " if note else "")
+                   + "interval: square of the BCa interval of sqrt(ZMS)")
+    if scr.zms_reliable:
+        zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
+    else:
+        zeta = zeta_score(boot.estimate, 1.0, boot.ci_low, boot.ci_high)
+        gross = abs(zeta) > rules.HEAVY_TAIL_ZETA
+        zms_row["verdict"] = "fail" if gross else "inconclusive"
+        zms_row["note"] += (f"; heavy tails: fails only if |zeta| > "
+                            f"{rules.HEAVY_TAIL_ZETA:g} (zeta = {zeta:.2f})")
     z_row = _row("average", "", False, "<Z>", mean_z, (float(ci.ci_low), float(ci.ci_high)),
                  0.0, z_p, "Student t interval and test")
     z_row["verdict"] = rules.verdict(adjusted[1], alpha, False)
@@ -257,6 +266,16 @@ def _paper_rows(
          "verdict": "pass" if c.passed else "fail"}
         for c in checks
     ]
+
+
+def _feature_count(features: Features) -> int:
+    if features is None:
+        return 0
+    if isinstance(features, str):
+        return 1
+    if isinstance(features, pd.DataFrame):
+        return features.shape[1]
+    return len(features)
 
 
 def validate(
@@ -341,9 +360,8 @@ def validate(
         raise ValueError(f"rule must be 'uqval' or 'paper', got {rule!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    n_features = 0 if features is None else len(features) if not isinstance(features, str) else 1
     if n_permutations is None:
-        n_permutations = max(999, math.ceil(10 * n_features / alpha))
+        n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
     for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations)):
         if int(value) != value or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")

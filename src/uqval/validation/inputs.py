@@ -150,13 +150,17 @@ def clean_inputs(
     m = int(keep.sum())
     counts["rows used"] = m
     if m < MIN_ROWS:
-        raise ValueError(f"errors: {m} usable rows; at least {MIN_ROWS} are needed (two bins of 30)")
+        raise ValueError(
+            f"errors: {m} usable rows; at least {MIN_ROWS} are needed (two bins of 30)"
+        )
     clean = {k: v[keep] for k, v in arrays.items()}
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {}
     for name in feats:
         x = clean[f"features[{name!r}]"]
         if np.ptp(x) == 0:
-            raise ValueError(f"features[{name!r}] is constant ({x[0]:g} in every row): it cannot be binned")
+            raise ValueError(
+                f"features[{name!r}] is constant ({x[0]:g} in every row): it cannot be binned"
+            )
         out_features[name] = x
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts)

@@ -23,10 +23,10 @@ p-value: ``(1 + #{T_perm >= T_obs}) / (n_permutations + 1)`` (Phipson & Smyth 20
 P(p <= alpha) <= alpha exactly under the null.
 
 Computation. Only the per-bin sums of Z and Z^2 of each permutation are needed. A compiled
-kernel shuffles Z in place (Fisher-Yates) and accumulates the bin sums of every binning
+kernel shuffles Z (Fisher-Yates up to 2^14 rows; above, the cache-friendly Rao-Sandelius
+scatter-then-shuffle of :func:`_shuffle`) and accumulates the bin sums of every binning
 variable from the same shuffle (sharing a permutation between variables is valid: each
-variable's test still sees a uniform permutation). Each shuffle is a Rao-Sandelius shuffle (:func:`_shuffle`).
-Permutations are drawn in fixed chunks
+variable's test still sees a uniform permutation). Permutations are drawn in fixed chunks
 of :data:`CHUNK` permutations, chunk j from child j of ``SeedSequence(seed)``, with the
 SFC64 generator of :mod:`uqval.stats.resample_kernel`; the result depends on (seed, data,
 n_permutations) only, never on the number of threads. Cost O(n_permutations · M · (1 +

@@ -8,7 +8,11 @@ Average calibration (one family of two tests)
     * <Z> = 0 (no bias): one-sample Student t test (P003 Sect. III.B.1).
     The two p-values are adjusted by Holm's step-down method (:func:`holm`). When the heavy-
     tail screening says that ZMS intervals are unreliable (beta_GM(Z^2) > 0.8, P001 Table 2),
-    the ZMS verdict is ``inconclusive``: its interval may be too narrow.
+    the interval may be far too narrow (BCa p <= 0.05 in 21 % of calibrated datasets with
+    t(3) errors, M = 10^3..10^4): the ZMS then fails only when its zeta-score (P001 Eq. 14)
+    exceeds :data:`HEAVY_TAIL_ZETA` in absolute value, i.e. when 1 lies three interval
+    half-widths away (measured on calibrated data, 100 datasets each: 0-1 % with t(3), 4-6 %
+    with t(2.5) errors), and is ``inconclusive`` otherwise.
 
 Consistency (binning variable uE) and adaptivity (each feature)
     Permutation tests of the between-bin spread of <Z^2> and of <Z>
@@ -42,6 +46,7 @@ from scipy import special, stats
 from uqval.stats.bootstrap import BootstrapResult
 
 __all__ = [
+    "HEAVY_TAIL_ZETA",
     "MIN_BIN_COUNT",
     "bca_p_value",
     "bonferroni_pair",
@@ -53,6 +58,9 @@ __all__ = [
 
 MIN_BIN_COUNT = 30
 """Fewest rows per bin for a conditional verdict (fewer: ``inconclusive``)."""
+
+HEAVY_TAIL_ZETA = 3.0
+"""|zeta| above which the ZMS fails although the screening flags heavy tails."""
 
 
 def holm(p_values: ArrayLike) -> NDArray[np.float64]:

@@ -87,21 +87,21 @@ def _label_points(
     and the ``obstacles`` (n, 2) data coordinates) and of the labels already placed; when
     no slot is clear, at the least-overlapping one. Must be called once limits are final."""
     fig = ax.figure
-    fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    root = fig if isinstance(fig, Figure) else fig.figure
+    root.draw_without_rendering()  # the extents below then use the figure's renderer
     xy = [(x, y) for x, y, _, _ in points]
     if obstacles is not None and len(obstacles):
         xy += [tuple(o) for o in np.asarray(obstacles, dtype=float)]
     half = 0.5 * marker_pt * fig.dpi / 72.0
     centres = ax.transData.transform(np.asarray(xy, dtype=float).reshape(-1, 2))
     boxes = [Bbox.from_extents(cx - half, cy - half, cx + half, cy + half) for cx, cy in centres]
-    frame = ax.get_window_extent(renderer)
+    frame = ax.get_window_extent()
     for x, y, text, colour in points:
         best = None
         for offset, ha, va in _LABEL_SLOTS:
             ann = ax.annotate(text, (x, y), textcoords="offset points", xytext=offset, ha=ha, va=va,
                               color=colour, fontsize=fontsize)
-            box = ann.get_window_extent(renderer)
+            box = ann.get_window_extent()
             cost = sum(_overlap_area(box, b) for b in boxes)
             cost += box.width * box.height - _overlap_area(box, frame)
             if best is None or cost < best[0]:
@@ -112,7 +112,8 @@ def _label_points(
                 ann.remove()
             if cost == 0.0:
                 break
-        boxes.append(best[2])
+        if best is not None:
+            boxes.append(best[2])
 
 
 def fig_uE2_histograms(sets: Sequence[SetData]) -> Figure:

@@ -142,7 +142,7 @@ def ence_zmse_reference_grid_point(
     return pd.DataFrame.from_records(records)
 
 
-def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, float]:
+def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, Any]:
     """Linear fits of the App. B means against x = (N/M)^(1/2) (both reported; docs/choices.md,
     "Appendix B generator and fits").
 
@@ -165,7 +165,7 @@ def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> d
     }
 
 
-def _fit_power_law(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, float]:
+def _fit_power_law(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> dict[str, Any]:
     """Log-log fit ln theta = ln a + beta ln M + gamma ln N (App. B: beta ~ -1/2, gamma = 1/2)."""
     y = np.log(table[f"{statistic}_mean"].to_numpy(float))
     design = np.column_stack(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,7 @@ from uqval.plots.style import (
     figure,
     panel_grid,
 )
-from uqval.simref import ZmseExtrapolation, simulated_error_samples
+from uqval.simref import DistSpec, ZmseExtrapolation, simulated_error_samples
 from uqval.stats.fits import ScaledTFit, fit_scaled_t
 
 __all__ = [
@@ -132,11 +133,14 @@ def fig_error_histograms(
         width = np.diff(edges)
         counts, _ = np.histogram(s.E, edges)
         ax.stairs(counts / (s.E.size * width), edges, fill=True, color="0.8", label="data")
-        for dist, color, label in (
+        references: tuple[tuple[DistSpec, str, str], ...] = (
             ("normal", UNCALIBRATED, "N(0,1)"),
             (("t", nu_eff), CALIBRATED, rf"$t_s$({nu_eff:.3g})"),
-        ):
-            sim = simulated_error_samples(s.uE, dist, n_rep, seed=[seed, s.number])
+        )
+        for dist, color, label in references:
+            sim = simulated_error_samples(
+                s.uE, dist, n_rep, seed=np.random.SeedSequence([seed, s.number])
+            )
             c, _ = np.histogram(sim, edges)
             ax.stairs(c / (sim.size * width), edges, color=color, lw=1.0, label=label)
         if log:
@@ -321,7 +325,8 @@ def fig_appb_references(table: pd.DataFrame, model: str | None = None) -> Figure
     colors = {nu: PALETTE[k % len(PALETTE)] for k, nu in enumerate(nu_values)}
     markers = {n: _N_MARKERS[k % len(_N_MARKERS)] for k, n in enumerate(n_values)}
     m_values = sorted(t["M"].unique())
-    for row, stat in enumerate(("ENCE", "ZMSE")):
+    statistics: tuple[Literal["ENCE", "ZMSE"], ...] = ("ENCE", "ZMSE")
+    for row, stat in enumerate(statistics):
         ax = axes[row, 0]
         for (n, nu), g in t.groupby(["N", "nu"]):
             g = g.sort_values("M")
@@ -362,8 +367,8 @@ def fig_appb_references(table: pd.DataFrame, model: str | None = None) -> Figure
 
 def _line_label(model: str, line: tuple[float, float]) -> str:
     a, b = line
-    line = f"{b:g} x" if a == 0 else f"{a:g} + {b:g} x"
-    return f"{model} ref. {line} (printed in the paper)"
+    text = f"{b:g} x" if a == 0 else f"{a:g} + {b:g} x"
+    return f"{model} ref. {text} (printed in the paper)"
 
 
 def fig_zmse_extrapolation(results: Sequence[tuple[int, str, ZmseExtrapolation]]) -> Figure:
