@@ -129,7 +129,7 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(dest: str | Path, writer: Callable[[IO[str]], None]) -> None:
+def write_atomic(dest: str | Path, writer: Callable[[IO[str]], object]) -> None:
     """Call ``writer`` on a text handle of a temporary file, then move it to ``dest``."""
     with atomic_path(dest) as tmp, tmp.open("w", newline="") as fh:
         writer(fh)

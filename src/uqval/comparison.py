@@ -121,7 +121,8 @@ def _bootstrap(
         idx = np.random.Generator(np.random.PCG64(child)).integers(0, m, size=(size, m))
         for name, (e, u) in data.items():
             e_r, u_r = e[idx], u[idx]
-            values = score_rows(*_sorted_by(u_r, e_r, u_r), settings)
+            e_s, u_s = _sorted_by(u_r, e_r, u_r)
+            values = score_rows(e_s, u_s, settings)
             for fname, x in feats.items():
                 values[f"zmse[{fname}]"] = _feature_zmse(e_r, u_r, x[idx], settings.n_bins)
             for score, v in values.items():
@@ -142,7 +143,8 @@ def _feature_reference(
 
 
 def _p_value(deltas: FloatArray) -> float:
-    return float(min(1.0, 2.0 * min(np.mean(deltas <= 0.0), np.mean(deltas >= 0.0))))
+    tail = min(float(np.mean(deltas <= 0.0)), float(np.mean(deltas >= 0.0)))
+    return min(1.0, 2.0 * tail)
 
 
 def _ranks(table: pd.DataFrame, names: Sequence[str], score: str, better: str) -> list[int]:

@@ -726,7 +726,10 @@ def auucc_permutation_test(
             start, batch = stop, 2 * batch
     unit = _unit(obs, normalize)
     scale = unit if "miss_rate" in (x_axis, y_axis) else unit**2
-    p_value = exceedances / used if stopped else (1.0 + exceed) / (1.0 + n_permutations)
+    if stopped and exceedances is not None:  # stopped implies a sequential rule
+        p_value = exceedances / used
+    else:
+        p_value = (1.0 + exceed) / (1.0 + n_permutations)
     rule_name = f"sequential, h = {exceedances}" if exceedances is not None else "fixed"
     return PermutationTestResult(
         auucc_a=float(observed[0]) / scale,

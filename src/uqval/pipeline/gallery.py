@@ -286,7 +286,7 @@ def build_gallery(
             )
         sections.append(f"<h2 id='{category}'>{html.escape(title)}</h2>{''.join(blocks)}")
     if dataset_reports:
-        blocks = "".join(
+        summaries = "".join(
             f"<details><summary><code>{html.escape(Path(r).stem)}</code> (<a href='"
             f"{html.escape(os.path.relpath(root / r, root / 'results'))}'>Markdown</a>)</summary>"
             f"{render_markdown((root / r).read_text(encoding='utf-8'), heading_offset=2)}</details>"
@@ -296,7 +296,7 @@ def build_gallery(
         sections.append(
             "<h2 id='per-dataset'>Validation summary of every dataset</h2><p>Average calibration, "
             "consistency and adaptivity checks (validation flowchart) of each built dataset, "
-            f"with the parameters used:</p>{blocks}"
+            f"with the parameters used:</p>{summaries}"
         )
     yours = (
         "<h2 id='your-datasets'>Your datasets</h2>"

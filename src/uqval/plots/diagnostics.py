@@ -44,6 +44,7 @@ Large data sets stay fast and light (a million points draw in seconds):
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.axes._secondary_axes import SecondaryAxis
 from matplotlib.lines import Line2D
@@ -75,7 +76,7 @@ from uqval.running import (
     quantile_window,
     window_positions,
 )
-from uqval.ucc import PredictionIntervals, auucc, auucc_gain, constant_band, ucc_curve
+from uqval.ucc import Axis, PredictionIntervals, auucc, auucc_gain, constant_band, ucc_curve
 
 __all__ = [
     "MAX_LINE",
@@ -356,7 +357,7 @@ def local_zms_plot(
     ax.set_ylim(bottom=0.0)
     xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
     ax.set(xlabel=xlabel, ylabel=r"LZMS $\langle Z^2\rangle$ per bin")
-    handles = [
+    handles: list[Artist] = [
         Line2D([], [], marker="o", ls="none", color=CALIBRATED, ms=3,
                label=f"valid bin ({fv.n_valid} of {fv.n_bins}, "
                f"$f_v$ = {fv.value:.2f} [{fv.ci_low:.2f}, {fv.ci_high:.2f}])"),
@@ -452,8 +453,8 @@ def ucc_plot(
     *,
     ax: Axes | None = None,
     units: str | None = None,
-    x_axis: str = "excess",
-    y_axis: str = "deficit",
+    x_axis: Axis = "excess",
+    y_axis: Axis = "deficit",
 ) -> Axes:
     """Uncertainty characteristics curve of the band +-k uE and of a constant band (P004).
 

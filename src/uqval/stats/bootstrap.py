@@ -49,6 +49,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -300,7 +301,9 @@ def _bca(
     dist = np.concatenate([[t0], boot])
     bias = float(dist.mean() - t0)
     se = float(dist.std(ddof=1))
-    common = {"estimate": t0, "n_boot": boot.size, "confidence": confidence, "replicates": boot}
+    common: dict[str, Any] = {
+        "estimate": t0, "n_boot": boot.size, "confidence": confidence, "replicates": boot
+    }
     if np.ptp(dist) <= _DEGENERATE_RTOL * np.max(np.abs(dist)):
         nan = float("nan")
         return BootstrapResult(
@@ -380,7 +383,7 @@ def bca_bootstrap(
         raise ValueError("chunk_size must be a positive integer")
     if n_workers < 1:
         raise ValueError("n_workers must be a positive integer")
-    t0 = float(statistic(*arrays))
+    t0 = float(np.asarray(statistic(*arrays)))
     if not np.isfinite(t0):
         raise ValueError(f"statistic of the full data is not finite ({t0})")
     blocks = _stream_blocks(seed_sequence(seed), arrays[0].size, n_boot)
@@ -485,7 +488,10 @@ def bca_bootstrap_means(
     if n_workers < 1:
         raise ValueError("n_workers must be a positive integer")
     matrices = {name: s.column_matrix(*arrays) for name, s in statistics.items()}
-    t0 = {name: float(s.combine(matrices[name].mean(axis=-1))) for name, s in statistics.items()}
+    t0 = {
+        name: float(np.asarray(s.combine(matrices[name].mean(axis=-1))))
+        for name, s in statistics.items()
+    }
     for name, value in t0.items():
         if not np.isfinite(value):
             raise ValueError(f"statistic {name!r} of the full data is not finite ({value})")
@@ -542,7 +548,10 @@ def bca_bootstrap_bins(
         raise ValueError("confidence must lie in (0, 1)")
     if n_workers < 1:
         raise ValueError("n_workers must be a positive integer")
-    counts = [int(n_boot)] * len(bins) if np.ndim(n_boot) == 0 else [int(r) for r in n_boot]
+    if np.ndim(n_boot) == 0:
+        counts = [int(cast(int, n_boot))] * len(bins)
+    else:
+        counts = [int(r) for r in cast(Sequence[int], n_boot)]
     if len(counts) != len(bins) or min(counts, default=1) < 1:
         raise ValueError("n_boot must be a positive integer or one per bin")
     if isinstance(seed, Sequence):
@@ -557,7 +566,7 @@ def bca_bootstrap_bins(
         sample = _validate_data([a[np.asarray(index)] for a in arrays])
         stat = statistic if isinstance(statistic, MeanStatistic) else statistic(sample)
         columns = stat.column_matrix(*sample)
-        t0 = float(stat.combine(columns.mean(axis=-1)))
+        t0 = float(np.asarray(stat.combine(columns.mean(axis=-1))))
         if not np.isfinite(t0):
             raise ValueError(f"statistic of a bin is not finite ({t0})")
         sums = np.empty((r, columns.shape[0]))

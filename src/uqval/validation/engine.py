@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -95,9 +95,9 @@ class ValidationResult:
     scale_factor: ScaleFactor
     bins: dict[str, pd.DataFrame]
     screening: Screening
-    parameters: dict[str, object]
+    parameters: dict[str, Any]
     row_counts: dict[str, int]
-    names: dict[str, object]
+    names: dict[str, Any]
     errors: NDArray[np.float64] = field(compare=False)
     uncertainties: NDArray[np.float64] = field(compare=False)
     features: dict[str, NDArray[np.float64]] = field(compare=False)
@@ -206,7 +206,7 @@ def _average_rows(
     if scr.zms_reliable:
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
-        zeta = zeta_score(boot.estimate, 1.0, boot.ci_low, boot.ci_high)
+        zeta = float(zeta_score(boot.estimate, 1.0, boot.ci_low, boot.ci_high))
         gross = abs(zeta) > rules.HEAVY_TAIL_ZETA
         zms_row["verdict"] = "fail" if gross else "inconclusive"
         zms_row["note"] += (f"; heavy tails: fails only if |zeta| > "
@@ -219,7 +219,7 @@ def _average_rows(
 
 
 def _conditional_rows(
-    variables: Sequence[tuple[str, str, Bins]], tests: list[tuple[HeterogeneityTest, ...]],
+    variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
     tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
 ) -> list[dict]:
     rows: list[dict] = []
@@ -244,8 +244,8 @@ def _conditional_rows(
                 inconclusive.append(few)
                 rows.append(_row(stage, name, scaled, f"{label} spread ratio", test.ratio,
                                  (np.nan, np.nan), 1.0, p, base))
-    p = np.array([r["p_value"] for r in rows])
-    adjusted = rules.combine_families(list(families.values()), p)
+    p_values = np.array([r["p_value"] for r in rows])
+    adjusted = rules.combine_families(list(families.values()), p_values)
     for r, adj, few in zip(rows, adjusted, inconclusive, strict=True):
         r["p_adjusted"] = adj
         r["verdict"] = rules.verdict(adj, alpha, few)
@@ -404,7 +404,7 @@ def validate(
         rows = average + _conditional_rows(binned, tests, tables, zms, (zms_p, z_p), alpha)
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
-    parameters: dict[str, object] = {
+    parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
         "n_bins": {name: b.n_bins for _, name, b in binned},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ MIN_ROWS = 60
 
 _SHOWN_ROWS = 5
 
-Features = Mapping[str, ArrayLike] | pd.DataFrame | Sequence[str] | None
+Features: TypeAlias = Mapping[str, ArrayLike] | pd.DataFrame | Sequence[str] | None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from uqval.atomic import atomic_path
@@ -64,17 +65,21 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
          lambda ax: diagnostics.local_zms_plot(e, us, x_name=u_name, n_bins=n_bins[u_name],
                                                ax=ax, seed=seed)),
     ]
-    for name, x in result.features.items():
-        specs += [
+
+    def along(name: str, x: np.ndarray) -> list[FigureSpec]:
+        """The figures along one feature (the lambdas close over this call's name and x)."""
+        return [
             (f"lzms_{safe_name(name)}", f"Local ZMS along {name}{scaled}",
              HOW_TO_READ["local_zms_plot"],
-             lambda ax, x=x, name=name: diagnostics.local_zms_plot(
+             lambda ax: diagnostics.local_zms_plot(
                  e, us, x, x_name=name, n_bins=n_bins[name], ax=ax, seed=seed)),
             (f"z_vs_{safe_name(name)}", f"Z-scores along {name}{scaled}",
              HOW_TO_READ["z_vs_feature_plot"],
-             lambda ax, x=x, name=name: diagnostics.z_vs_feature_plot(
-                 e, us, x, feature_name=name, ax=ax)),
+             lambda ax: diagnostics.z_vs_feature_plot(e, us, x, feature_name=name, ax=ax)),
         ]
+
+    for name, x in result.features.items():
+        specs += along(name, x)
     specs += [
         ("confidence_curve", "Confidence curve", HOW_TO_READ["confidence_curve_plot"],
          lambda ax: diagnostics.confidence_curve_plot(e, u, ax=ax, seed=seed)),

@@ -261,11 +261,11 @@ def heterogeneity_tests(
     for v, (off, k) in enumerate(zip(offsets, n_bins, strict=True)):
         counts = np.bincount(lab[v], minlength=k).astype(np.int64)
         obs_zms, obs_z = heterogeneity_statistics(
-            np.bincount(lab[v], weights=z, minlength=k),
-            np.bincount(lab[v], weights=z * z, minlength=k),
+            np.bincount(lab[v], weights=z, minlength=k).astype(np.float64),
+            np.bincount(lab[v], weights=z * z, minlength=k).astype(np.float64),
             counts,
         )
         block = null[:, off : off + k]
         null_zms, null_z = heterogeneity_statistics(block[..., 0], block[..., 1], counts)
-        results.append((_test(obs_zms, null_zms), _test(obs_z, null_z)))
+        results.append((_test(float(obs_zms), null_zms), _test(float(obs_z), null_z)))
     return results

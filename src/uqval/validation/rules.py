@@ -95,7 +95,7 @@ def bca_p_value(result: BootstrapResult, target: float) -> float:
         return float("nan")
     dist = np.concatenate([[result.estimate], result.replicates])
     r = dist.size
-    g = (np.count_nonzero(dist < target) + 0.5 * np.count_nonzero(dist == target)) / r
+    g = float(np.count_nonzero(dist < target) + 0.5 * np.count_nonzero(dist == target)) / r
     g = min(max(g, 1.0 / (r + 1.0)), 1.0 - 1.0 / (r + 1.0))
     w = float(special.ndtri(g)) - result.z0
     denominator = 1.0 + result.acceleration * w

@@ -190,7 +190,7 @@ def fig_lcp(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: s
     xlabel = {"uE": r"$u_E$", "X": "X"}[variable]
     for i, name in enumerate([*names, *extra]):
         c = cases[name]
-        dist = ("t", settings.t_nu) if i >= len(names) else "normal"
+        dist: curves.DistributionSpec = ("t", settings.t_nu) if i >= len(names) else "normal"
         half = conditional.interval_half_widths(c["uE"], settings.lcp_probs, dist)
         bins = binning.equal_count_bins(c[variable], settings.n_bins)
         lcp = conditional.local_coverage(c["E"], half, c[variable], bins, settings.lcp_probs)
@@ -211,7 +211,7 @@ def fig_confidence(cases: Mapping[str, pd.DataFrame], names: Sequence[str], sett
     fig, axes = _grid(len(names) + len(extra))
     for i, name in enumerate([*names, *extra]):
         c = cases[name]
-        dist = ("t", settings.t_nu) if i >= len(names) else "normal"
+        dist: curves.DistributionSpec = ("t", settings.t_nu) if i >= len(names) else "normal"
         cc = curves.confidence_curve(c["E"], c["uE"], "rmse")
         ref = curves.probabilistic_reference(c["uE"], _rng(settings, 7, i), dist, "rmse", n_mc=settings.n_mc)
         panels.confidence_curve(axes[i], cc, ref, "RMSE", top_axis=False)
@@ -400,6 +400,7 @@ def fig_qm9_validation(data: pd.DataFrame, settings: PrimerSettings) -> tuple[Fi
                                          method="bootstrap", seed=settings.seed)
     panels.reliability_diagram(axes[0], rd, unit="eV")
     panels.calibration_curve(axes[1], curves.calibration_curve(E, uE, p=curves.P_GRID_DEFAULT))
+    stat: curves.ConfidenceStatistic
     for ax, stat, label, i in ((axes[2], "mae", "MAE (eV)", 2), (axes[5], "rmse", "RMSE (eV)", 5)):
         cc = curves.confidence_curve(E, uE, stat)
         ref = curves.probabilistic_reference(uE, _rng(settings, 17, i), "normal", stat, n_mc=settings.n_mc)
@@ -420,8 +421,9 @@ def fig_qm9_t(data: pd.DataFrame, settings: PrimerSettings) -> Figure:
     curves with t_4 probabilistic references ((c) truncated at 0.015 eV as in the paper)."""
     fig, axes = _grid(3)
     E, uE = data["E"], data["uE"]
-    dist = ("t", settings.t_nu)
+    dist: curves.DistributionSpec = ("t", settings.t_nu)
     panels.calibration_curve(axes[0], curves.calibration_curve(E, uE, p=curves.P_GRID_DEFAULT, distribution=dist))
+    stat: curves.ConfidenceStatistic
     for ax, stat, label, i in ((axes[1], "mae", "MAE (eV)", 1), (axes[2], "rmse", "RMSE (eV)", 2)):
         cc = curves.confidence_curve(E, uE, stat)
         ref = curves.probabilistic_reference(uE, _rng(settings, 18, i), dist, stat, n_mc=settings.n_mc)

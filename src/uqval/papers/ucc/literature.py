@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from uqval.ucc import (
+    Axis,
     PredictionIntervals,
     auucc,
     auucc_gain,
@@ -22,7 +23,10 @@ from uqval.ucc import (
     ucc_curve,
 )
 
-AXES = {"bandwidth-miss_rate": ("bandwidth", "miss_rate"), "excess-deficit": ("excess", "deficit")}
+AXES: dict[str, tuple[Axis, Axis]] = {
+    "bandwidth-miss_rate": ("bandwidth", "miss_rate"),
+    "excess-deficit": ("excess", "deficit"),
+}
 
 
 def band_half_widths(table: pd.DataFrame) -> tuple[str, np.ndarray]:
