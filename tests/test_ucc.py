@@ -538,7 +538,13 @@ def test_permutation_results_do_not_depend_on_threads(n):
 
 
 def test_xsinx_experiment_smoke(tmp_path):
-    from uqval.papers.ucc.experiments import GBRSettings, _curves_frame, run_xsinx, table3
+    from uqval.papers.ucc.experiments import (
+        GBRSettings,
+        _curves_frame,
+        run_xsinx,
+        table3,
+        xsinx_summary,
+    )
     from uqval.papers.ucc.figures import fig_xsinx_data, fig_xsinx_ucc
     from uqval.plots.style import save
 
@@ -565,6 +571,16 @@ def test_xsinx_experiment_smoke(tmp_path):
     save(fig_xsinx_ucc(res.curves, res.operating_points), tmp_path / "ucc.png")
     save(fig_xsinx_data(res.data, res.models["GBR"].test), tmp_path / "data.png")
     assert (tmp_path / "ucc.png").stat().st_size > 0
+    # One operating point per model and c, tuned on the held-out Ex-De cost (P004 Table 3
+    # reading, docs/paper_inconsistencies.md): both coordinate systems share its scale.
+    by = res.summary.set_index(["model", "c", "coordinates"])["k_op"].unstack("coordinates")
+    assert np.array_equal(by["Bw-MR"].to_numpy(), by["Ex-De"].to_numpy())
+    own = xsinx_summary(res.data, res.models, (0.1,), tune_on=None)
+    own_by = own.set_index(["model", "coordinates"])["k_op"].unstack("coordinates")
+    assert np.allclose(own_by["Ex-De"], by.xs(0.1, level="c")["Ex-De"].loc[own_by.index])
+    assert not np.allclose(own_by["Bw-MR"], own_by["Ex-De"])
+    with pytest.raises(ValueError, match="tune_on"):
+        xsinx_summary(res.data, res.models, (0.1,), tune_on="bogus")  # type: ignore[arg-type]
 
 
 def test_gp_example_smoke(tmp_path):

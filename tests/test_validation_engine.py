@@ -199,3 +199,21 @@ def test_save_writes_every_file_and_a_self_contained_page(tmp_path, local_result
     assert (tmp_path / "summary.md").read_text() == local_result.summary()
     table = pd.read_csv(tmp_path / "verdicts.csv")
     assert len(table) == len(local_result.verdicts)
+
+
+def test_ucc_gain_says_whether_the_uncertainties_point_at_the_large_errors():
+    """P004: informative uE beat a constant band (gain > 0, small p, unchanged by a global
+    factor); uE shuffled against the errors carry no ranking information (gain <= 0)."""
+    rng = np.random.default_rng(3)
+    m = 3000
+    u = rng.lognormal(0, 0.6, m)
+    e = u * rng.normal(size=m)
+    good = uqval.validate(e, u, seed=2, **FAST).ucc
+    assert good.gain_percent > 20 and good.p_value < 0.01
+    assert good.n_permutations <= good.max_permutations
+    scaled = uqval.validate(e, 3.0 * u, seed=2, **FAST).ucc
+    assert scaled.gain_percent == pytest.approx(good.gain_percent, rel=1e-9)
+    shuffled = uqval.validate(e, rng.permutation(u), seed=2, **FAST).ucc
+    assert shuffled.gain_percent < 0
+    text = uqval.validate(e, rng.permutation(u), seed=2, **FAST).summary()
+    assert "point at the large errors" in text

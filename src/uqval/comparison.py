@@ -13,6 +13,8 @@ for every model) and returns a :class:`ModelComparison` with:
   are resampled together, so every model sees the same resample (the pairing removes the
   variance shared by the models). For the AUUCC (P004) the paired permutation test of
   :func:`uqval.ucc.auucc_permutation_test` is used (intervals of errors ±uE, y = E, ŷ = 0);
+* ``validations``: :func:`uqval.validate` of each model (average, consistency, adaptivity
+  verdicts; ``verdicts`` gives one row per model);
 * ``ranking``: per score with an orientation (lower or higher is better), rank =
   1 + number of models that are *significantly* better, i.e. whose paired-difference
   interval excludes 0 in their favour; models whose difference interval contains 0 tie.
@@ -20,14 +22,20 @@ for every model) and returns a :class:`ModelComparison` with:
   the pairing and is much too conservative.
 
 Randomness: ``SeedSequence(seed).spawn`` gives one child to the bootstrap, one per model to
-its references, and one per pair to the permutation test.
+its references, and one per pair to the permutation test; a second ``spawn`` gives one child
+per model to its validation.
+
+``.save(directory)`` writes the tables, overlay figures and a self-contained HTML report
+(:mod:`uqval.comparison_output`).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +54,8 @@ from uqval.scores._input import (
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
 from uqval.seeding import seed_sequence
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
+from uqval.validation import ValidationResult, validate
+from uqval.validation.inputs import MIN_ROWS
 
 __all__ = ["ModelComparison", "compare"]
 
@@ -61,6 +71,42 @@ class ModelComparison:
     ranking: pd.DataFrame
     n_boot: int
     confidence: float
+    validations: dict[str, ValidationResult] = field(default_factory=dict, repr=False)
+    data: dict[str, tuple[FloatArray, FloatArray]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    features: dict[str, FloatArray] = field(default_factory=dict, repr=False, compare=False)
+    parameters: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def verdicts(self) -> pd.DataFrame:
+        """One row per model: the scale factor sqrt(ZMS) with its interval and the verdict of
+        each stage of :func:`uqval.validate` (empty without validations)."""
+        rows = []
+        for name, res in self.validations.items():
+            s = res.scale_factor
+            rows.append({"model": name, "scale_factor": s.value, "scale_low": s.ci_low,
+                         "scale_high": s.ci_high, **res.stage_verdicts})
+        return pd.DataFrame(rows).set_index("model") if rows else pd.DataFrame()
+
+    def summary(self) -> str:
+        """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
+        from uqval.comparison_output import summary_markdown
+
+        return summary_markdown(self)
+
+    def save(self, directory: str | Path) -> list[Path]:
+        """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the
+        overlay figures (PNG) and report.html to ``directory``; returns the written paths."""
+        from uqval.comparison_output import save_all
+
+        return save_all(self, Path(directory))
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the self-contained HTML report (figures embedded) to ``path``."""
+        from uqval.comparison_output import write_html
+
+        return write_html(self, Path(path))
 
     def __repr__(self) -> str:
         table = self.ranking.to_string(max_cols=12)
@@ -179,6 +225,7 @@ def compare(
     n_permutations: int = 2000,
     confidence: float = 0.95,
     seed: SeedLike = 0,
+    validate_models: bool = True,
 ) -> ModelComparison:
     """Compare the uncertainties of several models on the same points (module doc).
 
@@ -188,9 +235,12 @@ def compare(
         n_bins: bins of the binned scores; default round(sqrt(M)).
         distribution, nu: predictive distribution (see :mod:`uqval.scores.proper`).
         n_boot: paired bootstrap resamples; n_sim: simulated sets of each reference;
-        n_permutations: permutations of each AUUCC test.
+        n_permutations: largest number of permutations of each AUUCC test (sequential
+            stopping at the 20th exceedance, :func:`uqval.ucc.auucc_permutation_test`).
         confidence: level of every interval.
         seed: seed of all random steps.
+        validate_models: also run :func:`uqval.validate` on each model (``n_boot``
+            replicates, false-alarm rate 1 - ``confidence``; skipped below 60 points).
     """
     data, feats = _checked(models, features)
     if not 0.0 < confidence < 1.0:
@@ -240,7 +290,7 @@ def compare(
         test = auucc_permutation_test(
             ea, PredictionIntervals.from_uncertainty(zero, ua),
             PredictionIntervals.from_uncertainty(ea - eb, ub),
-            n_permutations=n_permutations,
+            n_permutations=n_permutations, exceedances=20,
             seed=int(rest[len(names) * (1 + len(feats)) + p].generate_state(1)[0]),
         )
         diff_rows.append({
@@ -254,7 +304,22 @@ def compare(
         {s: _ranks(differences, names, s, orientation[s]) for s in ranked}, index=names
     )
     ranking.index.name = "model"
+    validations = {}
+    if validate_models and m >= MIN_ROWS:
+        for name, child in zip(names, root.spawn(len(names)), strict=True):
+            e, u = data[name]
+            validations[name] = validate(
+                e, u, feats, seed=int(child.generate_state(1)[0]), n_boot=n_boot,
+                n_bins=n_bins, alpha=1.0 - confidence, uncertainty_name="uE",
+            )
+    parameters = {
+        "seed": seed if isinstance(seed, int | np.integer) else repr(seed), "n_boot": n_boot,
+        "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
+        "n_bins": settings.n_bins, "distribution": distribution, "confidence": confidence,
+        "points": m,
+    }
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
-        confidence=confidence,
+        confidence=confidence, validations=validations, data=data, features=feats,
+        parameters=parameters,
     )

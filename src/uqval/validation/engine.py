@@ -30,12 +30,20 @@ from uqval.seeding import seed_sequence
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.zeta import zeta_score
+from uqval.ucc import (
+    PredictionIntervals,
+    auucc,
+    auucc_gain,
+    auucc_permutation_test,
+    constant_band,
+    ucc_curve,
+)
 from uqval.validation import rules
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
 
-__all__ = ["ScaleFactor", "ValidationResult", "validate"]
+__all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
 Rule = Literal["uqval", "paper"]
 STAGES = ("average", "consistency", "adaptivity")
@@ -67,6 +75,48 @@ class ScaleFactor:
         return f"ScaleFactor({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}])"
 
 
+UCC_EXCEEDANCES = 20
+"""Exceedances h of the sequential (Besag-Clifford) permutation p-value of the UCC gain."""
+
+
+@dataclass(frozen=True)
+class UCCGain:
+    """Do the uncertainties rank the errors better than a constant band? (P004 Sect. 2-4).
+
+    Uncertainty Characteristics Curves in excess-deficit coordinates of the band
+    ±k·uE and of a constant band ±k (both scaled by every k > 0), their areas (AUUCC, in
+    units of sd(E)), the gain 100 (A_constant - A_model)/A_constant (P004 Eq. 6; > 0: the
+    uncertainties sort the errors better than no uncertainty information at all) and the
+    two-sided paired permutation p-value of the difference (sequential, h = 20
+    exceedances, at most ``max_permutations``; :func:`uqval.ucc.auucc_permutation_test`).
+    The gain is unchanged by a global rescaling of uE: it judges how uE *ranks* the errors,
+    which average calibration does not.
+    """
+
+    auucc: float
+    auucc_constant: float
+    gain_percent: float
+    p_value: float
+    n_permutations: int
+    max_permutations: int
+
+
+def _ucc_gain(e: NDArray[np.float64], u: NDArray[np.float64], max_permutations: int,
+              seed: np.random.SeedSequence, n_workers: int) -> UCCGain:
+    zero = np.zeros_like(e)
+    model = PredictionIntervals.from_uncertainty(zero, u)
+    const = constant_band(zero)
+    a_model = auucc(ucc_curve(e, model, "excess", "deficit", normalize="std"))
+    a_const = auucc(ucc_curve(e, const, "excess", "deficit", normalize="std"))
+    test = auucc_permutation_test(
+        e, model, const, "excess", "deficit", normalize="std",
+        n_permutations=max_permutations, seed=seed, exceedances=UCC_EXCEEDANCES,
+        n_workers=n_workers,
+    )
+    return UCCGain(a_model, a_const, auucc_gain(a_model, a_const), float(test.p_value),
+                   int(test.n_permutations), int(max_permutations))
+
+
 @dataclass(frozen=True, repr=False)
 class ValidationResult:
     """Outcome of :func:`validate`.
@@ -89,6 +139,8 @@ class ValidationResult:
         row_counts: rows in input, removed (and why), used.
         names: names of the error, uncertainty and feature variables.
         input_sha256: SHA-256 of the input file when read from a file (command line).
+        ucc: the UCC gain of the uncertainties over a constant band with its permutation
+            test (:class:`UCCGain`).
     """
 
     verdicts: pd.DataFrame
@@ -102,6 +154,7 @@ class ValidationResult:
     uncertainties: NDArray[np.float64] = field(compare=False)
     features: dict[str, NDArray[np.float64]] = field(compare=False)
     input_sha256: str | None = None
+    ucc: UCCGain | None = None
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -289,6 +342,7 @@ def validate(
     n_boot: int = 1000,
     n_permutations: int | None = None,
     n_bins: int | None = None,
+    n_ucc_permutations: int = 9999,
     rule: Rule = "uqval",
     alpha: float = 0.05,
     drop_invalid: bool = False,
@@ -339,6 +393,8 @@ def validate(
             that the smallest p-value stays 5 times below Holm's strictest threshold
             alpha/(2F).
         n_bins: number of bins of every binning variable (default above).
+        n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
+            sequential rule stops at 20 exceedances, so only clear gains use them all.
         rule: ``"uqval"`` (default) or ``"paper"``.
         alpha: false-alarm rate of each stage.
         drop_invalid: remove (and count) rows with NaN/infinite values or non-positive
@@ -362,7 +418,8 @@ def validate(
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
-    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations)):
+    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
+                        ("n_ucc_permutations", n_ucc_permutations)):
         if int(value) != value or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
@@ -373,7 +430,7 @@ def validate(
     e, u = inputs.errors, inputs.uncertainties
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
-    boot_seed, perm_seed, bins_seed = seed_sequence(seed).spawn(3)
+    boot_seed, perm_seed, bins_seed, ucc_seed = seed_sequence(seed).spawn(4)
 
     scr = screen(e, u)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
@@ -404,9 +461,13 @@ def validate(
         rows = average + _conditional_rows(binned, tests, tables, zms, (zms_p, z_p), alpha)
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    say("UCC gain over a constant band (permutation test)")
+    ucc = _ucc_gain(e, u, n_ucc_permutations, ucc_seed, n_workers)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
+        "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
+        f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},
         "min_bin_count": rules.MIN_BIN_COUNT,
     }
@@ -414,7 +475,7 @@ def validate(
     return ValidationResult(
         verdicts=verdicts, scale_factor=scale, bins=tables, screening=scr,
         parameters=parameters, row_counts=inputs.row_counts, names=names,
-        errors=e, uncertainties=u, features=inputs.features,
+        errors=e, uncertainties=u, features=inputs.features, ucc=ucc,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,6 +130,7 @@ def report_content(result: ValidationResult,
     """The :class:`uqval.report.ReportContent` of a validation (figures drawn if not given)."""
     figs = _figures(result) if figures is None else figures
     params = {**result.parameters, "scale factor": repr(result.scale_factor),
+              "UCC gain": repr(result.ucc),
               "heavy-tail screening": "; ".join(result.screening.reasons) or "no warning"}
     tables = {f"Bins of {name} (scaled uncertainties)": table.round(6)
               for name, table in result.bins.items()}
@@ -174,6 +176,8 @@ def save_all(result: ValidationResult, directory: Path) -> list[Path]:
     ]
     written += [_write_csv(directory / f"bins_{safe_name(name)}.csv", table)
                 for name, table in result.bins.items()]
+    if result.ucc is not None:
+        written.append(_write_csv(directory / "ucc_gain.csv", pd.DataFrame([asdict(result.ucc)])))
     figs = _figures(result)
     for stem, section in figs:
         path = directory / f"{stem}.png"

@@ -152,6 +152,24 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     return out
 
 
+def _ranking(result: ValidationResult) -> list[str]:
+    """Whether the uncertainties sort the errors better than a constant band (UCC gain)."""
+    g = result.ucc
+    if g is None:
+        return []
+    test = (f"UCC gain {g.gain_percent:+.0f} % over a constant band, p = {fmt(g.p_value, 2)} "
+            f"({g.n_permutations} permutations)")
+    if g.p_value > float(result.parameters["alpha"]):
+        text = (f"- The uncertainties do **not** tell the large errors from the small ones better "
+                f"than a constant uncertainty would ({test}).")
+    elif g.gain_percent > 0:
+        text = (f"- The uncertainties **do** tell the large errors from the small ones: {test}.")
+    else:
+        text = (f"- The uncertainties rank the errors **worse** than a constant uncertainty would "
+                f"({test}): large uncertainties are not where the large errors are.")
+    return ["", "## Do the uncertainties point at the large errors?", "", text]
+
+
 def summary_markdown(result: ValidationResult) -> str:
     """The summary as Markdown (module docstring)."""
     counts = result.row_counts
@@ -187,6 +205,7 @@ def summary_markdown(result: ValidationResult) -> str:
         lines += _conditional(result, str(name), "adaptivity")
     if not result.names["features"]:
         lines.append("- No feature given: adaptivity not tested (pass features to test it).")
+    lines += _ranking(result)
     lines += ["", "## Next step", ""]
     stages = result.stage_verdicts
     failing = [k for k, x in stages.items() if x == "fail" and k != "average"]

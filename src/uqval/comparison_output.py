@@ -1,0 +1,212 @@
+"""Files of a model comparison: tables (CSV), overlay figures (PNG), summary and HTML report.
+
+Written by :meth:`uqval.comparison.ModelComparison.save`:
+
+* ``comparison.csv``: every score of every model with its paired-bootstrap interval and its
+  probabilistic reference (``ModelComparison.scores``);
+* ``verdicts.csv``: the scale factor and the stage verdicts of :func:`uqval.validate` per
+  model;
+* ``pairwise.csv``: the paired differences and p-values (``ModelComparison.differences``);
+* ``ranking.csv``: the rank of each model per score (1 = best; models whose paired difference
+  is not significant tie), the mean rank over those scores and the overall rank (models
+  ordered by mean rank, equal mean ranks tie);
+* ``summary.md``, the overlay figures of :mod:`uqval.plots.comparison` as PNG, and
+  ``report.html``, one self-contained page rendered by :func:`uqval.report.render_html`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from uqval.atomic import atomic_path
+from uqval.plots import comparison as overlay
+from uqval.plots.style import figure
+from uqval.report import FigureSection, ReportContent, png_bytes, render_html
+from uqval.validation.output import safe_name
+from uqval.validation.summary import fmt
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from uqval.comparison import ModelComparison
+
+__all__ = ["ranking_table", "report_content", "save_all", "summary_markdown", "write_html"]
+
+_HOW_TO_READ = {
+    "calibration": "Each model's observed fraction of z-scores below the normal quantile; "
+    "calibrated uncertainties follow the diagonal inside the dashed 95 % band. The smaller "
+    "the area between a curve and the diagonal, the better.",
+    "ucc": "Miss rate of the band ±k·uE against its mean half-width as k grows; lower-left is "
+    "better. The curve ignores a global scale of uE: it measures how well each model's "
+    "uncertainties sort the errors (AUUCC in the legend, smaller is better).",
+    "lzms": "<Z²> per equal-count bin with its 95 % interval; right uncertainties stay near "
+    "1 everywhere. A model whose points sit above 1 has uncertainties too small there, below "
+    "1 too large.",
+}
+
+
+def ranking_table(result: ModelComparison) -> pd.DataFrame:
+    """``result.ranking`` with the mean rank over its scores and the overall rank."""
+    table = result.ranking.copy()
+    table["mean_rank"] = result.ranking.mean(axis=1)
+    table["overall"] = table["mean_rank"].rank(method="min").astype(int)
+    return table.sort_values(["overall", "mean_rank"], kind="stable")
+
+
+def _stage_text(verdicts: dict[str, str]) -> str:
+    return ", ".join(f"{stage} **{v}**" for stage, v in verdicts.items())
+
+
+def summary_markdown(result: ModelComparison) -> str:
+    """Plain-language summary: overall ranking, each model's verdicts, significant pairs."""
+    ranks = ranking_table(result)
+    alpha = 1.0 - result.confidence
+    points = result.parameters.get("points", "?")
+    lines = [
+        "# Which model has the better uncertainties?",
+        "",
+        f"{len(ranks)} models on the same {points} points; {result.confidence:.0%} "
+        f"intervals from a paired bootstrap ({result.n_boot} resamples: every model sees the "
+        "same resampled points).",
+        "",
+        "## Ranking",
+        "",
+        f"Per score, a model's rank is 1 + the number of models significantly better on it "
+        f"(paired {result.confidence:.0%} interval of the difference excludes 0); models not "
+        f"significantly different tie. Overall order by the mean rank over the "
+        f"{result.ranking.shape[1]} ranked scores:",
+        "",
+    ]
+    for name, row in ranks.iterrows():
+        lines.append(f"{int(row['overall'])}. **{name}** (mean rank {row['mean_rank']:.2f})")
+    if result.validations:
+        lines += ["", "## Each model's validation", ""]
+        for name, res in result.validations.items():
+            s = res.scale_factor
+            lines.append(f"- **{name}**: scale factor {fmt(s.value)} [{fmt(s.ci_low)}, "
+                         f"{fmt(s.ci_high)}]; {_stage_text(res.stage_verdicts)}.")
+    lines += ["", "## Significant differences", ""]
+    diff = result.differences.reset_index()
+    for (a, b), group in diff.groupby(["model_a", "model_b"], sort=False):
+        sig = group[group["p_value"] < alpha]
+        if sig.empty:
+            lines.append(f"- {a} vs {b}: no score differs significantly.")
+            continue
+        floor = fmt(1.0 / result.n_boot, 1)
+        shown = ", ".join(
+            f"{r.score} Δ = {fmt(r.delta)} "
+            + (f"(p = {fmt(r.p_value, 2)})" if r.p_value > 0 else f"(p < {floor})")
+            for r in sig.itertuples()
+        )
+        lines.append(f"- {a} vs {b} (Δ = {a} − {b}): {shown}.")
+    lines += ["", "AUUCC: paired permutation test of the UCC areas (uncertainty "
+              "characteristics curves); other scores: paired bootstrap. p-values are not "
+              "adjusted for the number of scores."]
+    return "\n".join(lines) + "\n"
+
+
+FigureSpec = tuple[str, str, str, Callable[["Axes"], object]]
+
+
+def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
+    models = result.data
+    given = result.parameters.get("seed", 0)
+    seed = int(given) if isinstance(given, int) else 0
+    specs: list[FigureSpec] = [
+        ("calibration_curves", "Calibration curves", _HOW_TO_READ["calibration"],
+         lambda ax: overlay.calibration_curves_plot(models, ax=ax)),
+        ("ucc", "Uncertainty characteristics curves", _HOW_TO_READ["ucc"],
+         lambda ax: overlay.ucc_curves_plot(models, ax=ax)),
+        ("lzms_uE", "Local ZMS along each model's uncertainty", _HOW_TO_READ["lzms"],
+         lambda ax: overlay.lzms_curves_plot(models, ax=ax, seed=seed)),
+    ]
+
+    def along(name: str, x) -> FigureSpec:
+        return (f"lzms_{safe_name(name)}", f"Local ZMS along {name}", _HOW_TO_READ["lzms"],
+                lambda ax: overlay.lzms_curves_plot(models, x, x_name=name, ax=ax, seed=seed))
+
+    specs += [along(name, x) for name, x in result.features.items()]
+    return specs
+
+
+def _figures(result: ModelComparison) -> list[tuple[str, FigureSection]]:
+    out = []
+    for stem, title, how, draw in _figure_specs(result):
+        fig, ax = figure(1, 1, width=4.2, height=3.3)
+        try:
+            draw(ax)
+            out.append((stem, FigureSection(title, how, png_bytes(fig))))
+        finally:
+            plt.close(fig)
+    return out
+
+
+def _verdict_rows(result: ModelComparison) -> pd.DataFrame:
+    rows = []
+    for name, res in result.validations.items():
+        s = res.scale_factor
+        for stage, verdict in res.stage_verdicts.items():
+            rows.append({"model": name, "stage": stage, "verdict": verdict,
+                         "scale_factor": s.value, "scale_low": s.ci_low,
+                         "scale_high": s.ci_high})
+    return pd.DataFrame(rows)
+
+
+def report_content(result: ModelComparison,
+                   figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
+    """The :class:`uqval.report.ReportContent` of a comparison (figures drawn if not given)."""
+    figs = _figures(result) if figures is None else figures
+    return ReportContent(
+        title="Model comparison",
+        verdicts=_verdict_rows(result),
+        summary_markdown=summary_markdown(result),
+        figures=[section for _, section in figs],
+        parameters=dict(result.parameters),
+        tables={
+            "Ranking (1 = best)": ranking_table(result).round(3),
+            "Scores with paired-bootstrap intervals and probabilistic references":
+                result.scores.round(6),
+            "Paired differences (Δ = model_a − model_b)": result.differences.round(6),
+        },
+    )
+
+
+def write_html(result: ModelComparison, path: Path,
+               figures: list[tuple[str, FigureSection]] | None = None) -> Path:
+    """Write the self-contained comparison report to ``path`` (atomically)."""
+    page = render_html(report_content(result, figures)).encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, suffix=".html") as tmp:
+        tmp.write_bytes(page)
+    return path
+
+
+def _write(path: Path, text: str) -> Path:
+    with atomic_path(path, suffix=path.suffix) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
+
+
+def save_all(result: ModelComparison, directory: Path) -> list[Path]:
+    """Write every file of a comparison to ``directory`` (module docstring)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = [
+        _write(directory / "comparison.csv", result.scores.to_csv()),
+        _write(directory / "verdicts.csv", result.verdicts.to_csv()),
+        _write(directory / "pairwise.csv", result.differences.to_csv()),
+        _write(directory / "ranking.csv", ranking_table(result).to_csv()),
+        _write(directory / "summary.md", summary_markdown(result)),
+    ]
+    figs = _figures(result)
+    for stem, section in figs:
+        path = directory / f"{stem}.png"
+        with atomic_path(path, suffix=".png") as tmp:
+            tmp.write_bytes(section.png)
+        written.append(path)
+    written.append(write_html(result, directory / "report.html", figs))
+    return written
