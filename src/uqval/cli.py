@@ -1,6 +1,6 @@
-"""Command line: ``uqval validate FILE ...`` (see ``uqval validate --help``).
+"""Command line: ``uqval validate FILE ...`` and ``uqval compare FILE ...`` (see ``--help``).
 
-Exit codes: 0 the validation ran (whatever the verdicts); 1 a test failed and
+Exit codes: 0 the validation (or comparison) ran (whatever the verdicts); 1 a test failed and
 ``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr).
 """
 
@@ -32,11 +32,47 @@ Exit codes:
   1  some test failed and --fail-on-miscalibration was given (for CI)
   2  bad input or usage (one line on stderr naming the file, column and reason)
 
+With --recalibrate the uncertainties are first recalibrated by 5-fold cross-validation
+(each fold by the method fitted on the other four) and the out-of-fold uncertainties are
+validated: an honest check of how the recalibration will do on new data.
+
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
+  uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
 """
+
+_COMPARE_EPILOG = """\
+Each --model is NAME:ERRCOL:UNCCOL (errors = reference - prediction), or with --y-true COL
+NAME:PREDCOL:UNCCOL (errors = y_true - prediction). All models are scored on the same rows.
+
+Writes to --out (default: uqval-comparison): report.html, comparison.csv (every score of
+every model with its paired-bootstrap interval and probabilistic reference), verdicts.csv
+(validation verdicts per model), pairwise.csv (paired differences and p-values),
+ranking.csv (rank per score, ties when not significantly different; mean and overall rank),
+summary.md and the overlay figures as PNG. The summary is also printed.
+
+Exit codes:
+  0  comparison ran
+  2  bad input or usage (one line on stderr)
+
+Examples:
+  uqval compare preds.csv --model A:err_a:sigma_a --model B:err_b:sigma_b --feature T
+  uqval compare preds.csv --y-true y --model A:pred_a:sigma_a --model B:pred_b:sigma_b
+"""
+
+
+MAX_DEFAULT_JOBS = 8
+
+
+def _available_cores() -> int:
+    """Cores this process may run on (the default thread count; results do not depend on it)."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, MAX_DEFAULT_JOBS))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,8 +116,34 @@ def _parser() -> argparse.ArgumentParser:
                    "(and report how many) instead of stopping")
     v.add_argument("--fail-on-miscalibration", action="store_true",
                    help="exit with 1 when any test fails")
-    v.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="threads (no effect on the results; default: 1)")
+    v.add_argument("--jobs", type=int, default=_available_cores(), metavar="N",
+                   help="threads (no effect on the results; default: the cores available, "
+                   f"at most {MAX_DEFAULT_JOBS})")
+    v.add_argument("--recalibrate", metavar="METHOD",
+                   help="validate 5-fold cross-validated recalibrated uncertainties instead: "
+                   "sigma, isotonic or binned:FEATURE")
+    c = sub.add_parser(
+        "compare",
+        help="compare the uncertainties of several models on the same rows",
+        description="Which model has the better uncertainties? Scores with intervals and "
+        "references, validation verdicts, paired tests and a ranking with ties.",
+        epilog=_COMPARE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("file", type=Path, help="CSV, TSV or Parquet table, one row per point")
+    c.add_argument("--model", metavar="NAME:ERRCOL:UNCCOL", action="append", required=True,
+                   help="a model: name, column of errors (or predictions with --y-true), "
+                   "column of standard uncertainties (repeat for each model, at least 2)")
+    c.add_argument("--y-true", metavar="COL",
+                   help="column of reference values: the models' middle columns are then "
+                   "predictions")
+    c.add_argument("--feature", metavar="COL", action="append", default=[],
+                   help="numeric input feature (ZMSE and validation along it; repeatable)")
+    c.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-comparison"),
+                   help="output directory (default: uqval-comparison)")
+    c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    c.add_argument("--n-boot", type=int, default=500, metavar="N",
+                   help="paired bootstrap resamples (default: 500)")
     return parser
 
 
@@ -99,14 +161,24 @@ def _run(args: argparse.Namespace) -> int:
     from uqval.errors import DataError
     from uqval.validation import validate
     from uqval.validation.io import file_sha256, read_table, require_columns
+    from uqval.validation.recalibrated import parse_method, validate_recalibrated
 
+    if args.command == "compare":
+        return _run_compare(args)
+    recal_feature: str | None = None
+    if args.recalibrate is not None:
+        try:
+            method, recal_feature = parse_method(args.recalibrate)
+        except ValueError as exc:
+            raise DataError(f"--recalibrate: {exc}") from None
     if args.y_true is not None and args.y_pred is None:
         raise DataError("--y-true needs --y-pred")
     if args.y_pred is not None and args.y_true is None:
         raise DataError("--y-pred needs --y-true (or use --error)")
     table = read_table(args.file)
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
-    require_columns(table, [*error_cols, args.uncertainty, *args.feature], args.file)
+    require_columns(table, [*error_cols, args.uncertainty, *args.feature,
+                            *([recal_feature] if recal_feature else [])], args.file)
     say = _progress(sys.stderr.isatty())
     say(f"read {len(table)} rows from {args.file}")
     if args.error:
@@ -117,14 +189,24 @@ def _run(args: argparse.Namespace) -> int:
             numeric[col] = _numeric(table[col], col, args.file)
         errors = numeric[args.y_true] - numeric[args.y_pred]
         errors.name = f"{args.y_true} - {args.y_pred}"
+    options = dict(n_boot=args.n_boot, n_permutations=args.n_permutations, n_bins=args.bins,
+                   rule=args.rule, n_workers=max(1, args.jobs), progress=say)
     try:
-        result = validate(
-            errors, table[args.uncertainty], {f: table[f] for f in args.feature},
-            variance=args.variance, seed=args.seed, n_boot=args.n_boot,
-            n_permutations=args.n_permutations, n_bins=args.bins, rule=args.rule,
-            drop_invalid=args.drop_invalid, uncertainty_name=args.uncertainty,
-            n_workers=max(1, args.jobs), progress=say,
-        )
+        if args.recalibrate is None:
+            result = validate(
+                errors, table[args.uncertainty], {f: table[f] for f in args.feature},
+                variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
+                uncertainty_name=args.uncertainty, **options,
+            )
+        else:
+            say(f"recalibrating ({args.recalibrate}) by 5-fold cross-validation")
+            result = validate_recalibrated(
+                errors, table[args.uncertainty], {f: table[f] for f in args.feature},
+                method=method, feature_name=recal_feature,
+                recalibration_feature=None if recal_feature is None else table[recal_feature],
+                variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
+                uncertainty_name=args.uncertainty, **options,
+            )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
@@ -133,6 +215,61 @@ def _run(args: argparse.Namespace) -> int:
     print(result.summary())
     print(f"Report: {args.out / 'report.html'}")
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
+
+
+def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
+    from uqval.errors import DataError
+
+    models = []
+    for spec in specs:
+        parts = spec.split(":")
+        if len(parts) != 3 or not all(parts):
+            raise DataError(f"--model {spec!r}: expected NAME:ERRCOL:UNCCOL (three non-empty "
+                            "parts separated by ':')")
+        models.append((parts[0], parts[1], parts[2]))
+    names = [n for n, _, _ in models]
+    if len(models) < 2:
+        raise DataError("compare needs at least 2 --model options")
+    if len(set(names)) != len(names):
+        raise DataError(f"--model: model names must differ, got {', '.join(names)}")
+    return models
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from uqval.comparison import compare
+    from uqval.errors import DataError
+    from uqval.validation.io import read_table, require_columns
+
+    models = _model_specs(args.model)
+    table = read_table(args.file)
+    columns = [c for _, a, b in models for c in (a, b)]
+    require_columns(table, [*([args.y_true] if args.y_true else []), *columns, *args.feature],
+                    args.file)
+    say = _progress(sys.stderr.isatty())
+    numeric = {c: _numeric(table[c], c, args.file)
+               for c in {*columns, *args.feature, *([args.y_true] if args.y_true else [])}}
+    data = {}
+    for name, err_col, unc_col in models:
+        errors = numeric[args.y_true] - numeric[err_col] if args.y_true else numeric[err_col]
+        data[name] = (errors, numeric[unc_col])
+    say(f"comparing {len(models)} models on {len(table)} rows")
+    try:
+        result = compare(data, {f: numeric[f] for f in args.feature}, seed=args.seed,
+                         n_boot=args.n_boot)
+    except ValueError as exc:
+        message = str(exc)
+        for name, err_col, unc_col in models:
+            message = message.replace(f"models[{name!r}]: errors",
+                                      f"model {name!r} (column {err_col!r})")
+            message = message.replace(f"models[{name!r}]: uncertainties",
+                                      f"model {name!r}: column {unc_col!r}")
+        message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
+        raise DataError(f"{args.file}: {message}") from None
+    say(f"writing the report to {args.out}")
+    result.save(args.out)
+    print(result.summary())
+    print(f"Report: {args.out / 'report.html'}")
+    return EXIT_OK
 
 
 def _numeric(series, column: str, path: Path):
@@ -160,6 +297,9 @@ def _column_names(message: str, args: argparse.Namespace) -> str:
     }
     for name in args.feature:
         replacements[f"features[{name!r}]"] = f"column {name!r}"
+    if getattr(args, "recalibrate", None) and ":" in args.recalibrate:
+        name = args.recalibrate.partition(":")[2]
+        replacements["features['recalibration feature']"] = f"column {name!r}"
     keys = sorted(replacements, key=len, reverse=True)
     pattern = "|".join(re.escape(k) for k in keys)
     return re.sub(pattern, lambda match: replacements[match.group(0)], message)

@@ -18,22 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.axes import Axes
 
 from uqval.atomic import atomic_path
+from uqval.comparison import ModelComparison
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes, render_html
 from uqval.validation.output import safe_name
 from uqval.validation.summary import fmt
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-
-    from uqval.comparison import ModelComparison
 
 __all__ = ["ranking_table", "report_content", "save_all", "summary_markdown", "write_html"]
 
@@ -83,7 +79,8 @@ def summary_markdown(result: ModelComparison) -> str:
         "",
     ]
     for name, row in ranks.iterrows():
-        lines.append(f"{int(row['overall'])}. **{name}** (mean rank {row['mean_rank']:.2f})")
+        lines.append(f"- rank {int(row['overall'])}: **{name}** (mean rank "
+                     f"{row['mean_rank']:.2f})")
     if result.validations:
         lines += ["", "## Each model's validation", ""]
         for name, res in result.validations.items():
@@ -110,7 +107,7 @@ def summary_markdown(result: ModelComparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-FigureSpec = tuple[str, str, str, Callable[["Axes"], object]]
+FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 
 
 def _figure_specs(result: ModelComparison) -> list[FigureSpec]:

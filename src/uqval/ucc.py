@@ -662,7 +662,7 @@ def auucc_permutation_test(
     needs about h/p permutations when p is large (relative precision about 1/sqrt(h), e.g.
     ±22 % for h = 20) and all B only when p ≲ h/B, i.e. when the decision is clear.
 
-    Ties. |Δ| ≤ ``tie_rtol`` × max(AUUCC(A), AUUCC(B)) counts as a tie (p = 1): rounding
+    Ties. abs(Δ) ≤ ``tie_rtol`` × max(AUUCC(A), AUUCC(B)) counts as a tie (p = 1): rounding
     noise, e.g. bands u and 1.5u whose UCCs are identical, must not look significant. A
     permuted Δ* exceeds when abs(Δ*) ≥ abs(Δ) − tie_rtol × max(AUUCC(A), AUUCC(B)).
 

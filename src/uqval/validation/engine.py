@@ -342,7 +342,7 @@ def validate(
     n_boot: int = 1000,
     n_permutations: int | None = None,
     n_bins: int | None = None,
-    n_ucc_permutations: int = 9999,
+    n_ucc_permutations: int = 1999,
     rule: Rule = "uqval",
     alpha: float = 0.05,
     drop_invalid: bool = False,
@@ -394,7 +394,8 @@ def validate(
             alpha/(2F).
         n_bins: number of bins of every binning variable (default above).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
-            sequential rule stops at 20 exceedances, so only clear gains use them all.
+            sequential rule stops at 20 exceedances, so only clear gains use them all, and
+            their p-value is then 1/2000, far below any usual level.
         rule: ``"uqval"`` (default) or ``"paper"``.
         alpha: false-alarm rate of each stage.
         drop_invalid: remove (and count) rows with NaN/infinite values or non-positive

@@ -13,21 +13,17 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from uqval.atomic import atomic_path
 from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes, render_html
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-
-    from uqval.validation.engine import ValidationResult
+from uqval.validation.engine import ValidationResult
 
 __all__ = [
     "RULES_MARKDOWN",
@@ -39,7 +35,7 @@ __all__ = [
     "write_html",
 ]
 
-FigureSpec = tuple[str, str, str, Callable[["Axes"], object]]
+FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 """(file stem, title, how to read, function drawing on an Axes)."""
 
 

@@ -17,6 +17,7 @@ in the verdicts (hence verdicts.csv and the report) and a paragraph of the summa
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -87,7 +88,7 @@ def validate_recalibrated(
         **options: further keyword arguments of :func:`uqval.validate` (n_boot, n_bins, ...).
 
     Returns:
-        The :class:`ValidationResult`, with the row counts of the original rows.
+        The :class:`~uqval.validation.engine.ValidationResult`, with the row counts of the original rows.
     """
     if method not in ("sigma", "isotonic", "binned"):
         raise ValueError(f"method must be 'sigma', 'isotonic' or 'binned', got {method!r}")
@@ -124,7 +125,7 @@ def _as_mapping(features: Features) -> dict[str, Any]:
         return {}
     if isinstance(features, pd.DataFrame):
         return {str(c): features[c] for c in features.columns}
-    if isinstance(features, dict):
+    if isinstance(features, Mapping):
         return {str(k): v for k, v in features.items()}
     raise ValueError("features must be a mapping name -> values or a DataFrame")
 

@@ -6,6 +6,7 @@ Average calibration (one family of two tests)
     * ZMS = <Z^2> = 1: the BCa bootstrap interval of the scale factor sqrt(ZMS) (P001 Sect.
       II.3) inverted into a two-sided p-value (:func:`bca_p_value`).
     * <Z> = 0 (no bias): one-sample Student t test (P003 Sect. III.B.1).
+
     The two p-values are adjusted by Holm's step-down method (:func:`holm`). When the heavy-
     tail screening says that ZMS intervals are unreliable (beta_GM(Z^2) > 0.8, P001 Table 2),
     the interval may be far too narrow (BCa p <= 0.05 in 21 % of calibrated datasets with
@@ -60,7 +61,7 @@ MIN_BIN_COUNT = 30
 """Fewest rows per bin for a conditional verdict (fewer: ``inconclusive``)."""
 
 HEAVY_TAIL_ZETA = 3.0
-"""|zeta| above which the ZMS fails although the screening flags heavy tails."""
+"""abs(zeta) above which the ZMS fails although the screening flags heavy tails."""
 
 
 def holm(p_values: ArrayLike) -> NDArray[np.float64]:
@@ -106,7 +107,7 @@ def bca_p_value(result: BootstrapResult, target: float) -> float:
 
 
 def t_test_p_value(mean: float, se: float, n: int) -> float:
-    """Two-sided one-sample t-test p-value of mean = 0: 2 P(t_{n-1} > |mean|/se)."""
+    """Two-sided one-sample t-test p-value of mean = 0: 2 P(t_{n-1} > abs(mean)/se)."""
     if se <= 0.0:
         return 0.0 if mean != 0.0 else 1.0
     return float(2.0 * stats.t.sf(abs(mean) / se, df=n - 1))

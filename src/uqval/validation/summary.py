@@ -11,13 +11,11 @@ are merged; the factor of a range is sqrt of its count-weighted <Z^2>), and what
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from uqval.validation.engine import ValidationResult
+from uqval.validation.engine import ValidationResult
 
 __all__ = ["fmt", "problem_ranges", "summary_markdown"]
 
@@ -25,7 +23,7 @@ MAX_RANGES = 6
 
 
 def fmt(x: float, digits: int = 3) -> str:
-    """A number with ``digits`` significant digits, without exponent for 1e-3 <= |x| < 1e5."""
+    """A number with ``digits`` significant digits, without exponent for 1e-3 <= abs(x) < 1e5."""
     if not math.isfinite(x):
         return "n/a"
     if x == 0:
@@ -185,6 +183,11 @@ def summary_markdown(result: ValidationResult) -> str:
         f"{fmt(100 * float(result.parameters['alpha']), 2)} % per stage.",
         "",
     ]
+    if result.parameters.get("recalibration"):
+        head += [f"**The uncertainties validated here are not the given ones**: they were "
+                 f"{result.parameters['recalibration']}. Each point's uncertainty comes from "
+                 "a fit on the other folds, so the verdicts below are honest estimates of "
+                 "how the recalibration will do on new data.", ""]
     if result.parameters["rule"] == "paper":
         v = result.verdicts
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
