@@ -38,6 +38,7 @@ __all__ = [
     "write_atomic",
     "write_csv",
     "write_json",
+    "write_text",
 ]
 
 _HOST = re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname())[:40] or "host"
@@ -133,6 +134,15 @@ def write_atomic(dest: str | Path, writer: Callable[[IO[str]], object]) -> None:
     """Call ``writer`` on a text handle of a temporary file, then move it to ``dest``."""
     with atomic_path(dest) as tmp, tmp.open("w", newline="") as fh:
         writer(fh)
+
+
+def write_text(dest: str | Path, text: str) -> Path:
+    """Write ``text`` as UTF-8 to ``dest`` atomically (parent folders created); returns the path."""
+    path = Path(dest)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, suffix=path.suffix) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return path
 
 
 def write_csv(df: pd.DataFrame, dest: str | Path, **kwargs: Any) -> None:

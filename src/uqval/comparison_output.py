@@ -23,11 +23,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval.atomic import atomic_path
+from uqval.atomic import atomic_path, write_text
 from uqval.comparison import ModelComparison
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
-from uqval.report import FigureSection, ReportContent, png_bytes, render_html
+from uqval.report import FigureSection, ReportContent, png_bytes
+from uqval.report import write_html as write_report
 from uqval.validation.output import safe_name
 from uqval.validation.summary import fmt
 
@@ -176,28 +177,19 @@ def report_content(result: ModelComparison,
 def write_html(result: ModelComparison, path: Path,
                figures: list[tuple[str, FigureSection]] | None = None) -> Path:
     """Write the self-contained comparison report to ``path`` (atomically)."""
-    page = render_html(report_content(result, figures)).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path, suffix=".html") as tmp:
-        tmp.write_bytes(page)
-    return path
-
-
-def _write(path: Path, text: str) -> Path:
-    with atomic_path(path, suffix=path.suffix) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
+    return write_report(report_content(result, figures), path)
 
 
 def save_all(result: ModelComparison, directory: Path) -> list[Path]:
     """Write every file of a comparison to ``directory`` (module docstring)."""
     directory.mkdir(parents=True, exist_ok=True)
     written = [
-        _write(directory / "comparison.csv", result.scores.to_csv()),
-        _write(directory / "verdicts.csv", result.verdicts.to_csv()),
-        _write(directory / "pairwise.csv", result.differences.to_csv()),
-        _write(directory / "ranking.csv", ranking_table(result).to_csv()),
-        _write(directory / "summary.md", summary_markdown(result)),
+        write_text(directory / "comparison.csv", result.scores.to_csv()),
+        write_text(directory / "verdicts.csv", result.verdicts.to_csv()),
+        write_text(directory / "pairwise.csv", result.differences.to_csv()),
+        write_text(directory / "ranking.csv", ranking_table(result).to_csv()),
+        write_text(directory / "summary.md", summary_markdown(result)),
     ]
     figs = _figures(result)
     for stem, section in figs:

@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval.atomic import atomic_path
+from uqval.atomic import atomic_path, write_text
 from uqval.plots import diagnostics
 from uqval.plots.style import figure
-from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes, render_html
+from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
+from uqval.report import write_html as write_report
 from uqval.validation.engine import ValidationResult
 
 __all__ = [
@@ -146,21 +147,12 @@ def report_content(result: ValidationResult,
 def write_html(result: ValidationResult, path: Path,
                figures: list[tuple[str, FigureSection]] | None = None) -> Path:
     """Write the self-contained report to ``path`` (atomically)."""
-    page = render_html(report_content(result, figures)).encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path, suffix=".html") as tmp:
-        tmp.write_bytes(page)
-    return path
-
-
-def _write_text(path: Path, text: str) -> Path:
-    with atomic_path(path, suffix=path.suffix) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return path
+    return write_report(report_content(result, figures), path)
 
 
 def _write_csv(path: Path, table: pd.DataFrame) -> Path:
-    return _write_text(path, table.to_csv(index=False))
+    return write_text(path, table.to_csv(index=False))
 
 
 def save_all(result: ValidationResult, directory: Path) -> list[Path]:
@@ -168,7 +160,7 @@ def save_all(result: ValidationResult, directory: Path) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = [
         _write_csv(directory / "verdicts.csv", result.verdicts),
-        _write_text(directory / "summary.md", result.summary()),
+        write_text(directory / "summary.md", result.summary()),
     ]
     written += [_write_csv(directory / f"bins_{safe_name(name)}.csv", table)
                 for name, table in result.bins.items()]
