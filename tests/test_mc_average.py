@@ -10,7 +10,7 @@ import pytest
 
 from uqval.papers.heavytails import montecarlo as mc
 from uqval.stats import calibration as cal
-from uqval.stats.bootstrap import bca_bootstrap, bca_bootstrap_means
+from uqval.stats.bootstrap import bca_bootstrap, bca_bootstrap_means, bca_bootstrap_means_sets
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +54,29 @@ def test_bca_bootstrap_means_rejects_generic_statistics(heavy_set):
         bca_bootstrap_means(heavy_set, {"zms": cal.zms}, n_boot=10, seed=0)
     with pytest.raises(ValueError, match="at least one"):
         bca_bootstrap_means(heavy_set, {}, n_boot=10, seed=0)
+
+
+def test_sets_on_common_resamples_equal_one_call_per_set(heavy_set):
+    """Several sets in one call: each gets bca_bootstrap's result with the same seed, exactly.
+
+    Three sets x 3 distinct columns = 9 columns take the kernel's grouped path (padding
+    included); one set alone takes it too, and a single statistic the column loop.
+    """
+    E, uE = heavy_set
+    rng = np.random.default_rng(5)
+    sets = [(E, uE), (E * rng.lognormal(0, 0.3, E.size), uE), (E[::-1], uE * 1.1)]
+    stats = {"ZMS": cal.ZMS, "RCE": cal.RCE}
+    together = bca_bootstrap_means_sets(sets, stats, n_boot=800, seed=np.random.SeedSequence(9))
+    assert len(together) == 3
+    for data, results in zip(sets, together, strict=True):
+        for name, stat in stats.items():
+            alone = bca_bootstrap(data, stat, n_boot=800, seed=np.random.SeedSequence(9))
+            assert results[name] == alone
+            np.testing.assert_array_equal(results[name].replicates, alone.replicates)
+    with pytest.raises(ValueError, match="same number of points"):
+        bca_bootstrap_means_sets([(E, uE), (E[:-1], uE[:-1])], stats, n_boot=10, seed=0)
+    with pytest.raises(ValueError, match="at least one data set"):
+        bca_bootstrap_means_sets([], stats, n_boot=10, seed=0)
 
 
 # --- Fig. 3 ---------------------------------------------------------------------------------
@@ -136,6 +159,25 @@ def test_pval_repeats_do_not_depend_on_chunking(scenario, nu):
     pd.testing.assert_frame_equal(whole, chunks, check_exact=True)
     assert list(whole["repeat"]) == list(range(6))
     assert whole["ZMS"].nunique() == 6
+
+
+@pytest.mark.parametrize(("scenario", "nus"), [("NIG", [3.0, 8.0, 20.0]), ("TIG", [2.5, 6.0])])
+def test_pval_repeats_do_not_depend_on_the_nu_grid_of_a_call(scenario, nus):
+    # the resamples of a repeat are shared by all nu (common random numbers), the data sets
+    # are not: each (nu, r) row is the same whichever other nu are in the call
+    kwargs = {"M": 300, "n_boot": 200, "base_seed": 77}
+    grid = mc.pval_repeats(scenario, nus, [3, 0, 1], **kwargs)
+    assert list(grid["nu"]) == [nu for nu in nus for _ in range(3)]
+    assert list(grid["repeat"]) == [3, 0, 1] * len(nus)
+    alone = pd.concat(
+        [mc.pval_repeats(scenario, nu, [r], **kwargs) for nu in nus for r in (3, 0, 1)],
+        ignore_index=True,
+    )
+    pd.testing.assert_frame_equal(grid, alone, check_exact=True)
+    # different nu give different data sets (the estimates differ)
+    assert grid.groupby("repeat")["ZMS"].nunique().eq(len(nus)).all()
+    with pytest.raises(ValueError, match="distinct"):
+        mc.pval_repeats(scenario, [nus[0], nus[0]], [0], **kwargs)
 
 
 def test_pval_repeats_tig_uses_fixed_uncertainties():

@@ -22,10 +22,12 @@ uses 30 nu log-spaced in [2, 50] and samples of 5e5; Figs 4/11 nu_IG in {2, 3, 4
 nu in {2, ..., 10, 15, 20}, TIG nu_D in {2.1 (text), 2.5 (code), 3, ..., 10, 20}, M = 5000,
 1000 repeats, n_boot = 5000, upper axis averaged over 500 samples.
 
-Random streams. Every repeat of the p_val study draws from
-``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (scenario codes NIG 1, TIG 2),
-so results depend only on (base_seed, scenario, nu, r): splitting the repeats into jobs never
-changes them. The fixed TIG uncertainties use ``SeedSequence([seed, 3])`` and the upper-axis
+Random streams. Repeat r of the p_val study draws its data set at nu from
+``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (scenario codes NIG 1, TIG 2)
+and its bootstrap resamples from ``SeedSequence([base_seed, scenario_code, r])``, shared by
+every nu of the scenario (common random numbers: the resamples of one repeat are drawn once
+for all nu). Results depend only on (base_seed, scenario, nu, r): splitting the repeats or
+the nu grid into jobs never changes them. The fixed TIG uncertainties use ``SeedSequence([seed, 3])`` and the upper-axis
 samples ``SeedSequence([seed, 4, scenario_code, round(1000 nu)])``.
 """
 
@@ -42,7 +44,7 @@ from scipy import stats
 
 from uqval._types import FloatArray
 from uqval.seeding import seed_sequence
-from uqval.stats.bootstrap import bca_bootstrap_means
+from uqval.stats.bootstrap import bca_bootstrap_means_sets
 from uqval.stats.calibration import RCE, ZMS, rce, rce2, zms
 from uqval.stats.pval import validation_probability
 from uqval.stats.robust import KAPPA_CS_NORMAL_OFFSET, beta_gm, kappa_cs
@@ -258,7 +260,7 @@ def _scenario_uncertainties(
 
 def pval_repeats(
     scenario: Scenario,
-    nu: float,
+    nus: float | Sequence[float],
     repeats: Sequence[int],
     M: int,
     n_boot: int,
@@ -267,19 +269,22 @@ def pval_repeats(
 ) -> pd.DataFrame:
     """Monte Carlo repeats of the ZMS and RCE validation tests (P001 Fig. 5, Eq. 21).
 
-    Repeat r draws a calibrated set of size M from
-    ``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (spawned into a data and a
-    bootstrap stream): NIG, uE^2 ~ Gamma^-1(nu/2, nu/2) and E = uE * N(0, 1); TIG,
-    E = uE * t_s(nu) with the fixed uE (``fixed_uE``, default
-    :func:`tig_fixed_uncertainties` ``(M, base_seed)``). ZMS and RCE are bootstrapped on
-    the same ``n_boot`` resamples (:func:`~uqval.stats.bootstrap.bca_bootstrap_means`, 95 %
-    BCa) and their zeta-scores (Eq. 14) are taken against the references 1 and 0.
+    Repeat r draws, for each nu, a calibrated set of size M from
+    ``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (its first spawned
+    child): NIG, uE^2 ~ Gamma^-1(nu/2, nu/2) and E = uE * N(0, 1); TIG, E = uE * t_s(nu)
+    with the fixed uE (``fixed_uE``, default :func:`tig_fixed_uncertainties`
+    ``(M, base_seed)``). ZMS and RCE are bootstrapped on the same ``n_boot`` resamples (95 %
+    BCa), drawn from ``SeedSequence([base_seed, scenario_code, r])`` and shared by the sets
+    of every nu of the repeat (:func:`~uqval.stats.bootstrap.bca_bootstrap_means_sets`:
+    the indices are drawn once per repeat, not once per nu); their zeta-scores (Eq. 14) are
+    taken against the references 1 and 0.
 
     Args:
         scenario: ``"NIG"`` or ``"TIG"``.
-        nu: nu_IG (NIG, > 0) or nu_D (TIG, > 2; the t_s variance is infinite below).
-        repeats: repeat indices r (non-negative, distinct); any split of the indices into
-            jobs gives the same rows.
+        nus: nu_IG (NIG, > 0) or nu_D (TIG, > 2; the t_s variance is infinite below); one
+            value or several (distinct).
+        repeats: repeat indices r (non-negative, distinct); any split of the indices or of
+            the nu into calls gives the same rows.
         M: set size (paper 5000).
         n_boot: bootstrap replicates (authors' code 5000; docs/choices.md,
             "Bootstrap replicates").
@@ -287,41 +292,52 @@ def pval_repeats(
         fixed_uE: TIG only; the uncertainties kept fixed over repeats.
 
     Returns:
-        One row per repeat: ``scenario, nu, repeat`` and, for S in ZMS, RCE, ``S`` (the
-        estimate), ``S_bias, S_ci_low, S_ci_high, S_zeta``.
+        One row per (nu, repeat), nu-major in the order given: ``scenario, nu, repeat``
+        and, for S in ZMS, RCE, ``S`` (the estimate), ``S_bias, S_ci_low, S_ci_high,
+        S_zeta``.
     """
     code = _scenario_code(scenario)
-    nu_code = _nu_code(nu)
-    if code == SCENARIO_CODES["TIG"] and not nu > 2.0:
-        raise ValueError(f"the TIG scenario needs nu_D > 2 (finite t_s variance), got {nu}")
+    nu_list = [float(nus)] if isinstance(nus, int | float) else [float(nu) for nu in nus]
+    nu_codes = [_nu_code(nu) for nu in nu_list]
+    if not nu_list or len(set(nu_codes)) != len(nu_codes):
+        raise ValueError(f"nus must hold distinct values, got {nu_list}")
+    if code == SCENARIO_CODES["TIG"] and not all(nu > 2.0 for nu in nu_list):
+        raise ValueError(f"the TIG scenario needs nu_D > 2 (finite t_s variance), got {nu_list}")
     fixed = _scenario_uncertainties(scenario, M, base_seed, fixed_uE)
     indices = [int(r) for r in repeats]
     if any(r < 0 for r in indices) or len(set(indices)) != len(indices):
         raise ValueError("repeat indices must be distinct non-negative integers")
-    rows = []
+    rows: dict[tuple[float, int], dict[str, object]] = {}
     for r in indices:
-        data_seed, boot_seed = np.random.SeedSequence([base_seed, code, nu_code, r]).spawn(2)
-        rng = np.random.default_rng(data_seed)
-        if fixed is None:
-            E, uE = nig_dataset(rng, nu, M)
-        else:
-            E, uE = tig_dataset(rng, None, nu, M, uE=fixed)
-        results = bca_bootstrap_means(
-            (E, uE), {"ZMS": ZMS, "RCE": RCE}, n_boot=n_boot, seed=boot_seed
+        sets = []
+        for nu, nu_code in zip(nu_list, nu_codes, strict=True):
+            data_seed = np.random.SeedSequence([base_seed, code, nu_code, r]).spawn(2)[0]
+            rng = np.random.default_rng(data_seed)
+            if fixed is None:
+                sets.append(nig_dataset(rng, nu, M))
+            else:
+                sets.append(tig_dataset(rng, None, nu, M, uE=fixed))
+        results = bca_bootstrap_means_sets(
+            sets,
+            {"ZMS": ZMS, "RCE": RCE},
+            n_boot=n_boot,
+            seed=np.random.SeedSequence([base_seed, code, r]),
         )
-        row: dict[str, object] = {"scenario": scenario, "nu": float(nu), "repeat": r}
-        for name, res in results.items():
-            row |= {
-                name: res.estimate,
-                f"{name}_bias": res.bias,
-                f"{name}_ci_low": res.ci_low,
-                f"{name}_ci_high": res.ci_high,
-                f"{name}_zeta": zeta_score(
-                    res.estimate, PVAL_REFERENCES[name], res.ci_low, res.ci_high
-                ),
-            }
-        rows.append(row)
-    return pd.DataFrame(rows, columns=_pval_columns())
+        for nu, per_stat in zip(nu_list, results, strict=True):
+            row: dict[str, object] = {"scenario": scenario, "nu": nu, "repeat": r}
+            for name, res in per_stat.items():
+                row |= {
+                    name: res.estimate,
+                    f"{name}_bias": res.bias,
+                    f"{name}_ci_low": res.ci_low,
+                    f"{name}_ci_high": res.ci_high,
+                    f"{name}_zeta": zeta_score(
+                        res.estimate, PVAL_REFERENCES[name], res.ci_low, res.ci_high
+                    ),
+                }
+            rows[(nu, r)] = row
+    ordered = [rows[(nu, r)] for nu in nu_list for r in indices]
+    return pd.DataFrame(ordered, columns=_pval_columns())
 
 
 def _pval_columns() -> list[str]:
