@@ -70,11 +70,13 @@ def _four_accumulator_sums(columns, idx):
     return out
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 9])
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 7])
 @pytest.mark.parametrize("m", [7, 302])
 def test_every_column_layout_gives_the_same_sums_bit_for_bit(k, m):
-    # k >= GROUPED_MIN_COLUMNS takes the point-major grouped path, k below it the
-    # column-by-column loop; both must add in the reference's order, to the last bit.
+    # k >= GROUPED_MIN_COLUMNS (below MATMUL_MIN_COLUMNS) takes the point-major grouped
+    # path, k below it the column-by-column loop; both must add in the reference's order,
+    # to the last bit.
+    assert rk.GROUPED_MIN_COLUMNS <= 3 and rk.MATMUL_MIN_COLUMNS > 7
     seed = np.random.SeedSequence(31)
     columns = np.random.default_rng(k).lognormal(sigma=3.0, size=(k, m))
     rows = 4
@@ -82,3 +84,37 @@ def test_every_column_layout_gives_the_same_sums_bit_for_bit(k, m):
     out = np.empty((rows, k))
     rk.resampled_sums(columns, seed, out)
     np.testing.assert_array_equal(out, _four_accumulator_sums(columns, idx))
+
+
+@pytest.mark.parametrize("m", [3, 4099])
+def test_matrix_product_path_sums_the_same_resamples(m):
+    # MATMUL_MIN_COLUMNS columns and more: draw counts times columns in BLAS. Rows beyond one
+    # chunk of counts (2**20 // m) continue the same stream; sums equal gather-and-sum to
+    # rounding, and exactly for integer-valued columns (every partial sum is an integer).
+    k = rk.MATMUL_MIN_COLUMNS + 3
+    seed = np.random.SeedSequence(8)
+    rows = (1 << 20) // m + 5
+    idx = np.random.Generator(np.random.SFC64(seed)).integers(0, m, size=(rows, m))
+    columns = np.random.default_rng(4).lognormal(sigma=2.0, size=(k, m))
+    out = np.empty((rows, k))
+    rk.resampled_sums(columns, seed, out)
+    expected = np.stack([np.take(col, idx).sum(axis=1) for col in columns], axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-13)
+    ints = np.arange(k * m, dtype=np.float64).reshape(k, m)
+    exact = np.empty((rows, k))
+    rk.resampled_sums(ints, seed, exact)
+    np.testing.assert_array_equal(exact, np.stack([np.take(c, idx).sum(axis=1) for c in ints], 1))
+
+
+def test_matrix_product_path_does_not_depend_on_blas_threads():
+    from threadpoolctl import threadpool_limits
+
+    seed = np.random.SeedSequence(2)
+    columns = np.random.default_rng(6).lognormal(sigma=2.0, size=(12, 5000))
+    results = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            out = np.empty((300, 12))
+            rk.resampled_sums(columns, seed, out)
+            results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])

@@ -29,19 +29,33 @@ Many columns. With :data:`GROUPED_MIN_COLUMNS` columns or more (below the counti
 the columns are laid out point-major in groups of four, so that one draw reads four
 adjacent values (one half cache line) instead of four scattered ones. Each column still
 receives the same additions in the same order, so the sums are identical bit for bit to the
-one-column-at-a-time loop (tested); with 36 columns (all 12 nu of a P001 Fig. 5 scenario
-sharing one resample stream) this path is 1.5x faster (``benchmarks/bench_pval.py``).
+one-column-at-a-time loop (tested).
+
+From :data:`MATMUL_MIN_COLUMNS` columns on (e.g. the 33-36 columns of all nu of a P001
+Fig. 5 scenario sharing one resample stream), the kernel only counts the draws of each
+resample into a (rows, M) float64 matrix C and the sums are one matrix product C @ columns^T
+in BLAS: the same resamples, sums equal to rounding (a few ulp; tested), 3-4x faster than
+gathering at 33 columns (``benchmarks/bench_pval.py``). BLAS runs single-threaded there,
+because OpenBLAS rounds differently with another thread count (measured), and results must
+not depend on the machine's cores.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "COUNTING_MIN_POINTS",
     "GROUPED_MIN_COLUMNS",
+    "MATMUL_MIN_COLUMNS",
     "MAX_POINTS",
     "draw_indices", "resampled_sums", "sfc64_state"]
 
@@ -56,7 +70,12 @@ GROUPED_MIN_COLUMNS = 3
 """From this many columns on (and below :data:`COUNTING_MIN_POINTS` points), the columns are
 summed in point-major groups of :data:`_GROUP` (same sums, bit for bit)."""
 
+MATMUL_MIN_COLUMNS = 8
+"""From this many columns on (and below :data:`COUNTING_MIN_POINTS` points), the sums are a
+product of the draw counts with the columns (same resamples, sums equal to rounding)."""
+
 _GROUP = 4
+_MATMUL_ELEMENTS = 1 << 20  # draw counts per chunk of the matrix-product path (8 MiB)
 _U = np.uint64
 _LOW32 = np.uint64(0xFFFFFFFF)
 
@@ -247,6 +266,83 @@ def _grouped_sums(groups, k, state, out):  # pragma: no cover - compiled
                 out[r, c + 3] = (a03 + a13) + (a23 + a33)
 
 
+@numba.njit(nogil=True, cache=True)
+def _draw_counts(state, m, counts):  # pragma: no cover - compiled
+    """counts[r, i] = number of draws of point i in resample r, continuing the stream.
+
+    ``state`` holds (s0, s1, s2, s3, have_high, high) and is updated in place, so that
+    consecutive calls continue one stream exactly as :func:`_sums` does.
+    """
+    idx = np.empty(m, np.int64)
+    span = _U(m)
+    threshold = (_U(1 << 32) - span) % span
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    have_high = state[4] != _U(0)
+    high = state[5]
+    for r in range(counts.shape[0]):
+        s0, s1, s2, s3, have_high, high = _fill(
+            idx, span, threshold, s0, s1, s2, s3, have_high, high
+        )
+        row = counts[r]
+        row[:] = 0.0  # zeroed here, while the row is in cache (the buffer is reused)
+        for i in range(m):
+            row[idx[i]] += 1.0
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    state[4] = _U(1) if have_high else _U(0)
+    state[5] = high
+
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_state: dict[str, Any] = {}
+
+
+@contextmanager
+def _single_thread_blas() -> Iterator[None]:
+    """Limit BLAS to one thread while any caller (of any thread) is inside.
+
+    OpenBLAS rounds a matrix product differently with another number of threads, so the
+    results would depend on the machine. The limit is process-wide; a count of the callers
+    inside keeps it until the last one leaves (worker threads may overlap).
+    """
+    global _blas_users
+    with _blas_lock:
+        if _blas_users == 0:
+            if "controller" not in _blas_state:  # finding the libraries takes milliseconds
+                _blas_state["controller"] = ThreadpoolController()
+            controller = _blas_state["controller"]
+            _blas_state["limiter"] = controller.limit(limits=1, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _blas_state.pop("limiter").restore_original_limits()
+
+
+def _matmul_sums(
+    columns: NDArray[np.float64], seed: np.random.SeedSequence, out: NDArray[np.float64]
+) -> None:
+    """out = C @ columns^T with C the draw counts, in chunks of at most 2**20 counts."""
+    k, m = columns.shape
+    state = np.zeros(6, dtype=np.uint64)
+    state[:4] = sfc64_state(seed)
+    transposed = np.ascontiguousarray(columns.T)
+    rows = min(out.shape[0], max(1, _MATMUL_ELEMENTS // m))
+    buffer = np.empty((rows, m))
+    with _single_thread_blas():
+        for start in range(0, out.shape[0], rows):
+            part = out[start : start + rows]
+            counts = buffer[: part.shape[0]]
+            _draw_counts(state, m, counts)
+            np.matmul(counts, transposed, out=part)
+
+
 def _point_major_groups(columns: NDArray[np.float64]) -> NDArray[np.float64]:
     """(k, M) columns as (ceil(k / 4), M, 4) point-major groups, zero-padded."""
     k, m = columns.shape
@@ -289,7 +385,9 @@ def resampled_sums(
     _check_size(m)
     if out.ndim != 2 or out.shape[1] != k or out.dtype != np.float64:
         raise ValueError(f"out must be a float64 array of shape (rows, {k}), got {out.shape}")
-    if k >= GROUPED_MIN_COLUMNS and m < COUNTING_MIN_POINTS:
+    if k >= MATMUL_MIN_COLUMNS and m < COUNTING_MIN_POINTS:
+        _matmul_sums(columns, seed, out)
+    elif k >= GROUPED_MIN_COLUMNS and m < COUNTING_MIN_POINTS:
         _grouped_sums(_point_major_groups(columns), k, sfc64_state(seed), out)
     elif not _sums(columns, sfc64_state(seed), out):
         raise RuntimeError("a point was drawn more than 255 times in one resample")

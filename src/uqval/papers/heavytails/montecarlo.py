@@ -26,8 +26,8 @@ Random streams. Repeat r of the p_val study draws its data set at nu from
 ``SeedSequence([base_seed, scenario_code, round(1000 nu), r])`` (scenario codes NIG 1, TIG 2)
 and its bootstrap resamples from ``SeedSequence([base_seed, scenario_code, r])``, shared by
 every nu of the scenario (common random numbers: the resamples of one repeat are drawn once
-for all nu). Results depend only on (base_seed, scenario, nu, r): splitting the repeats or
-the nu grid into jobs never changes them. The fixed TIG uncertainties use ``SeedSequence([seed, 3])`` and the upper-axis
+for all nu). Results depend only on (base_seed, scenario, nu, r): splitting the repeats into
+jobs never changes them (splitting the nu grid changes them by rounding only). The fixed TIG uncertainties use ``SeedSequence([seed, 3])`` and the upper-axis
 samples ``SeedSequence([seed, 4, scenario_code, round(1000 nu)])``.
 """
 
@@ -283,8 +283,9 @@ def pval_repeats(
         scenario: ``"NIG"`` or ``"TIG"``.
         nus: nu_IG (NIG, > 0) or nu_D (TIG, > 2; the t_s variance is infinite below); one
             value or several (distinct).
-        repeats: repeat indices r (non-negative, distinct); any split of the indices or of
-            the nu into calls gives the same rows.
+        repeats: repeat indices r (non-negative, distinct); any split of the indices into
+            calls gives the same rows, and a split of the nu the same rows to rounding
+            (the resampled sums of many sets are one matrix product).
         M: set size (paper 5000).
         n_boot: bootstrap replicates (authors' code 5000; docs/choices.md,
             "Bootstrap replicates").
