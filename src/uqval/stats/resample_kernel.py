@@ -31,7 +31,7 @@ adjacent values (one half cache line) instead of four scattered ones. Each colum
 receives the same additions in the same order, so the sums are identical bit for bit to the
 one-column-at-a-time loop (tested).
 
-From :data:`MATMUL_MIN_COLUMNS` columns on (e.g. the 33-36 columns of all nu of a P001
+From :data:`MATMUL_MIN_COLUMNS` columns on (e.g. the 33 columns of all nu of a P001
 Fig. 5 scenario sharing one resample stream), the kernel only counts the draws of each
 resample into a (rows, M) float64 matrix C and the sums are one matrix product C @ columns^T
 in BLAS: the same resamples, sums equal to rounding (a few ulp; tested), 3-4x faster than
