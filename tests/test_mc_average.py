@@ -59,7 +59,7 @@ def test_bca_bootstrap_means_rejects_generic_statistics(heavy_set):
 def test_sets_on_common_resamples_equal_one_call_per_set(heavy_set):
     """Several sets in one call: each gets bca_bootstrap's resamples with the same seed.
 
-    Two sets (6 columns, the kernel's grouped path) give bca_bootstrap's result exactly;
+    Two sets (6 columns, the kernel's gathering path) give bca_bootstrap's result exactly;
     three sets (9 columns, the matrix-product path) the same replicates to rounding.
     """
     E, uE = heavy_set

@@ -72,11 +72,10 @@ def _four_accumulator_sums(columns, idx):
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 7])
 @pytest.mark.parametrize("m", [7, 302])
-def test_every_column_layout_gives_the_same_sums_bit_for_bit(k, m):
-    # k >= GROUPED_MIN_COLUMNS (below MATMUL_MIN_COLUMNS) takes the point-major grouped
-    # path, k below it the column-by-column loop; both must add in the reference's order,
-    # to the last bit.
-    assert rk.GROUPED_MIN_COLUMNS <= 3 and rk.MATMUL_MIN_COLUMNS > 7
+def test_gathered_sums_follow_the_four_accumulator_order_bit_for_bit(k, m):
+    # below MATMUL_MIN_COLUMNS the kernel gathers column by column and must add in the
+    # reference's order, to the last bit
+    assert rk.MATMUL_MIN_COLUMNS > 7
     seed = np.random.SeedSequence(31)
     columns = np.random.default_rng(k).lognormal(sigma=3.0, size=(k, m))
     rows = 4

@@ -502,14 +502,15 @@ def bca_bootstrap_means_sets(
 
     Every set is resampled with the same row indices (common random numbers), so the
     indices are drawn once for all sets and the distinct per-point columns of all sets are
-    summed in one pass of the compiled kernel (point-major groups of columns: one draw
-    serves every set). This is the Monte Carlo design of P001 Fig. 5 in uqval: the sets of
+    summed in one pass of the compiled kernel (with 8 columns or more, one matrix product
+    of the draw counts with the columns). This is the Monte Carlo design of P001 Fig. 5 in uqval: the sets of
     one repeat at the different nu share their bootstrap resamples; each p_val(nu) keeps
     the distribution it has with independent resamples, only the estimates at different nu
     become positively correlated (a smoother curve).
 
-    For each set the result is identical, bit for bit, to
-    ``bca_bootstrap_means(set, statistics, n_boot=n_boot, seed=seed)``.
+    For each set the result is that of
+    ``bca_bootstrap_means(set, statistics, n_boot=n_boot, seed=seed)``: the same
+    resamples, the same replicates to rounding (bit for bit below 8 columns in all).
 
     Args:
         sets: data sets, each as in :func:`bca_bootstrap_means` (1-D arrays of one length

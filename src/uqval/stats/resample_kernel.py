@@ -25,16 +25,10 @@ each column is summed as sum_i counts_i c_i in point order: the same resample, a
 summation order, and 3-4x faster at 10^6 points, where gathering misses the cache at every
 draw (measured 13.5 vs 3.5-5.4 ns per resampled point, ``benchmarks/bench_peers.py``).
 
-Many columns. With :data:`GROUPED_MIN_COLUMNS` columns or more (below the counting size),
-the columns are laid out point-major in groups of four, so that one draw reads four
-adjacent values (one half cache line) instead of four scattered ones. Each column still
-receives the same additions in the same order, so the sums are identical bit for bit to the
-one-column-at-a-time loop (tested).
-
-From :data:`MATMUL_MIN_COLUMNS` columns on (e.g. the 33 columns of all nu of a P001
-Fig. 5 scenario sharing one resample stream), the kernel only counts the draws of each
-resample into a (rows, M) float64 matrix C and the sums are one matrix product C @ columns^T
-in BLAS: the same resamples, sums equal to rounding (a few ulp; tested), 3-4x faster than
+Many columns. From :data:`MATMUL_MIN_COLUMNS` columns on (below the counting size; e.g. the
+33 columns of all nu of a P001 Fig. 5 scenario sharing one resample stream), the kernel only
+counts the draws of each resample into a (rows, M) float64 matrix C and the sums are one
+matrix product C @ columns^T in BLAS: the same resamples, sums equal to rounding (a few ulp; tested), 3-4x faster than
 gathering at 33 columns (``benchmarks/bench_pval.py``). BLAS runs single-threaded there,
 because OpenBLAS rounds differently with another thread count (measured), and results must
 not depend on the machine's cores.
@@ -54,7 +48,6 @@ from threadpoolctl import ThreadpoolController
 
 __all__ = [
     "COUNTING_MIN_POINTS",
-    "GROUPED_MIN_COLUMNS",
     "MATMUL_MIN_COLUMNS",
     "MAX_POINTS",
     "draw_indices", "resampled_sums", "sfc64_state"]
@@ -66,15 +59,10 @@ COUNTING_MIN_POINTS = 1 << 18
 """From this many points on, a resample's sums are taken as sum_i counts_i c_i from its
 uint8 draw counts (same draws, summation order by point instead of by draw)."""
 
-GROUPED_MIN_COLUMNS = 3
-"""From this many columns on (and below :data:`COUNTING_MIN_POINTS` points), the columns are
-summed in point-major groups of :data:`_GROUP` (same sums, bit for bit)."""
-
 MATMUL_MIN_COLUMNS = 8
 """From this many columns on (and below :data:`COUNTING_MIN_POINTS` points), the sums are a
 product of the draw counts with the columns (same resamples, sums equal to rounding)."""
 
-_GROUP = 4
 _MATMUL_ELEMENTS = 1 << 20  # draw counts per chunk of the matrix-product path (8 MiB)
 _U = np.uint64
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -201,72 +189,6 @@ def _sums(columns, state, out):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _grouped_sums(groups, k, state, out):  # pragma: no cover - compiled
-    """:func:`_sums` for columns laid out as ``groups[g, i, c]`` = column 4 g + c at point i.
-
-    For each group of four columns the draws are read once and added into four accumulators
-    per column, in the order of :func:`_sums` (a0 takes draws 0, 4, 8, ..., a1 draws 1, 5,
-    ..., the tail goes to a0, result (a0 + a1) + (a2 + a3)), so every sum is bit-for-bit the
-    one of :func:`_sums`. Padding columns (index >= k) are summed and dropped.
-    """
-    n_groups, m, _ = groups.shape
-    idx = np.empty(m, np.int64)
-    span = _U(m)
-    threshold = (_U(1 << 32) - span) % span
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    have_high = False
-    high = _U(0)
-    for r in range(out.shape[0]):
-        s0, s1, s2, s3, have_high, high = _fill(
-            idx, span, threshold, s0, s1, s2, s3, have_high, high
-        )
-        for g in range(n_groups):
-            block = groups[g]
-            a00 = a01 = a02 = a03 = 0.0  # a<accumulator><column>
-            a10 = a11 = a12 = a13 = 0.0
-            a20 = a21 = a22 = a23 = 0.0
-            a30 = a31 = a32 = a33 = 0.0
-            i = 0
-            while i + 4 <= m:
-                p = idx[i]
-                a00 += block[p, 0]
-                a01 += block[p, 1]
-                a02 += block[p, 2]
-                a03 += block[p, 3]
-                p = idx[i + 1]
-                a10 += block[p, 0]
-                a11 += block[p, 1]
-                a12 += block[p, 2]
-                a13 += block[p, 3]
-                p = idx[i + 2]
-                a20 += block[p, 0]
-                a21 += block[p, 1]
-                a22 += block[p, 2]
-                a23 += block[p, 3]
-                p = idx[i + 3]
-                a30 += block[p, 0]
-                a31 += block[p, 1]
-                a32 += block[p, 2]
-                a33 += block[p, 3]
-                i += 4
-            while i < m:
-                p = idx[i]
-                a00 += block[p, 0]
-                a01 += block[p, 1]
-                a02 += block[p, 2]
-                a03 += block[p, 3]
-                i += 1
-            c = 4 * g
-            out[r, c] = (a00 + a10) + (a20 + a30)
-            if c + 1 < k:
-                out[r, c + 1] = (a01 + a11) + (a21 + a31)
-            if c + 2 < k:
-                out[r, c + 2] = (a02 + a12) + (a22 + a32)
-            if c + 3 < k:
-                out[r, c + 3] = (a03 + a13) + (a23 + a33)
-
-
-@numba.njit(nogil=True, cache=True)
 def _draw_counts(state, m, counts):  # pragma: no cover - compiled
     """counts[r, i] = number of draws of point i in resample r, continuing the stream.
 
@@ -343,15 +265,6 @@ def _matmul_sums(
             np.matmul(counts, transposed, out=part)
 
 
-def _point_major_groups(columns: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(k, M) columns as (ceil(k / 4), M, 4) point-major groups, zero-padded."""
-    k, m = columns.shape
-    n_groups = -(-k // _GROUP)
-    padded = np.zeros((n_groups * _GROUP, m))
-    padded[:k] = columns
-    return np.ascontiguousarray(padded.reshape(n_groups, _GROUP, m).transpose(0, 2, 1))
-
-
 def _check_size(m: int) -> None:
     if not 1 <= m <= MAX_POINTS:
         raise ValueError(f"the resampling kernel handles 1 to {MAX_POINTS} points, got {m}")
@@ -387,7 +300,5 @@ def resampled_sums(
         raise ValueError(f"out must be a float64 array of shape (rows, {k}), got {out.shape}")
     if k >= MATMUL_MIN_COLUMNS and m < COUNTING_MIN_POINTS:
         _matmul_sums(columns, seed, out)
-    elif k >= GROUPED_MIN_COLUMNS and m < COUNTING_MIN_POINTS:
-        _grouped_sums(_point_major_groups(columns), k, sfc64_state(seed), out)
     elif not _sums(columns, sfc64_state(seed), out):
         raise RuntimeError("a point was drawn more than 255 times in one resample")
