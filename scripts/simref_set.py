@@ -8,27 +8,31 @@ import pandas as pd
 from uqval import simref
 from uqval.atomic import write_csv, write_json
 from uqval.pipeline.scripting import run_logged
+from uqval.pipeline.workflow_config import simref_counts
 
 
 def main(smk):
     cfg, out = smk.params.settings, smk.output
     t = pd.read_csv(smk.input.table)
     E, uE = t["E"].to_numpy(), t["uE"].to_numpy()
+    counts = simref_counts(cfg, len(E))
+    logging.info("M = %d: %s", len(E), counts.describe())
     s_summary, s_sens, s_N, s_T, s_boot = np.random.SeedSequence(smk.params.seed).spawn(5)
-    summary = simref.zscore_summary(E, uE, n_boot=cfg["n_boot"], seed=s_summary)
-    sens = simref.reference_sensitivity(E, uE, "normal", cfg["n_mc"], s_sens, n_bins=cfg["sensitivity_bins"])
+    summary = simref.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
+    sens = simref.reference_sensitivity(E, uE, "normal", counts.n_mc, s_sens, n_bins=cfg["sensitivity_bins"])
     write_csv(sens, out.sensitivity)
     logging.info("simulated references (N, %d bins) done", cfg["sensitivity_bins"])
     stats = [simref.as_statistic(s, cfg["zeta_bins"]) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
     refs = {
-        "N": simref.simulated_references(uE, stats, "normal", cfg["n_mc"], s_N),
-        "T": simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), cfg["n_mc"], s_T),
+        "N": simref.simulated_references(uE, stats, "normal", counts.n_mc, s_N),
+        "T": simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), counts.n_mc, s_T),
     }
     rows = []
     for i, (stat, seed) in enumerate(zip(stats, s_boot.spawn(len(stats)), strict=True)):
         v = simref.validate_statistic(
-            E, uE, stat, n_boot=cfg["n_boot"], n_mc=cfg["n_mc"], t_nu=cfg["t_nu"], seed=seed,
+            E, uE, stat, n_boot=counts.n_boot, n_mc=counts.n_mc, t_nu=cfg["t_nu"], seed=seed,
             all_schemes=True, references={k: r[i] for k, r in refs.items()},
+            jackknife_groups=counts.jackknife_groups,
         )
         rows.append(v.as_row())
         logging.info("%s: %s (%s)", stat.name, v.verdict, v.reason)
@@ -46,7 +50,10 @@ def main(smk):
                         "beyond N = %d", len(uE), x["min_per_bin"], x["fit_min_n"])
         write_csv(pd.DataFrame(columns=["N", "min_bin", "x", "ZMSE", "in_fit"]), out.extrapolation)
         extrapolation = {}
-    write_json({"dataset": smk.wildcards.dataset, "zscores": summary, "extrapolation": extrapolation},
+    write_json({"dataset": smk.wildcards.dataset, "zscores": summary, "extrapolation": extrapolation,
+                "monte_carlo": {"n_mc": counts.n_mc, "n_boot": counts.n_boot,
+                                "jackknife_groups": counts.jackknife_groups,
+                                "description": counts.describe()}},
                out.summary)
 
 

@@ -13,6 +13,8 @@ from uqval.stats.bootstrap import (
     MeanStatistic,
     bca_bootstrap,
     bca_bootstrap_bins,
+    group_jackknife_groups,
+    group_jackknife_values,
     jackknife_values,
 )
 from uqval.stats.resample_kernel import COUNTING_MIN_POINTS
@@ -268,8 +270,11 @@ def test_precomputed_jackknife_is_used(heavy):
     e, ue = heavy
     res = bca_bootstrap((e, ue), cal.ZMS, n_boot=500, seed=1, jackknife=np.zeros(e.size))
     assert res.acceleration == 0.0
-    with pytest.raises(ValueError, match="jackknife must have shape"):
-        bca_bootstrap((e, ue), cal.ZMS, n_boot=10, seed=1, jackknife=np.zeros(3))
+    # 2 to M values are accepted (leave-one-out or delete-a-group); fewer or more are not
+    with pytest.raises(ValueError, match="jackknife must hold 2 to"):
+        bca_bootstrap((e, ue), cal.ZMS, n_boot=10, seed=1, jackknife=np.zeros(e.size + 1))
+    with pytest.raises(ValueError, match="jackknife must hold 2 to"):
+        bca_bootstrap((e, ue), cal.ZMS, n_boot=10, seed=1, jackknife=np.zeros((2, 3)))
 
 
 def test_input_validation(heavy):
@@ -293,3 +298,36 @@ def test_mean_statistic_custom_columns():
     e, ue = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 2.0])
     assert ratio(e, ue) == pytest.approx(14 / 6)
     assert jackknife_values((e, ue), ratio) == pytest.approx([13 / 5, 10 / 5, 5 / 2])
+
+
+def test_group_partition_is_fixed_disjoint_and_balanced():
+    groups = group_jackknife_groups(1003, 10)
+    assert len(groups) == 10
+    joined = np.concatenate(groups)
+    np.testing.assert_array_equal(np.sort(joined), np.arange(1003))  # a partition
+    assert {g.size for g in groups} == {100, 101}
+    again = group_jackknife_groups(1003, 10)
+    assert all(np.array_equal(a, b) for a, b in zip(groups, again, strict=True))
+    with pytest.raises(ValueError, match="n_groups"):
+        group_jackknife_groups(5, 6)
+
+
+def test_group_jackknife_gives_the_leave_one_out_interval_at_large_m():
+    # mean of a skewed sample, M = 20000: the acceleration from 400 delete-a-group values
+    # is noisier than the leave-one-out one, but both are O(1/sqrt(M)) and the BCa limits
+    # move by a small fraction of the interval width
+    x = np.random.default_rng(0).lognormal(0.0, 1.0, 20_000)
+    mean = MeanStatistic(lambda v: (v,), lambda means: means[..., 0])
+    exact = bca_bootstrap((x,), mean, n_boot=2000, seed=4)
+    values = group_jackknife_values(lambda kept: x[kept].mean(), x.size, 400)
+    # each value is the mean without one group, computed independently here
+    first = group_jackknife_groups(x.size, 400)[0]
+    assert values[0] == pytest.approx(np.delete(x, first).mean(), rel=1e-12)
+    grouped = bca_bootstrap((x,), mean, n_boot=2000, seed=4, jackknife=values)
+    np.testing.assert_array_equal(grouped.replicates, exact.replicates)
+    width = exact.ci_high - exact.ci_low
+    assert abs(grouped.ci_low - exact.ci_low) < 0.02 * width
+    assert abs(grouped.ci_high - exact.ci_high) < 0.02 * width
+    assert 0.0 < grouped.acceleration < 3 * exact.acceleration
+    with pytest.raises(ValueError, match="2 to"):
+        bca_bootstrap((x,), mean, n_boot=10, seed=4, jackknife=[1.0])

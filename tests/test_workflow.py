@@ -392,3 +392,22 @@ def test_datasets_key_accepts_lists_and_comma_separated_text(value, expected):
     from uqval.pipeline.workflow_config import selected_datasets
 
     assert selected_datasets(value) == expected
+
+
+def test_simref_counts_keep_the_papers_below_the_large_set_size():
+    from uqval.pipeline.workflow_config import simref_counts
+
+    settings = {
+        "n_mc": 10_000,
+        "n_boot": 5000,
+        "large_sets": {"from_m": 20_000, "max_points": 2.0e8, "min_replicates": 200,
+                       "jackknife_groups": 200},
+    }
+    paper = simref_counts(settings, 13_885)  # QM9, the largest literature set
+    assert (paper.n_mc, paper.n_boot, paper.jackknife_groups) == (10_000, 5000, None)
+    mid = simref_counts(settings, 40_000)  # 2e8 / 4e4 = 5000 sets; bootstrap unchanged
+    assert (mid.n_mc, mid.n_boot, mid.jackknife_groups) == (5000, 5000, 200)
+    big = simref_counts(settings, 1_000_000)  # 2e8 / 1e6 = 200: the floor
+    assert (big.n_mc, big.n_boot) == (200, 200)
+    assert simref_counts(settings, 10_000_000).n_mc == 200
+    assert "200 simulated sets" in big.describe() and "200 groups" in big.describe()

@@ -21,7 +21,7 @@ rule dataset_page:
         runtime=20,
     params:
         seed=lambda wc: dataset_seed("dataset_page", wc.dataset),
-        n_boot=ANALYSIS["bootstrap"]["n_boot"],
+        n_boot=ANALYSIS["validate"]["n_boot"],
         n_bins=ANALYSIS["validate"]["n_bins"],
         n_permutations=ANALYSIS["validate"].get("n_permutations"),
     script:

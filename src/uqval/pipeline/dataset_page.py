@@ -83,8 +83,10 @@ def dataset_tables(
     tables: dict[str, pd.DataFrame] = {}
     if zeta is not None:
         zeta = zeta[[c for c in ZETA_COLUMNS if c in zeta.columns]]
+        counts = (simref_summary or {}).get("monte_carlo", {}).get("description")
         tables["Simulated references of the statistics (simref: reference and interval "
-               "simulated with this dataset's uncertainties; zeta-score verdicts)"] = zeta
+               "simulated with this dataset's uncertainties; zeta-score verdicts"
+               + (f"; {counts}" if counts else "") + ")"] = zeta
     if simref_summary is not None:
         ext = simref_summary.get("extrapolation", {})
         if ext:

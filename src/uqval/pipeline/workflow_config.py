@@ -5,7 +5,8 @@ and the host's configuration holds only the host's keys. :func:`effective_config
 starts from the workflow's own ``config/config.yaml`` and lays the given configuration over
 it; :func:`selected_datasets` reads the ``datasets`` key (which datasets a run builds);
 :func:`registry_dirs` lists the dataset folders (the built-in literature registry, then the
-user's ``datasets_dir``).
+user's ``datasets_dir``); :func:`simref_counts` the replicate counts of a per-dataset
+simulated-reference job.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,14 @@ import yaml
 
 from uqval.errors import ConfigError
 
-__all__ = ["DEFAULT_DATASETS_DIR", "effective_config", "registry_dirs", "selected_datasets"]
+__all__ = [
+    "DEFAULT_DATASETS_DIR",
+    "MonteCarloCounts",
+    "effective_config",
+    "registry_dirs",
+    "selected_datasets",
+    "simref_counts",
+]
 
 DEFAULT_DATASETS_DIR = "config/datasets"
 """Default of the ``datasets_dir`` key: a folder of the working directory."""
@@ -77,3 +86,37 @@ def registry_dirs(builtin_dir: str | Path, datasets_dir: str) -> list[str]:
             f"holds your dataset YAML files"
         )
     return dirs
+
+
+@dataclass(frozen=True)
+class MonteCarloCounts:
+    """Replicate counts of a per-dataset simulated-reference job (``analysis.simref``)."""
+
+    n_mc: int
+    n_boot: int
+    jackknife_groups: int | None
+
+    def describe(self) -> str:
+        jackknife = (
+            "leave-one-out jackknife"
+            if self.jackknife_groups is None
+            else f"jackknife of CC by {self.jackknife_groups} groups"
+        )
+        return f"{self.n_mc} simulated sets, {self.n_boot} bootstrap replicates, {jackknife}"
+
+
+def simref_counts(settings: Mapping[str, Any], m: int) -> MonteCarloCounts:
+    """The papers' counts (``n_mc``, ``n_boot``, leave-one-out jackknife) for M below
+    ``large_sets.from_m``; from it on at most ``max_points`` values per reference and per
+    bootstrap (count = max_points // M, not below ``min_replicates`` nor above the papers'
+    count) and the CC jackknife by ``jackknife_groups`` groups."""
+    large = settings["large_sets"]
+    if m < large["from_m"]:
+        return MonteCarloCounts(settings["n_mc"], settings["n_boot"], None)
+
+    def capped(count: int) -> int:
+        return min(count, max(large["min_replicates"], int(large["max_points"] // m)))
+
+    return MonteCarloCounts(
+        capped(settings["n_mc"]), capped(settings["n_boot"]), large["jackknife_groups"]
+    )
