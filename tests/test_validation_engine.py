@@ -8,7 +8,7 @@ import pytest
 
 import uqval
 from uqval.validation.bins import default_n_bins, tie_aware_bins
-from uqval.validation.summary import fmt, problem_ranges
+from uqval.validation.summary import fmt, fmt_range, problem_ranges
 
 FAST = {"n_boot": 300, "n_permutations": 199}
 
@@ -186,6 +186,15 @@ def test_fmt_uses_sensible_digits():
     assert fmt(361.48) == "361"
     assert fmt(0.012345) == "0.0123"
     assert fmt(1.5e6) == "1.5e+06"
+
+
+def test_range_ends_share_the_decimals_of_the_variables_span():
+    assert fmt_range(2.94e-07, 0.801, 1.0) == "0.00 to 0.80"
+    assert fmt_range(250.3, 267.2, 150.0) == "250 to 267"
+    assert fmt_range(-0.0004, 0.25, 2.0) == "0.00 to 0.25"  # no "-0.00"
+    assert fmt_range(0.00123, 0.00456, 0.005) == "0.00123 to 0.00456"
+    assert fmt_range(1.0, 2.0, 0.0) == "1.00 to 2.00"  # degenerate span: 3 digits each
+    assert fmt_range(2.5e5, 3.5e5, 1e5) == "2.5e+05 to 3.5e+05"  # large: fmt of each end
 
 
 def test_save_writes_every_file_and_a_self_contained_page(tmp_path, local_result):

@@ -17,7 +17,7 @@ import pandas as pd
 
 from uqval.validation.engine import ValidationResult
 
-__all__ = ["fmt", "problem_ranges", "summary_markdown"]
+__all__ = ["fmt", "fmt_range", "problem_ranges", "summary_markdown"]
 
 MAX_RANGES = 6
 
@@ -32,6 +32,22 @@ def fmt(x: float, digits: int = 3) -> str:
         decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
         return f"{x:.{decimals}f}"
     return f"{x:.{digits}g}"
+
+
+def fmt_range(low: float, high: float, span: float) -> str:
+    """"low to high" with the decimals that give 3 significant digits of ``span`` (the
+    variable's whole range), so both ends read alike: 0.00 to 0.80, 250 to 267."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{fmt(low)} to {fmt(high)}"
+    if not (math.isfinite(span) and span > 0) or max(abs(low), abs(high)) >= 1e5:
+        return f"{fmt(low)} to {fmt(high)}"
+    decimals = max(0, 2 - math.floor(math.log10(span)))
+
+    def end(x: float) -> str:
+        text = f"{x:.{decimals}f}"
+        return text[1:] if text.startswith("-") and float(text) == 0.0 else text  # no "-0.00"
+
+    return f"{end(low)} to {end(high)}"
 
 
 def problem_ranges(table: pd.DataFrame) -> list[dict]:
@@ -56,7 +72,7 @@ def problem_ranges(table: pd.DataFrame) -> list[dict]:
     return out
 
 
-def _range_text(r: dict, name: str, total: int, scale: float) -> str:
+def _range_text(r: dict, name: str, total: int, scale: float, span: float) -> str:
     share = 100.0 * r["n"] / total
     if r["side"] == "small":
         how = f"too small by a factor {fmt(r['factor'])}"
@@ -64,7 +80,7 @@ def _range_text(r: dict, name: str, total: int, scale: float) -> str:
     else:
         how = f"too large by a factor {fmt(1.0 / r['factor'])}"
         act = f"multiply them by {fmt(r['factor'])} there ({fmt(r['factor'] * scale)} in all)"
-    return (f"{name} from {fmt(r['low'])} to {fmt(r['high'])} ({fmt(share, 2)} % of the rows): "
+    return (f"{name} from {fmt_range(r['low'], r['high'], span)} ({fmt(share, 2)} % of the rows): "
             f"uncertainties {how}; {act}")
 
 
@@ -129,15 +145,16 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     if (lzms["verdict"] == "fail").any():
         ranges = problem_ranges(table)
         m = int(table["n"].sum())
+        span = float(table["high"].max() - table["low"].min())
         shown = sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES]
         for r in sorted(shown, key=lambda r: r["low"]):
-            out.append("  - " + _range_text(r, name, m, result.scale_factor.value))
+            out.append("  - " + _range_text(r, name, m, result.scale_factor.value, span))
         if len(ranges) > MAX_RANGES:
             out.append(f"  - and {len(ranges) - MAX_RANGES} smaller range(s) (see the bins table)")
         if not ranges:
             worst = table.iloc[int(np.argmax(np.abs(np.log(table["value"]))))]
             out.append(f"  - no single bin stands out; the largest deviation is for {name} from "
-                       f"{fmt(worst['low'])} to {fmt(worst['high'])} (factor "
+                       f"{fmt_range(worst['low'], worst['high'], span)} (factor "
                        f"{fmt(worst['factor'])}).")
     lzm = rows[rows["statistic"].str.startswith("LZM ")]
     if (lzm["verdict"] == "fail").any():
