@@ -71,7 +71,7 @@ def _zms_rce(d: dict[str, np.ndarray]) -> None:
 
 def _lzms(d: dict[str, np.ndarray]) -> None:
     from uqval.binning import equal_count_bins
-    from uqval.conditional import local_zms
+    from uqval.calibration.local import local_zms
 
     n_bins = max(2, round(np.sqrt(d["E"].size)))
     local_zms(d["E"], d["uE"], d["uE"], equal_count_bins(d["uE"], n_bins), seed=1)

@@ -60,7 +60,7 @@ def breakdown(repeats: int) -> dict[str, tuple[float, float]]:
     from uqval.stats import bootstrap as bs
     from uqval.stats import resample_kernel as rk
     from uqval.stats.calibration import RCE, ZMS
-    from uqval.synthetic import nig_dataset
+    from uqval.stats.synthetic import nig_dataset
 
     stats = {"ZMS": ZMS, "RCE": RCE}
 

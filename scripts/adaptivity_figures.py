@@ -3,9 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from uqval import binning, conditional
-from uqval.adaptivity import local_analysis, random_order_summary, rank_correlations
-from uqval.atomic import write_csv
+from uqval import binning
+from uqval._internal.atomic import write_csv
+from uqval.calibration.adaptivity import local_analysis, random_order_summary, rank_correlations
+from uqval.calibration.local import global_zmean, global_zms
 from uqval.papers.adaptivity import figures as plots
 from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
@@ -36,8 +37,8 @@ def main(smk):
         nominal[v] = local_analysis(E, uE, x, binning.equal_count_bins(x, cfg["n_bins"]), seeds[v], cfg["n_boot_min"])
         strata = binning.stratified_bins(x, cfg["strata_pop_min"])
         stratified[v] = local_analysis(E, uE, x, strata.bins, strat_seeds[v], cfg["n_boot_min"])
-    whole_m = conditional.global_zmean(E, uE)
-    whole_ms = conditional.global_zms(E, uE)
+    whole_m = global_zmean(E, uE)
+    whole_ms = global_zms(E, uE)
     save(plots.fig_local({DISPLAY.get(v, names[v]): (nominal[v], LABELS[v][0], LABELS[v][1], whole_m, whole_ms)
                           for v in variables}),
          out.fig03_png, out.fig03_pdf)

@@ -4,8 +4,8 @@ import logging
 
 import pandas as pd
 
-from uqval.adaptivity import random_order_fv
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
+from uqval.calibration.adaptivity import random_order_fv
 from uqval.pipeline.scripting import run_logged
 
 

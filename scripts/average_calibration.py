@@ -4,8 +4,8 @@ import logging
 
 import pandas as pd
 
-from uqval.atomic import write_csv, write_json
-from uqval.average import analyse, decimation
+from uqval._internal.atomic import write_csv, write_json
+from uqval.calibration.average import analyse, decimation
 from uqval.pipeline.scripting import run_logged
 
 

@@ -2,7 +2,7 @@
 
 import os
 
-from uqval.atomic import write_atomic
+from uqval._internal.atomic import write_atomic
 from uqval.pipeline.dataset_page import pages_index
 from uqval.pipeline.scripting import run_logged
 

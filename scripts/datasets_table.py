@@ -1,6 +1,6 @@
 """Rule datasets_table: summary of prepared datasets and their sizes for the scoreboard."""
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.pipeline.datasets_summary import size_values, summarize_reports
 from uqval.pipeline.scripting import run_logged
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.atomic import write_atomic
+from uqval._internal.atomic import write_atomic
 from uqval.pipeline.gallery import GalleryItem, build_gallery
 from uqval.pipeline.scripting import run_logged
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails import figures as plots
 from uqval.papers.heavytails import tables as ht
 from uqval.pipeline.scripting import run_logged

@@ -4,7 +4,7 @@ import logging
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails.montecarlo import pval_repeats, tig_fixed_uncertainties
 from uqval.pipeline.scripting import run_logged
 

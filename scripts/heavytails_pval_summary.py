@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails.montecarlo import (
     pval_summary,
     pval_upper_axis,

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails.montecarlo import (
     shape_statistic_curves,
     squared_normal_shape_statistics,

@@ -4,7 +4,7 @@ and their scoreboard values."""
 import json
 from pathlib import Path
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails import tables as ht
 from uqval.pipeline.scripting import run_logged
 

@@ -5,7 +5,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.heavytails.montecarlo import tig_bias_point
 from uqval.pipeline.scripting import run_logged
 

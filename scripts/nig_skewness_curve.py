@@ -3,9 +3,9 @@
 import numpy as np
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
+from uqval.calibration.screening import nig_skewness_curve
 from uqval.pipeline.scripting import run_logged
-from uqval.screening import nig_skewness_curve
 
 
 def main(smk):

@@ -2,7 +2,7 @@
 
 import logging
 
-from uqval.atomic import write_csv, write_json
+from uqval._internal.atomic import write_csv, write_json
 from uqval.pipeline.prepare import check_enough_rows, prepare_dataset
 from uqval.pipeline.registry import DatasetSpec
 from uqval.pipeline.scripting import run_logged

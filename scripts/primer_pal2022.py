@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.primer import figures as primer
 from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save

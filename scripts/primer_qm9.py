@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 
-from uqval import conditional
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
+from uqval.calibration.local import global_zvar
 from uqval.papers.primer import figures as primer
 from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
@@ -18,7 +18,7 @@ def main(smk):
     figure, counts = primer.fig_qm9_validation(data, settings)
     save(figure, out.fig17_png, out.fig17_pdf)
     save(primer.fig_qm9_t(data, settings), out.fig18_png, out.fig18_pdf)
-    var_z = conditional.global_zvar(data["E"], data["uE"], method="cho").iloc[0]
+    var_z = global_zvar(data["E"], data["uE"], method="cho").iloc[0]
     values = [
         ("primer/qm9/M", len(data)),
         ("primer/qm9/var_z", var_z["value"]),

@@ -5,7 +5,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.primer import figures as primer
 from uqval.papers.primer.cases import synthetic_cases, table2
 from uqval.pipeline.scripting import run_logged

@@ -3,7 +3,7 @@
 import logging
 from pathlib import Path
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.pipeline.gallery import runtime_table
 from uqval.pipeline.scripting import run_logged
 

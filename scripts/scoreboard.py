@@ -2,7 +2,7 @@
 
 import logging
 
-from uqval.atomic import write_atomic, write_csv
+from uqval._internal.atomic import write_atomic, write_csv
 from uqval.pipeline.scoreboard import compare, load_expected, load_values, summary
 from uqval.pipeline.scripting import run_logged
 

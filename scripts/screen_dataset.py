@@ -4,9 +4,9 @@ import logging
 
 import pandas as pd
 
-from uqval.atomic import write_json
+from uqval._internal.atomic import write_json
+from uqval.calibration.screening import SkewnessLimits, screen, shape_fits
 from uqval.pipeline.scripting import run_logged
-from uqval.screening import SkewnessLimits, screen, shape_fits
 
 
 def main(smk):

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval import simref
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.simref import appendix_b
 from uqval.papers.simref import figures as plots
+from uqval.papers.simref import statistics as paper_stats
 from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
 
@@ -60,7 +60,7 @@ def main(smk):
     save(plots.fig_appb_references(appb, "T6IG"), out.figA2_png, out.figA2_pdf)
     results = []
     for i, n, _table, _fit in extrapolations:
-        results.append((i, n, simref.zmse_extrapolation(sets[i - 1].E, sets[i - 1].uE,
+        results.append((i, n, paper_stats.zmse_extrapolation(sets[i - 1].E, sets[i - 1].uE,
                                                          range(cfg["extrapolation"]["n_min"], cfg["extrapolation"]["n_max"] + 1, cfg["extrapolation"]["n_step"]),
                                                          cfg["extrapolation"]["min_per_bin"], cfg["extrapolation"]["fit_min_n"])))
     save(plots.fig_zmse_extrapolation(results), out.figA3_png, out.figA3_pdf)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from uqval import simref
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.pipeline.scripting import run_logged
 
 

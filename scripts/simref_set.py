@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from uqval import simref
-from uqval.atomic import write_csv, write_json
+from uqval._internal.atomic import write_csv, write_json
+from uqval.papers.simref import statistics as paper_stats
 from uqval.pipeline.scripting import run_logged
 from uqval.pipeline.workflow_config import simref_counts
 
@@ -18,7 +19,7 @@ def main(smk):
     counts = simref_counts(cfg, len(E))
     logging.info("M = %d: %s", len(E), counts.describe())
     s_summary, s_sens, s_N, s_T, s_boot = np.random.SeedSequence(smk.params.seed).spawn(5)
-    summary = simref.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
+    summary = paper_stats.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
     sens = simref.reference_sensitivity(E, uE, "normal", counts.n_mc, s_sens, n_bins=cfg["sensitivity_bins"])
     write_csv(sens, out.sensitivity)
     logging.info("simulated references (N, %d bins) done", cfg["sensitivity_bins"])
@@ -41,7 +42,7 @@ def main(smk):
     n_values = range(x["n_min"], x["n_max"] + 1, x["n_step"])
     # App. C needs more than fit_min_n bins of min_per_bin points: M > 3 * 20 * 20 or so.
     if len(uE) // x["min_per_bin"] > x["fit_min_n"] + 2 * x["n_step"]:
-        ext = simref.zmse_extrapolation(E, uE, n_values, x["min_per_bin"], x["fit_min_n"])
+        ext = paper_stats.zmse_extrapolation(E, uE, n_values, x["min_per_bin"], x["fit_min_n"])
         write_csv(ext.table, out.extrapolation)
         extrapolation = {"intercept": ext.fit.intercept, "slope": ext.fit.slope, "ci_low": ext.ci_low,
                          "ci_high": ext.ci_high, "consistent": ext.consistent}

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.ucc.literature import dataset_gains
 from uqval.pipeline.scripting import run_logged
 

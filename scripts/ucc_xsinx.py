@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from uqval.atomic import write_csv
+from uqval._internal.atomic import write_csv
 from uqval.papers.ucc import figures as plots
 from uqval.papers.ucc.experiments import GBR_TUNED, GBR_WEAK, run_xsinx, table3
 from uqval.pipeline.scripting import run_logged

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.atomic import write_atomic, write_csv
-from uqval.flowchart import (
+from uqval._internal.atomic import write_atomic, write_csv
+from uqval.calibration.screening import SkewnessLimits
+from uqval.pipeline.scripting import run_logged
+from uqval.validation.flowchart import (
     checks_table,
     summary_markdown,
     validate_intervals,
     validate_variance,
     verdicts,
 )
-from uqval.pipeline.scripting import run_logged
-from uqval.screening import SkewnessLimits
 
 
 def main(smk):

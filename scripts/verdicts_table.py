@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from uqval.atomic import write_csv
-from uqval.flowchart import Check, verdicts
+from uqval._internal.atomic import write_csv
 from uqval.pipeline.scripting import run_logged
+from uqval.validation.flowchart import Check, verdicts
 
 
 def main(smk):

@@ -1,4 +1,4 @@
-"""Unit tests of uqval.adaptivity (adaptivity paper P003 Sect. III, Fig. 4, Table II).
+"""Unit tests of uqval.calibration.adaptivity (adaptivity paper P003 Sect. III, Fig. 4, Table II).
 
 References computed here: SciPy's spearmanr on each pair of columns, SciPy's Student-t and
 BCa bootstrap intervals bin by bin, bins built by hand from np.argsort, binomial quantiles
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from uqval.adaptivity import (
+from uqval.calibration.adaptivity import (
     local_analysis,
     random_order_fv,
     random_order_summary,

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from uqval.atomic import atomic_path, write_atomic
+from uqval._internal.atomic import atomic_path, write_atomic
 
 
 def test_written_file_has_normal_permissions(tmp_path):

@@ -1,4 +1,4 @@
-"""Unit tests of uqval.average (heavy-tails paper P001 Sects. II and V, Table 4, Figs 7-8).
+"""Unit tests of uqval.calibration.average (heavy-tails paper P001 Sects. II and V, Table 4, Figs 7-8).
 
 Reference values are computed here with plain NumPy (ZMS = <Z^2>, RCE = (RMV - RMSE)/RMV,
 P001 Eqs. 7 and 11), brute-force loops (decimation), SciPy's BCa bootstrap and the defining
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uqval.average import analyse, calibration_tests, decimation
+from uqval.calibration.average import analyse, calibration_tests, decimation
 
 
 def calibrated_set(M: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

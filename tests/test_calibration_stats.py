@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from uqval._internal.checks import errors_uncertainties
 from uqval.stats import calibration as cal
 
 E_SMALL = np.array([1.0, -2.0, 3.0])
@@ -17,15 +18,15 @@ def test_hand_computed_values():
     ln2pi = math.log(2 * math.pi)
     assert cal.mean_z(E_SMALL, UE_SMALL) == pytest.approx(1.0)
     assert cal.var_z(E_SMALL, UE_SMALL) == pytest.approx(4.0)  # (0 + 4 + 4)/2
-    assert cal.zms(E_SMALL, UE_SMALL) == pytest.approx(11 / 3)
+    assert cal.zms_rows(E_SMALL, UE_SMALL) == pytest.approx(11 / 3)
     assert cal.mse(E_SMALL) == pytest.approx(14 / 3)
     assert cal.mv(UE_SMALL) == pytest.approx(2.0)
-    assert cal.rmse(E_SMALL) == pytest.approx(math.sqrt(14 / 3))
+    assert cal.rmse_rows(E_SMALL) == pytest.approx(math.sqrt(14 / 3))
     assert cal.rmv(UE_SMALL) == pytest.approx(math.sqrt(2.0))
-    assert cal.rce(E_SMALL, UE_SMALL) == pytest.approx(1 - math.sqrt(7 / 3))
-    assert cal.rce2(E_SMALL, UE_SMALL) == pytest.approx(-4 / 3)
-    assert cal.nll(E_SMALL, UE_SMALL) == pytest.approx(0.5 * (11 / 3 + math.log(4) / 3 + ln2pi))
-    assert cal.nll_ref(UE_SMALL) == pytest.approx(0.5 * (1 + math.log(4) / 3 + ln2pi))
+    assert cal.rce_rows(E_SMALL, UE_SMALL) == pytest.approx(1 - math.sqrt(7 / 3))
+    assert cal.rce2_rows(E_SMALL, UE_SMALL) == pytest.approx(-4 / 3)
+    assert cal.gaussian_nll_rows(E_SMALL, UE_SMALL) == pytest.approx(0.5 * (11 / 3 + math.log(4) / 3 + ln2pi))
+    assert cal.nll_ref_rows(UE_SMALL) == pytest.approx(0.5 * (1 + math.log(4) / 3 + ln2pi))
 
 
 @pytest.fixture
@@ -40,28 +41,28 @@ def test_closed_form_identities(sample):
     m = e.size
     z = e / ue
     assert cal.var_z(e, ue) == pytest.approx(
-        m / (m - 1) * (cal.zms(e, ue) - cal.mean_z(e, ue) ** 2)
+        m / (m - 1) * (cal.zms_rows(e, ue) - cal.mean_z(e, ue) ** 2)
     )
     # 1 - RCE2 = MSE/MV = (1 - RCE)^2
-    assert 1 - cal.rce2(e, ue) == pytest.approx((1 - cal.rce(e, ue)) ** 2)
-    assert cal.nll(e, ue) - cal.nll_ref(ue) == pytest.approx((cal.zms(e, ue) - 1) / 2)
-    assert cal.zms(e, ue) == pytest.approx(np.sum(z**2) / m)
+    assert 1 - cal.rce2_rows(e, ue) == pytest.approx((1 - cal.rce_rows(e, ue)) ** 2)
+    assert cal.gaussian_nll_rows(e, ue) - cal.nll_ref_rows(ue) == pytest.approx((cal.zms_rows(e, ue) - 1) / 2)
+    assert cal.zms_rows(e, ue) == pytest.approx(np.sum(z**2) / m)
     # scale invariance of ZMS, RCE, RCE2
-    for f in (cal.zms, cal.rce, cal.rce2):
+    for f in (cal.zms_rows, cal.rce_rows, cal.rce2_rows):
         assert f(7.5 * e, 7.5 * ue) == pytest.approx(f(e, ue))
 
 
 def test_constant_uncertainty_identities(sample):
     e, _ = sample
     ue = np.full_like(e, 0.7)
-    assert cal.zms(e, ue) == pytest.approx(cal.mse(e) / 0.49)
-    assert cal.rce2(e, ue) == pytest.approx(1 - cal.zms(e, ue))
+    assert cal.zms_rows(e, ue) == pytest.approx(cal.mse(e) / 0.49)
+    assert cal.rce2_rows(e, ue) == pytest.approx(1 - cal.zms_rows(e, ue))
 
 
 def test_statistics_reduce_over_last_axis(sample):
     e, ue = sample
     stacked_e, stacked_ue = np.stack([e, e[::-1] * 2]), np.stack([ue, ue[::-1]])
-    for f in (cal.mean_z, cal.var_z, cal.zms, cal.rce, cal.rce2, cal.nll):
+    for f in (cal.mean_z, cal.var_z, cal.zms_rows, cal.rce_rows, cal.rce2_rows, cal.gaussian_nll_rows):
         rows = f(stacked_e, stacked_ue)
         assert rows.shape == (2,)
         assert rows[0] == pytest.approx(f(e, ue))
@@ -71,10 +72,10 @@ def test_statistics_reduce_over_last_axis(sample):
 @pytest.mark.parametrize(
     ("mean_stat", "func"),
     [
-        (cal.ZMS, cal.zms),
-        (cal.RCE, cal.rce),
-        (cal.RCE2, cal.rce2),
-        (cal.NLL, cal.nll),
+        (cal.ZMS, cal.zms_rows),
+        (cal.RCE, cal.rce_rows),
+        (cal.RCE2, cal.rce2_rows),
+        (cal.NLL, cal.gaussian_nll_rows),
         (cal.MEAN_Z, cal.mean_z),
     ],
 )
@@ -86,7 +87,7 @@ def test_mean_statistics_equal_plain_functions(sample, mean_stat, func):
 
 
 def test_check_returns_float_arrays():
-    e, ue = cal.check_errors_uncertainties([1, 2], [1, 3])
+    e, ue = errors_uncertainties([1, 2], [1, 3])
     assert e.dtype == np.float64 and ue.dtype == np.float64
     assert list(ue) == [1.0, 3.0]
 
@@ -112,7 +113,7 @@ def test_check_returns_float_arrays():
 )
 def test_check_rejects_bad_input(e, ue, pattern):
     with pytest.raises(ValueError, match=pattern):
-        cal.check_errors_uncertainties(e, ue)
+        errors_uncertainties(e, ue)
 
 
 def test_check_lists_only_the_first_rows():
@@ -121,4 +122,4 @@ def test_check_lists_only_the_first_rows():
         ValueError,
         match=r"20 non-positive value\(s\) \(first rows, 0-based: 0, 1, 2, 3, 4, \.\.\.\)",
     ):
-        cal.check_errors_uncertainties(np.ones(20), ue)
+        errors_uncertainties(np.ones(20), ue)

@@ -1,4 +1,4 @@
-"""Tests for the local calibration analyses, ENCE/ZMSE, f_v and the ACF (uqval.conditional)."""
+"""Tests for the local calibration analyses, ENCE/ZMSE, f_v and the ACF (uqval.calibration.local)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,40 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from uqval import conditional as cond
+from uqval.calibration.binned_errors import (
+    _segment_edges,
+    ence_batch,
+    ence_from_bins,
+    zmse_batch,
+    zmse_from_bins,
+)
+from uqval.calibration.coverage import global_coverage, interval_half_widths, local_coverage
+from uqval.calibration.fraction_valid import fraction_valid
+from uqval.calibration.local import (
+    _global_rce,
+    global_zisd,
+    global_zmean,
+    global_zms,
+    global_zvar,
+    local_rce,
+    local_zisd,
+    local_zmean,
+    local_zms,
+    local_zvar,
+    reliability_diagram,
+)
+from uqval.papers.adaptivity.acf import acf
 from uqval.stats import calibration as cal
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import bca_bootstrap
+from uqval.stats.intervals import (
+    cho_varvar,
+    lzisd_from_var,
+    mean_t_interval,
+    ms_stud_interval,
+    rmse_cho_interval,
+    var_cho_interval,
+)
 
 Z95 = stats.norm.ppf(0.975)
 
@@ -47,14 +77,14 @@ def test_cho_varvar_equals_brute_force_moments():
     mu4 = sum((v - mean) ** 4 for v in z) / n
     vv = (mu4 - (n - 3) / (n - 1) * mu2**2) / n
     var = sum((v - mean) ** 2 for v in z) / (n - 1)
-    assert cond.cho_varvar(z) == pytest.approx(vv, rel=1e-12)
-    res = cond._var_cho_interval(z)
+    assert cho_varvar(z) == pytest.approx(vv, rel=1e-12)
+    res = var_cho_interval(z)
     assert res.value == pytest.approx(var, rel=1e-12)
     assert (res.ci_low, res.ci_high) == pytest.approx(
         (var - Z95 * vv**0.5, var + Z95 * vv**0.5), rel=1e-12
     )
     rows = np.random.default_rng(2).normal(size=(3, 40))
-    assert cond.cho_varvar(rows) == pytest.approx([cond.cho_varvar(r) for r in rows], rel=1e-12)
+    assert cho_varvar(rows) == pytest.approx([cho_varvar(r) for r in rows], rel=1e-12)
 
 
 def test_cho_varvar_estimates_the_variance_of_the_sample_variance():
@@ -63,12 +93,12 @@ def test_cho_varvar_estimates_the_variance_of_the_sample_variance():
     x = np.random.default_rng(3).exponential(size=(20_000, n))
     exact = 9.0 / n - (n - 3.0) / (n * (n - 1.0))
     assert x.var(axis=1, ddof=1).var(ddof=1) == pytest.approx(exact, rel=0.04)
-    assert cond.cho_varvar(x).mean() == pytest.approx(exact, rel=0.05)
+    assert cho_varvar(x).mean() == pytest.approx(exact, rel=0.05)
 
 
 def test_delta_method_intervals_match_numerical_derivatives():
     v, vv, h = 0.8, 0.01, 1e-6
-    res = cond._lzisd_from_var(v, vv)
+    res = lzisd_from_var(v, vv)
     slope = ((v + h) ** -0.5 - (v - h) ** -0.5) / (2 * h)
     assert res.value == pytest.approx(v**-0.5)
     assert res.sd == pytest.approx(abs(slope) * vv**0.5, rel=1e-8)
@@ -76,11 +106,11 @@ def test_delta_method_intervals_match_numerical_derivatives():
     assert res.sd == pytest.approx(vv**0.5 / (2 * v**1.5), rel=1e-12)
 
     e = np.random.default_rng(4).normal(0.3, 2.0, 300)
-    sd_e = cond._rmse_cho_interval(e, centered=True)
+    sd_e = rmse_cho_interval(e, centered=True)
     var = e.var(ddof=1)
     assert sd_e.value == pytest.approx(var**0.5, rel=1e-12)
-    assert sd_e.sd == pytest.approx(cond.cho_varvar(e) ** 0.5 / (2 * var**0.5), rel=1e-12)
-    rmse = cond._rmse_cho_interval(e)
+    assert sd_e.sd == pytest.approx(cho_varvar(e) ** 0.5 / (2 * var**0.5), rel=1e-12)
+    rmse = rmse_cho_interval(e)
     mse = np.mean(e**2)
     se_mse = np.std(e**2, ddof=1) / np.sqrt(e.size)
     assert rmse.value == pytest.approx(mse**0.5, rel=1e-12)
@@ -89,7 +119,7 @@ def test_delta_method_intervals_match_numerical_derivatives():
 
 def test_student_intervals_match_scipy():
     z = np.random.default_rng(5).standard_t(4, 35)
-    for ours, sample in ((cond.mean_t_interval(z, 0.9), z), (cond._ms_stud_interval(z), z**2)):
+    for ours, sample in ((mean_t_interval(z, 0.9), z), (ms_stud_interval(z), z**2)):
         conf = 0.9 if sample is z else 0.95
         expected = stats.t.interval(conf, sample.size - 1, sample.mean(), stats.sem(sample))
         assert (ours.ci_low, ours.ci_high) == pytest.approx(expected, rel=1e-12)
@@ -104,34 +134,34 @@ def test_local_tables_equal_per_bin_helpers(calibrated):
     x = np.log(ue)
     z = e / ue
     per_bin = [z[b] for b in bins]
-    lzv = cond.local_zvar(e, ue, x, bins)
+    lzv = local_zvar(e, ue, x, bins)
     assert list(lzv.columns) == ["bin", "x", "n", "value", "ci_low", "ci_high", "target", "valid"]
     assert lzv["n"].tolist() == [b.size for b in bins]
     assert lzv["x"].to_numpy() == pytest.approx([(x[b].min() + x[b].max()) / 2 for b in bins])
-    expected = [cond._var_cho_interval(zb) for zb in per_bin]
+    expected = [var_cho_interval(zb) for zb in per_bin]
     assert lzv["value"].to_numpy() == pytest.approx([r.value for r in expected], rel=1e-10)
     assert lzv["ci_low"].to_numpy() == pytest.approx([r.ci_low for r in expected], rel=1e-10)
     assert lzv["valid"].tolist() == [r.ci_low <= 1 <= r.ci_high for r in expected]
 
-    lzisd = cond.local_zisd(e, ue, x, bins)
-    expected = [cond._lzisd_from_var(zb.var(ddof=1), cond.cho_varvar(zb)) for zb in per_bin]
+    lzisd = local_zisd(e, ue, x, bins)
+    expected = [lzisd_from_var(zb.var(ddof=1), cho_varvar(zb)) for zb in per_bin]
     assert lzisd["ci_high"].to_numpy() == pytest.approx([r.ci_high for r in expected], rel=1e-10)
 
-    lzm = cond.local_zmean(e, ue, x, bins, confidence=0.9)
-    expected = [cond.mean_t_interval(zb, 0.9) for zb in per_bin]
+    lzm = local_zmean(e, ue, x, bins, confidence=0.9)
+    expected = [mean_t_interval(zb, 0.9) for zb in per_bin]
     assert lzm["ci_low"].to_numpy() == pytest.approx([r.ci_low for r in expected], rel=1e-9)
     assert (lzm["target"] == 0.0).all()
 
-    lzms = cond.local_zms(e, ue, x, bins, method="stud")
-    expected = [cond._ms_stud_interval(zb) for zb in per_bin]
+    lzms = local_zms(e, ue, x, bins, method="stud")
+    expected = [ms_stud_interval(zb) for zb in per_bin]
     assert lzms["ci_high"].to_numpy() == pytest.approx([r.ci_high for r in expected], rel=1e-10)
 
-    lrce = cond.local_rce(e, ue, x, bins, n_boot_min=100, seed=0)
-    assert lrce["value"].to_numpy() == pytest.approx([cal.rce(e[b], ue[b]) for b in bins])
+    lrce = local_rce(e, ue, x, bins, n_boot_min=100, seed=0)
+    assert lrce["value"].to_numpy() == pytest.approx([cal.rce_rows(e[b], ue[b]) for b in bins])
 
     for scale in ("rmse", "sd"):
-        rd = cond.reliability_diagram(e, ue, bins, method="cho", error_scale=scale)
-        expected = [cond._rmse_cho_interval(e[b], centered=scale == "sd") for b in bins]
+        rd = reliability_diagram(e, ue, bins, method="cho", error_scale=scale)
+        expected = [rmse_cho_interval(e[b], centered=scale == "sd") for b in bins]
         assert rd["value"].to_numpy() == pytest.approx([r.value for r in expected], rel=1e-10)
         assert rd["ci_low"].to_numpy() == pytest.approx([r.ci_low for r in expected], rel=1e-10)
         rmv = [cal.rmv(ue[b]) for b in bins]
@@ -144,10 +174,10 @@ def test_global_statistics(calibrated):
     e, ue, _ = calibrated
     z = e / ue
     checks = [
-        (cond.global_zvar(e, ue), cond._var_cho_interval(z)),
-        (cond.global_zisd(e, ue), cond._lzisd_from_var(z.var(ddof=1), cond.cho_varvar(z))),
-        (cond.global_zmean(e, ue), cond.mean_t_interval(z)),
-        (cond.global_zms(e, ue), cond._ms_stud_interval(z)),  # "auto" -> "stud" for M >= 200
+        (global_zvar(e, ue), var_cho_interval(z)),
+        (global_zisd(e, ue), lzisd_from_var(z.var(ddof=1), cho_varvar(z))),
+        (global_zmean(e, ue), mean_t_interval(z)),
+        (global_zms(e, ue), ms_stud_interval(z)),  # "auto" -> "stud" for M >= 200
     ]
     for table, expected in checks:
         assert list(table.columns) == ["n", "value", "ci_low", "ci_high", "target", "valid"]
@@ -156,7 +186,7 @@ def test_global_statistics(calibrated):
         assert (row["value"], row["ci_low"], row["ci_high"]) == pytest.approx(
             (expected.value, expected.ci_low, expected.ci_high), rel=1e-9
         )
-    rce = cond._global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
+    rce = _global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
     ref = bca_bootstrap(
         (e[:2000], ue[:2000]), cal.RCE, n_boot=1000, seed=np.random.SeedSequence(1).spawn(1)[0]
     )
@@ -183,22 +213,22 @@ def test_bootstrap_intervals_agree_with_scipy_bca(small_bin, analysis):
     one = [np.arange(e.size)]
     kw = dict(n_boot_min=20_000, seed=3)
     if analysis == "zms":
-        table = cond.local_zms(e, ue, ue, one, **kw)
+        table = local_zms(e, ue, ue, one, **kw)
         ref = scipy_bca((z,), lambda s, axis: np.mean(s**2, axis=axis))
     elif analysis == "zisd":
-        table = cond.local_zisd(e, ue, ue, one, method="bootstrap", **kw)
+        table = local_zisd(e, ue, ue, one, method="bootstrap", **kw)
         ref = scipy_bca((z,), lambda s, axis: np.var(s, ddof=1, axis=axis) ** -0.5)
     elif analysis == "zvar":
-        table = cond.local_zvar(e, ue, ue, one, method="bootstrap", **kw)
+        table = local_zvar(e, ue, ue, one, method="bootstrap", **kw)
         ref = scipy_bca((z,), lambda s, axis: np.var(s, ddof=1, axis=axis))
     elif analysis == "rce":
-        table = cond.local_rce(e, ue, ue, one, **kw)
-        ref = scipy_bca((e, ue), lambda a, b, axis: cal.rce(a, b), paired=True)
+        table = local_rce(e, ue, ue, one, **kw)
+        ref = scipy_bca((e, ue), lambda a, b, axis: cal.rce_rows(a, b), paired=True)
     elif analysis == "rmse":
-        table = cond.reliability_diagram(e, ue, one, **kw)
+        table = reliability_diagram(e, ue, one, **kw)
         ref = scipy_bca((e,), lambda s, axis: np.sqrt(np.mean(s**2, axis=axis)))
     else:
-        table = cond.reliability_diagram(e, ue, one, error_scale="sd", **kw)
+        table = reliability_diagram(e, ue, one, error_scale="sd", **kw)
         ref = scipy_bca((e,), lambda s, axis: np.std(s, ddof=1, axis=axis))
     ci, se = ref
     ours = table[["ci_low", "ci_high"]].to_numpy()[0]
@@ -208,10 +238,10 @@ def test_bootstrap_intervals_agree_with_scipy_bca(small_bin, analysis):
 def test_bootstrap_streams_are_per_bin_and_deterministic(calibrated):
     e, ue, bins = calibrated
     two = [bins[0], bins[1]]
-    first = cond.local_zms(e, ue, ue, two, seed=42)
-    pd.testing.assert_frame_equal(first, cond.local_zms(e, ue, ue, two, seed=42))
-    assert not first.equals(cond.local_zms(e, ue, ue, two, seed=43))
-    other = cond.local_zms(e, ue, ue, [bins[0], bins[5]], seed=42)
+    first = local_zms(e, ue, ue, two, seed=42)
+    pd.testing.assert_frame_equal(first, local_zms(e, ue, ue, two, seed=42))
+    assert not first.equals(local_zms(e, ue, ue, two, seed=43))
+    other = local_zms(e, ue, ue, [bins[0], bins[5]], seed=42)
     assert other.loc[0, "ci_low"] == first.loc[0, "ci_low"]  # bin 0 keeps its own stream
     child = np.random.SeedSequence(42).spawn(2)[1]
     ref = bca_bootstrap((e[bins[1]], ue[bins[1]]), cal.ZMS, n_boot=1500, seed=child)
@@ -221,13 +251,13 @@ def test_bootstrap_streams_are_per_bin_and_deterministic(calibrated):
 def test_auto_methods_choose_by_bin_size(calibrated):
     e, ue, bins = calibrated
     mixed = [bins[0][:150], bins[1]]  # 150 < 200 <= 1000 points
-    auto = cond.local_zms(e, ue, ue, mixed, method="auto", seed=5)
-    boot = cond.local_zms(e, ue, ue, mixed, method="bootstrap", seed=5)
-    stud = cond.local_zms(e, ue, ue, mixed, method="stud")
+    auto = local_zms(e, ue, ue, mixed, method="auto", seed=5)
+    boot = local_zms(e, ue, ue, mixed, method="bootstrap", seed=5)
+    stud = local_zms(e, ue, ue, mixed, method="stud")
     assert auto.loc[0, "ci_low"] == boot.loc[0, "ci_low"]
     assert auto.loc[1, "ci_low"] == stud.loc[1, "ci_low"]
     with pytest.raises(ValueError, match="unknown CI method"):
-        cond.local_zvar(e, ue, ue, mixed, method="stud")
+        local_zvar(e, ue, ue, mixed, method="stud")
 
 
 # --- validation metric f_v on calibrated and miscalibrated sets ---------------------------
@@ -236,32 +266,32 @@ def test_auto_methods_choose_by_bin_size(calibrated):
 def test_fraction_valid_on_calibrated_and_case_d(calibrated):
     e, ue, bins = calibrated
     tables = {
-        "LZMS": cond.local_zms(e, ue, ue, bins, seed=1),
-        "LZM": cond.local_zmean(e, ue, ue, bins),
-        "LZISD": cond.local_zisd(e, ue, ue, bins),
-        "LZV": cond.local_zvar(e, ue, ue, bins),
+        "LZMS": local_zms(e, ue, ue, bins, seed=1),
+        "LZM": local_zmean(e, ue, ue, bins),
+        "LZISD": local_zisd(e, ue, ue, bins),
+        "LZV": local_zvar(e, ue, ue, bins),
     }
     for name, table in tables.items():
-        fv = cond.fraction_valid(table)
+        fv = fraction_valid(table)
         assert fv.n_bins == 20 and fv.value == fv.n_valid / 20
         assert fv.ci_low <= 0.95 <= fv.ci_high, name
     # Case D of the primer: uncertainties overestimated by a factor 2.
     for table in (
-        cond.local_zisd(e, 2 * ue, ue, bins),
-        cond.local_zms(e, 2 * ue, ue, bins, seed=1),
+        local_zisd(e, 2 * ue, ue, bins),
+        local_zms(e, 2 * ue, ue, bins, seed=1),
     ):
-        assert cond.fraction_valid(table).value <= 0.05
-    assert cond.local_zisd(e, 2 * ue, ue, bins)["value"].to_numpy() == pytest.approx(2.0, rel=0.1)
+        assert fraction_valid(table).value <= 0.05
+    assert local_zisd(e, 2 * ue, ue, bins)["value"].to_numpy() == pytest.approx(2.0, rel=0.1)
 
 
 def test_fraction_valid_interval_and_checks():
     table = pd.DataFrame({"valid": [True] * 17 + [False] * 3})
-    fv = cond.fraction_valid(table)
+    fv = fraction_valid(table)
     assert (fv.value, fv.n_valid, fv.n_bins) == (0.85, 17, 20)
     # Newcombe (1998) method 4 interval, checked against DescTools in test_binomial.
     assert fv.ci_low < 0.85 < fv.ci_high < 1.0
     with pytest.raises(ValueError, match="several coverage"):
-        cond.fraction_valid(pd.DataFrame({"prob": [0.5, 0.95], "valid": [True, True]}))
+        fraction_valid(pd.DataFrame({"prob": [0.5, 0.95], "valid": [True, True]}))
 
 
 # --- local coverage -----------------------------------------------------------------------
@@ -270,9 +300,9 @@ def test_fraction_valid_interval_and_checks():
 def test_local_coverage_of_exact_normal_intervals(calibrated):
     e, ue, bins = calibrated
     probs = [0.25, 0.5, 0.75, 0.95]
-    half = cond.interval_half_widths(ue, probs)
+    half = interval_half_widths(ue, probs)
     assert half[:, 3] == pytest.approx(ue * Z95)
-    lcp = cond.local_coverage(e, half, ue, bins, probs)
+    lcp = local_coverage(e, half, ue, bins, probs)
     assert len(lcp) == 80 and lcp["prob"].tolist() == sorted(lcp["prob"].tolist())
     p95 = lcp[lcp["prob"] == 0.95]
     hits = np.array([np.sum(np.abs(e[b]) <= Z95 * ue[b]) for b in bins])
@@ -282,16 +312,16 @@ def test_local_coverage_of_exact_normal_intervals(calibrated):
         "ci_high"
     ].to_numpy() == pytest.approx(high)
     for p in probs:
-        fv = cond.fraction_valid(lcp[lcp["prob"] == p])
+        fv = fraction_valid(lcp[lcp["prob"] == p])
         assert fv.ci_low <= 0.95 <= fv.ci_high
-    whole = cond.global_coverage(e, half, probs)
+    whole = global_coverage(e, half, probs)
     se = np.sqrt(np.multiply(probs, 1 - np.array(probs)) / e.size)
     assert np.all(np.abs(whole["value"].to_numpy() - probs) < 3 * se)
     assert (whole["ci_low"] < whole["value"]).all() and (whole["value"] < whole["ci_high"]).all()
     # One P as a 1-D array of half-widths; t4 intervals are wider than normal ones.
-    t4 = cond.interval_half_widths(ue, [0.95], ("t", 4))[:, 0]
+    t4 = interval_half_widths(ue, [0.95], ("t", 4))[:, 0]
     assert t4 == pytest.approx(ue * stats.t.ppf(0.975, 4) / np.sqrt(2))
-    single = cond.local_coverage(e, t4, ue, bins, [0.95])
+    single = local_coverage(e, t4, ue, bins, [0.95])
     assert (single["value"].to_numpy() >= p95["value"].to_numpy()).all()
 
 
@@ -316,26 +346,26 @@ def test_ence_zmse_and_batched_versions_equal_loops():
     ue = np.sort(np.sqrt(1.0 / rng.gamma(2.0, 0.5, m)))
     e = ue * rng.standard_t(6, (n_sets, m))
     bins = np.array_split(np.arange(m), 13)  # uneven sizes 39/38
-    edges = cond._segment_edges(bins)
+    edges = _segment_edges(bins)
     assert edges[0] == 0 and edges[-1] == m and edges.size == 14
-    assert cond.ence_batch(e, ue, edges) == pytest.approx(
+    assert ence_batch(e, ue, edges) == pytest.approx(
         [ence_loop(r, ue, bins) for r in e], rel=1e-12
     )
-    assert cond.zmse_batch(e, ue, edges) == pytest.approx(
+    assert zmse_batch(e, ue, edges) == pytest.approx(
         [zmse_loop(r, ue, bins) for r in e], rel=1e-12
     )
     ue_sets = ue * rng.uniform(0.8, 1.2, (n_sets, m))
-    assert cond.ence_batch(e, ue_sets, edges) == pytest.approx(
+    assert ence_batch(e, ue_sets, edges) == pytest.approx(
         [ence_loop(r, u, bins) for r, u in zip(e, ue_sets, strict=True)], rel=1e-12
     )
     # Non-contiguous bins in the single-set functions.
     shuffled = np.array_split(rng.permutation(m), 9)
-    assert cond.ence(e[0], ue, shuffled) == pytest.approx(ence_loop(e[0], ue, shuffled), rel=1e-12)
-    assert cond.zmse(e[0], ue, shuffled) == pytest.approx(zmse_loop(e[0], ue, shuffled), rel=1e-12)
+    assert ence_from_bins(e[0], ue, shuffled) == pytest.approx(ence_loop(e[0], ue, shuffled), rel=1e-12)
+    assert zmse_from_bins(e[0], ue, shuffled) == pytest.approx(zmse_loop(e[0], ue, shuffled), rel=1e-12)
     with pytest.raises(ValueError, match="contiguous"):
-        cond._segment_edges(shuffled)
+        _segment_edges(shuffled)
     with pytest.raises(ValueError, match="edges"):
-        cond.ence_batch(e, ue, np.array([0, 10, 400]))
+        ence_batch(e, ue, np.array([0, 10, 400]))
 
 
 def expected_abs(h, n):
@@ -351,10 +381,10 @@ def test_ence_and_zmse_expectations_for_calibrated_normal_data():
     n = m // n_bins
     ue = np.repeat(np.linspace(0.5, 2.0, n_bins), n)  # constant within each bin
     e = ue * rng.standard_normal((n_sets, m))
-    edges = cond._segment_edges(equal_bins(ue, n_bins))
+    edges = _segment_edges(equal_bins(ue, n_bins))
     for values, h, approx in (
-        (cond.ence_batch(e, ue, edges), lambda r: abs(1 - np.sqrt(r)), 0.564 * np.sqrt(n_bins / m)),
-        (cond.zmse_batch(e, ue, edges), lambda r: abs(np.log(r)), 1.128 * np.sqrt(n_bins / m)),
+        (ence_batch(e, ue, edges), lambda r: abs(1 - np.sqrt(r)), 0.564 * np.sqrt(n_bins / m)),
+        (zmse_batch(e, ue, edges), lambda r: abs(np.log(r)), 1.128 * np.sqrt(n_bins / m)),
     ):
         exact = expected_abs(h, n)
         assert abs(values.mean() - exact) < 3 * values.std(ddof=1) / np.sqrt(n_sets)
@@ -370,19 +400,19 @@ def acf_loop(x, lag):
 
 
 def test_acf_follows_r_definition():
-    res = cond.acf(np.arange(1, 11))
+    res = acf(np.arange(1, 11))
     assert res.lags.tolist() == list(range(10))  # floor(10 log10 10) = 10, capped at N - 1
     assert res.values[1] == pytest.approx(0.7)  # R: acf(1:10)$acf[2] = 0.7
     assert res.values == pytest.approx(acf_loop(np.arange(1, 11), 9), rel=1e-12)
-    assert cond.acf(np.random.default_rng(0).normal(size=100)).lags[-1] == 20
-    assert cond.acf(np.arange(50.0) % 7, max_lag=5).values == pytest.approx(
+    assert acf(np.random.default_rng(0).normal(size=100)).lags[-1] == 20
+    assert acf(np.arange(50.0) % 7, max_lag=5).values == pytest.approx(
         acf_loop(np.arange(50.0) % 7, 5), rel=1e-12
     )
 
 
 def test_acf_of_white_noise_stays_within_the_band():
     x = np.random.default_rng(13).normal(size=2000)
-    res = cond.acf(x)
+    res = acf(x)
     assert res.band == pytest.approx(Z95 / np.sqrt(2000))
     assert res.values[0] == 1.0 and res.lags[-1] == 33
     assert np.mean(np.abs(res.values[1:]) <= res.band) >= 0.9
@@ -394,14 +424,14 @@ def test_acf_of_white_noise_stays_within_the_band():
 def test_input_validation(calibrated):
     e, ue, bins = calibrated
     with pytest.raises(ValueError, match="at least 2"):
-        cond.local_zvar(e, ue, ue, [np.array([0])])
+        local_zvar(e, ue, ue, [np.array([0])])
     with pytest.raises(ValueError, match="lie in"):
-        cond.local_zmean(e, ue, ue, [np.array([0, e.size])])
+        local_zmean(e, ue, ue, [np.array([0, e.size])])
     with pytest.raises(ValueError, match="integer"):
-        cond.local_zmean(e, ue, ue, [np.array([0.0, 1.0])])
+        local_zmean(e, ue, ue, [np.array([0.0, 1.0])])
     with pytest.raises(ValueError, match="x must"):
-        cond.local_zmean(e, ue, ue[:10], bins)
+        local_zmean(e, ue, ue[:10], bins)
     with pytest.raises(ValueError, match="half_widths"):
-        cond.local_coverage(e, np.ones((e.size, 2)), ue, bins, [0.95])
+        local_coverage(e, np.ones((e.size, 2)), ue, bins, [0.95])
     with pytest.raises(ValueError, match="error_scale"):
-        cond.reliability_diagram(e, ue, bins, error_scale="mad")
+        reliability_diagram(e, ue, bins, error_scale="mad")

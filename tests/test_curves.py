@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uqval.curves import (
+from uqval.calibration.curves import (
     CONFIDENCE_K,
     P_GRID_DEFAULT,
     P_GRID_SYNTHETIC,
@@ -21,7 +21,7 @@ from uqval.curves import (
 )
 from uqval.stats.binomial import wilson_cc_interval
 from uqval.stats.robust import hd_quantile
-from uqval.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import GenerativeDistribution
 
 
 def calibrated_set(seed: int, m: int, nu: float | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 from uqval.pipeline.dataset_page import interval_page, one_line_summary, pages_html
 from uqval.pipeline.registry import resolve_local
 from uqval.pipeline.workflow_config import effective_config, registry_dirs

@@ -1,7 +1,7 @@
 import pytest
 
 from conftest import sha256_bytes
-from uqval.errors import FetchError
+from uqval._internal.errors import FetchError
 from uqval.pipeline.fetch import configured_mirrors, fetch_file, sha256_file
 from uqval.pipeline.registry import RegisteredFile
 

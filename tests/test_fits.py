@@ -19,7 +19,7 @@ from uqval.stats.fits import (
     ks_distance,
     scaled_f_cdf,
 )
-from uqval.synthetic import rinvgamma
+from uqval.stats.synthetic import rinvgamma
 
 
 def rng(seed: int = 12345) -> np.random.Generator:

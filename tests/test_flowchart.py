@@ -1,4 +1,4 @@
-"""Unit tests of uqval.flowchart, the validation flowchart of the adaptivity paper (P003 Fig. 1).
+"""Unit tests of uqval.validation.flowchart, the validation flowchart of the adaptivity paper (P003 Fig. 1).
 
 The data are built so that the verdict is known in advance:
 
@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from uqval.flowchart import (
+from uqval.validation.flowchart import (
     Check,
     checks_table,
     summary_markdown,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from uqval import scores
-from uqval.group_calibration import adversarial_group_calibration
+from uqval.calibration.group import adversarial_group_calibration
 from uqval.plots.group_calibration import group_calibration
 
 

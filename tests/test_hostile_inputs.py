@@ -18,16 +18,21 @@ import pytest
 import yaml
 
 from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
-from uqval.adaptivity import rank_correlations
-from uqval.atomic import remove_stale_temporaries, write_atomic, write_json
-from uqval.average import analyse, calibration_tests, decimation, remove_largest_uncertainties
-from uqval.errors import ConfigError, DataError, FetchError
-from uqval.flowchart import validate_intervals, validate_variance
+from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
+from uqval._internal.errors import ConfigError, DataError, FetchError
+from uqval.calibration.adaptivity import rank_correlations
+from uqval.calibration.average import (
+    analyse,
+    calibration_tests,
+    decimation,
+    remove_largest_uncertainties,
+)
 from uqval.papers.ucc.literature import curves_for_plot, dataset_gains
 from uqval.pipeline.expression import evaluate
 from uqval.pipeline.fetch import fetch_file
 from uqval.pipeline.prepare import check_enough_rows, prepare_dataset
 from uqval.pipeline.registry import RegisteredFile, load_registry, resolve_under
+from uqval.validation.flowchart import validate_intervals, validate_variance
 
 CSV = b"E,uE\n0.1,0.2\n-0.3,0.4\n0.5,0.6\n-0.7,0.8\n"
 EVIL = "EVIL/../../../.venv/lib/python3.11/site-packages/x.pth"
@@ -378,7 +383,7 @@ def test_all_sources_corrupt_lists_each(tmp_path, mirrors):
 
 WRITER = """
 import sys, time
-from uqval.atomic import write_atomic
+from uqval._internal.atomic import write_atomic
 def slow(fh):
     fh.write("partial")
     fh.flush()

@@ -51,7 +51,7 @@ def test_bca_bootstrap_means_single_statistic_and_threads(heavy_set):
 
 def test_bca_bootstrap_means_rejects_generic_statistics(heavy_set):
     with pytest.raises(TypeError, match="MeanStatistic"):
-        bca_bootstrap_means(heavy_set, {"zms": cal.zms}, n_boot=10, seed=0)
+        bca_bootstrap_means(heavy_set, {"zms": cal.zms_rows}, n_boot=10, seed=0)
     with pytest.raises(ValueError, match="at least one"):
         bca_bootstrap_means(heavy_set, {}, n_boot=10, seed=0)
 

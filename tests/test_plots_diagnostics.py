@@ -13,7 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection, PathCollection
 from scipy import stats
 
-from uqval.curves import probabilistic_reference
+from uqval.calibration.curves import probabilistic_reference
 from uqval.plots import (
     calibration_curve_plot,
     confidence_curve_plot,
@@ -26,7 +26,7 @@ from uqval.plots import (
 from uqval.plots import diagnostics as diag
 from uqval.plots.panels import RUNNING
 from uqval.plots.style import CALIBRATED, UNCALIBRATED
-from uqval.running import running_quantiles_along
+from uqval.stats.running import running_quantiles_along
 
 
 def planted(m: int, seed: int = 1, factor: float = 1.0):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from conftest import DATASET_SCHEMA
-from uqval.errors import DataError
+from uqval._internal.errors import DataError
 from uqval.pipeline.prepare import prepare_dataset
 from uqval.pipeline.registry import load_registry
 

@@ -9,28 +9,31 @@ whose interval contains the target: a case passes with f_v >= 0.7 (for 15 bins a
 import numpy as np
 import pytest
 
-from uqval import binning, conditional
+from uqval import binning
+from uqval.calibration.coverage import interval_half_widths, local_coverage
+from uqval.calibration.fraction_valid import fraction_valid
+from uqval.calibration.local import global_zvar, local_zisd
 from uqval.papers.primer.cases import synthetic_cases
 
 PASS, FAIL = 0.7, 0.2
 
 
 def calibrated(c) -> bool:
-    v = conditional.global_zvar(c["E"], c["uE"], method="cho").iloc[0]
+    v = global_zvar(c["E"], c["uE"], method="cho").iloc[0]
     return bool(v["ci_low"] <= 1.0 <= v["ci_high"])
 
 
 def lzisd_fv(c, variable: str) -> float:
     bins = binning.equal_count_bins(c[variable], 15)
-    local = conditional.local_zisd(c["E"], c["uE"], c[variable], bins, method="cho")
-    return conditional.fraction_valid(local).value
+    local = local_zisd(c["E"], c["uE"], c[variable], bins, method="cho")
+    return fraction_valid(local).value
 
 
 def lcp_fv(c, variable: str, prob: float = 0.5) -> float:
     bins = binning.equal_count_bins(c[variable], 15)
-    half = conditional.interval_half_widths(c["uE"], [prob])
-    local = conditional.local_coverage(c["E"], half, c[variable], bins, [prob])
-    return conditional.fraction_valid(local).value
+    half = interval_half_widths(c["uE"], [prob])
+    local = local_coverage(c["E"], half, c[variable], bins, [prob])
+    return fraction_valid(local).value
 
 
 @pytest.fixture(scope="module", params=[1, 2, 3])

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATASET_SCHEMA, sha256_bytes
-from uqval.errors import UqvalError
+from uqval._internal.errors import UqvalError
 from uqval.pipeline.expression import evaluate
 from uqval.pipeline.fetch import fetch_file
 from uqval.pipeline.prepare import prepare_dataset

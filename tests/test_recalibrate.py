@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from uqval import recalibrate, scores
+from uqval import recalibration as recalibrate
+from uqval import scores
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.calibration import ZMS
 

@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from conftest import DATASET_SCHEMA, ROOT, SHARED_DATA, require_shared_data
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 from uqval.pipeline.registry import load_registry
 
 

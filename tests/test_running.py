@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from uqval.running import (
+from uqval.stats.robust import hd_quantile
+from uqval.stats.running import (
     hd_quantiles_sorted,
     hd_weight_matrix,
     moment_window,
@@ -19,7 +20,6 @@ from uqval.running import (
     running_quantiles_along,
     window_positions,
 )
-from uqval.stats.robust import hd_quantile
 
 
 def brute_windows(v: np.ndarray, w: int) -> list[np.ndarray]:

@@ -3,7 +3,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 from uqval.pipeline.scoreboard import (
     compare,
     gate,

@@ -1,4 +1,4 @@
-"""Unit tests of uqval.screening.screen (heavy-tails paper P001 Sect. IV, Table 2).
+"""Unit tests of uqval.calibration.screening.screen (heavy-tails paper P001 Sect. IV, Table 2).
 
 The robust shape statistics of uE^2, E^2 and Z^2 are compared with the population values of
 known distributions, computed here from SciPy's cdf/ppf:
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from uqval.screening import SkewnessLimits, screen
+from uqval.calibration.screening import SkewnessLimits, screen
 
 
 def population_shape(dist) -> tuple[float, float]:

@@ -11,7 +11,8 @@ from scipy import stats
 
 from uqval import simref as sr
 from uqval.binning import equal_count_bins
-from uqval.conditional import ence, zmse
+from uqval.calibration.binned_errors import ence_from_bins as ence
+from uqval.calibration.binned_errors import zmse_from_bins as zmse
 from uqval.papers.simref import appendix_b as appb
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
 from uqval.stats.calibration import ZMS
@@ -59,8 +60,8 @@ def test_resample_statistic_resorts_and_rebins(name, n_bins, ties):
     """Bootstrap/jackknife path: every resample re-sorted by uE, index bins reapplied."""
     e, ue = _heavy_set(400, 3, ties=ties)
     stat = sr.SimRefStatistic(name, n_bins)
-    frame = sr._Frame(ue)
-    fn = sr._ResampleStatistic(stat, e[frame.order], frame)
+    frame = sr.SortedFrame(ue)
+    fn = sr.ResampleStatistic(stat, e[frame.order], frame)
     es, us = e[frame.order], frame.u
     rng = np.random.default_rng(4)
     # sorted positions = the stable re-sort by uE (tied uE ordered by file order)
@@ -75,8 +76,8 @@ def test_resample_statistic_resorts_and_rebins(name, n_bins, ties):
 @pytest.mark.parametrize("name", ["ENCE", "ZMSE"])
 def test_binned_jackknife_closed_form(name):
     e, ue = _heavy_set(300, 5, ties=True)
-    frame = sr._Frame(ue)
-    fn = sr._ResampleStatistic(sr.SimRefStatistic(name, 9), e[frame.order], frame)
+    frame = sr.SortedFrame(ue)
+    fn = sr.ResampleStatistic(sr.SimRefStatistic(name, 9), e[frame.order], frame)
     direct = jackknife_values((np.arange(ue.size),), fn)
     np.testing.assert_allclose(fn.binned_jackknife(), direct, rtol=0, atol=1e-12)
 

@@ -1,4 +1,4 @@
-"""Tests for uqval.synthetic: seeded generators of calibrated (E, uE) sets (P001 Sect. III-IV)."""
+"""Tests for uqval.stats.synthetic: seeded generators of calibrated (E, uE) sets (P001 Sect. III-IV)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from uqval.synthetic import (
+from uqval.stats.synthetic import (
     GenerativeDistribution,
     as_distribution,
     calibrated_errors,

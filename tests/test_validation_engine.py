@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import uqval
+from uqval.report.summary import fmt, fmt_range, problem_ranges
 from uqval.validation.bins import default_n_bins, tie_aware_bins
-from uqval.validation.summary import fmt, fmt_range, problem_ranges
 
 FAST = {"n_boot": 300, "n_permutations": 199}
 

@@ -83,42 +83,42 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "validate": ("uqval.validation.engine", "validate"),
     "ValidationResult": ("uqval.validation.engine", "ValidationResult"),
     # average calibration
-    "zms": ("uqval.stats.calibration", "zms"),
-    "rce": ("uqval.stats.calibration", "rce"),
+    "zms": ("uqval.calibration.average", "zms"),
+    "rce": ("uqval.calibration.average", "rce"),
     "bca_bootstrap": ("uqval.stats.bootstrap", "bca_bootstrap"),
     "BootstrapResult": ("uqval.stats.bootstrap", "BootstrapResult"),
-    "average_calibration": ("uqval.average", "analyse"),
-    "AverageCalibration": ("uqval.average", "AverageCalibration"),
+    "average_calibration": ("uqval.calibration.average", "analyse"),
+    "AverageCalibration": ("uqval.calibration.average", "AverageCalibration"),
     "zeta_score": ("uqval.stats.zeta", "zeta_score"),
-    "screen": ("uqval.screening", "screen"),
-    "Screening": ("uqval.screening", "Screening"),
+    "screen": ("uqval.calibration.screening", "screen"),
+    "Screening": ("uqval.calibration.screening", "Screening"),
     "beta_gm": ("uqval.stats.robust", "beta_gm"),
     "hd_quantile": ("uqval.stats.robust", "hd_quantile"),
-    "nll": ("uqval.stats.calibration", "nll"),
-    "nll_ref": ("uqval.stats.calibration", "nll_ref"),
-    "rmse": ("uqval.stats.calibration", "rmse"),
+    "nll": ("uqval.scores", "nll"),
+    "nll_ref": ("uqval.scores", "nll_ref"),
+    "rmse": ("uqval.scores", "rmse"),
     # conditional calibration
     "equal_count_bins": ("uqval.binning", "equal_count_bins"),
     "adaptive_bins": ("uqval.binning", "adaptive_bins"),
     "equal_width_bins": ("uqval.binning", "equal_width_bins"),
-    "local_zms": ("uqval.conditional", "local_zms"),
-    "local_zisd": ("uqval.conditional", "local_zisd"),
-    "local_coverage": ("uqval.conditional", "local_coverage"),
-    "local_zvar": ("uqval.conditional", "local_zvar"),
-    "local_rce": ("uqval.conditional", "local_rce"),
-    "fraction_valid": ("uqval.conditional", "fraction_valid"),
-    "FractionValid": ("uqval.conditional", "FractionValid"),
-    "reliability_diagram": ("uqval.conditional", "reliability_diagram"),
-    "ence": ("uqval.conditional", "ence"),
-    "zmse": ("uqval.conditional", "zmse"),
-    "local_analysis": ("uqval.adaptivity", "local_analysis"),
-    "LocalAnalysis": ("uqval.adaptivity", "LocalAnalysis"),
+    "local_zms": ("uqval.calibration.local", "local_zms"),
+    "local_zisd": ("uqval.calibration.local", "local_zisd"),
+    "local_coverage": ("uqval.calibration.coverage", "local_coverage"),
+    "local_zvar": ("uqval.calibration.local", "local_zvar"),
+    "local_rce": ("uqval.calibration.local", "local_rce"),
+    "fraction_valid": ("uqval.calibration.fraction_valid", "fraction_valid"),
+    "FractionValid": ("uqval.calibration.fraction_valid", "FractionValid"),
+    "reliability_diagram": ("uqval.calibration.local", "reliability_diagram"),
+    "ence": ("uqval.scores", "ence"),
+    "zmse": ("uqval.scores", "zmse"),
+    "local_analysis": ("uqval.calibration.adaptivity", "local_analysis"),
+    "LocalAnalysis": ("uqval.calibration.adaptivity", "LocalAnalysis"),
     # curves and prediction intervals
-    "calibration_curve": ("uqval.curves", "calibration_curve"),
-    "CalibrationCurve": ("uqval.curves", "CalibrationCurve"),
-    "confidence_curve": ("uqval.curves", "confidence_curve"),
-    "ConfidenceCurve": ("uqval.curves", "ConfidenceCurve"),
-    "probabilistic_reference": ("uqval.curves", "probabilistic_reference"),
+    "calibration_curve": ("uqval.calibration.curves", "calibration_curve"),
+    "CalibrationCurve": ("uqval.calibration.curves", "CalibrationCurve"),
+    "confidence_curve": ("uqval.calibration.curves", "confidence_curve"),
+    "ConfidenceCurve": ("uqval.calibration.curves", "ConfidenceCurve"),
+    "probabilistic_reference": ("uqval.calibration.curves", "probabilistic_reference"),
     "PredictionIntervals": ("uqval.ucc", "PredictionIntervals"),
     "ucc_curve": ("uqval.ucc", "ucc_curve"),
     "UCCCurve": ("uqval.ucc", "UCCCurve"),
@@ -148,17 +148,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "r2": ("uqval.scores", "r2"),
     "rank_correlation": ("uqval.scores", "rank_correlation"),
     "adversarial_group_calibration": (
-        "uqval.group_calibration",
+        "uqval.calibration.group",
         "adversarial_group_calibration",
     ),
-    "GroupCalibration": ("uqval.group_calibration", "GroupCalibration"),
-    "sigma_scaling": ("uqval.recalibrate", "sigma_scaling"),
-    "SigmaScaling": ("uqval.recalibrate", "SigmaScaling"),
-    "isotonic": ("uqval.recalibrate", "isotonic"),
-    "IsotonicMap": ("uqval.recalibrate", "IsotonicMap"),
-    "binned_scaling": ("uqval.recalibrate", "binned_scaling"),
-    "BinnedScaling": ("uqval.recalibrate", "BinnedScaling"),
-    "cross_validate": ("uqval.recalibrate", "cross_validate"),
+    "GroupCalibration": ("uqval.calibration.group", "GroupCalibration"),
+    "sigma_scaling": ("uqval.recalibration", "sigma_scaling"),
+    "SigmaScaling": ("uqval.recalibration", "SigmaScaling"),
+    "isotonic": ("uqval.recalibration", "isotonic"),
+    "IsotonicMap": ("uqval.recalibration", "IsotonicMap"),
+    "binned_scaling": ("uqval.recalibration", "binned_scaling"),
+    "BinnedScaling": ("uqval.recalibration", "BinnedScaling"),
+    "cross_validate": ("uqval.recalibration", "cross_validate"),
     "compare": ("uqval.comparison", "compare"),
     "ModelComparison": ("uqval.comparison", "ModelComparison"),
 }
@@ -166,32 +166,57 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # static checkers see the real objects
-    from uqval.adaptivity import LocalAnalysis, local_analysis
-    from uqval.average import AverageCalibration
-    from uqval.average import analyse as average_calibration
-    from uqval.binning import adaptive_bins, equal_count_bins, equal_width_bins
-    from uqval.comparison import ModelComparison, compare
-    from uqval.conditional import (
-        FractionValid,
-        ence,
-        fraction_valid,
-        local_coverage,
-        local_rce,
-        local_zisd,
-        local_zms,
-        local_zvar,
-        reliability_diagram,
-        zmse,
+    from uqval.binning import (
+        adaptive_bins,
+        equal_count_bins,
+        equal_width_bins,
     )
-    from uqval.curves import (
+    from uqval.calibration.adaptivity import (
+        LocalAnalysis,
+        local_analysis,
+    )
+    from uqval.calibration.average import (
+        AverageCalibration,
+        rce,
+        zms,
+    )
+    from uqval.calibration.average import (
+        analyse as average_calibration,
+    )
+    from uqval.calibration.coverage import (
+        local_coverage,
+    )
+    from uqval.calibration.curves import (
         CalibrationCurve,
         ConfidenceCurve,
         calibration_curve,
         confidence_curve,
         probabilistic_reference,
     )
-    from uqval.group_calibration import GroupCalibration, adversarial_group_calibration
-    from uqval.recalibrate import (
+    from uqval.calibration.fraction_valid import (
+        FractionValid,
+        fraction_valid,
+    )
+    from uqval.calibration.group import (
+        GroupCalibration,
+        adversarial_group_calibration,
+    )
+    from uqval.calibration.local import (
+        local_rce,
+        local_zisd,
+        local_zms,
+        local_zvar,
+        reliability_diagram,
+    )
+    from uqval.calibration.screening import (
+        Screening,
+        screen,
+    )
+    from uqval.comparison import (
+        ModelComparison,
+        compare,
+    )
+    from uqval.recalibration import (
         BinnedScaling,
         IsotonicMap,
         SigmaScaling,
@@ -206,23 +231,39 @@ if TYPE_CHECKING:  # static checkers see the real objects
         calibration_scores,
         check_score,
         crps,
+        ence,
         interval_score,
         mae,
         mdae,
         mean_absolute_calibration_error,
         miscalibration_area,
+        nll,
+        nll_ref,
         r2,
         rank_correlation,
         rms_calibration_error,
+        rmse,
         sharpness,
         uce,
+        zmse,
     )
-    from uqval.screening import Screening, screen
-    from uqval.simref import SimulatedReference, Validation, simulated_reference, validate_statistic
-    from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
-    from uqval.stats.calibration import nll, nll_ref, rce, rmse, zms
-    from uqval.stats.robust import beta_gm, hd_quantile
-    from uqval.stats.zeta import zeta_score
+    from uqval.simref import (
+        SimulatedReference,
+        Validation,
+        simulated_reference,
+        validate_statistic,
+    )
+    from uqval.stats.bootstrap import (
+        BootstrapResult,
+        bca_bootstrap,
+    )
+    from uqval.stats.robust import (
+        beta_gm,
+        hd_quantile,
+    )
+    from uqval.stats.zeta import (
+        zeta_score,
+    )
     from uqval.ucc import (
         PredictionIntervals,
         UCCCurve,
@@ -232,7 +273,10 @@ if TYPE_CHECKING:  # static checkers see the real objects
         partial_auucc_gain,
         ucc_curve,
     )
-    from uqval.validation.engine import ValidationResult, validate
+    from uqval.validation.engine import (
+        ValidationResult,
+        validate,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from uqval._internal.checks import bin_count, vector
+
 __all__ = [
     "Binning",
     "StratifiedBinning",
@@ -65,27 +67,6 @@ Binning = list[NDArray[np.intp]]
 # --------------------------------------------------------------------------------------
 
 
-def _as_1d_finite(x: ArrayLike, name: str = "x") -> NDArray[np.float64]:
-    """Return ``x`` as a 1-D float array; reject empty, multi-dimensional or non-finite input."""
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains {np.count_nonzero(~np.isfinite(arr))} non-finite values")
-    return arr
-
-
-def _check_n_bins(n_bins: int, m: int) -> int:
-    n = int(n_bins)
-    if n != n_bins or n < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    if n > m:
-        raise ValueError(f"n_bins = {n} exceeds the number of points M = {m}")
-    return n
-
-
 def sort_order(x: ArrayLike, tiebreak: ArrayLike | None = None) -> NDArray[np.intp]:
     """Indices that sort ``x`` increasingly, ties kept in input order (stable sort).
 
@@ -100,7 +81,7 @@ def sort_order(x: ArrayLike, tiebreak: ArrayLike | None = None) -> NDArray[np.in
     Returns:
         Permutation of ``range(M)`` (dtype ``intp``).
     """
-    xa = _as_1d_finite(x)
+    xa = vector(x, "x")
     if tiebreak is None:
         return np.argsort(xa, kind="stable").astype(np.intp, copy=False)
     tb = np.asarray(tiebreak)
@@ -185,7 +166,7 @@ def equal_count_boundaries(m: int, n_bins: int) -> NDArray[np.int64]:
     Returns:
         Integer array of the n + 1 boundaries.
     """
-    n = _check_n_bins(n_bins, m)
+    n = bin_count(n_bins, m)
     i = np.arange(n + 1, dtype=np.int64)
     return (2 * m * i + n) // (2 * n)
 
@@ -229,7 +210,7 @@ def random_order_bins(
     Returns:
         The binning (list of n index arrays).
     """
-    xa = _as_1d_finite(x)
+    xa = vector(x, "x")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     aux = gen.permutation(xa.size)
     order = sort_order(xa, tiebreak=aux)
@@ -284,7 +265,7 @@ def equal_width_bins(x: ArrayLike, n_bins: int, log: bool = False) -> Binning:
     Raises:
         ValueError: if ``log`` and any x <= 0.
     """
-    xa = _as_1d_finite(x)
+    xa = vector(x, "x")
     n = int(n_bins)
     if n != n_bins or n < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
@@ -422,7 +403,7 @@ def adaptive_bins(x: ArrayLike, n_bins: int, pop_min: int = 30, log: bool = True
     Raises:
         ValueError: if ``log`` and any x <= 0, or if M < pop_min.
     """
-    xa = _as_1d_finite(x)
+    xa = vector(x, "x")
     if log and np.any(xa <= 0):
         raise ValueError("log-scale binning needs strictly positive x")
     order = sort_order(xa)
@@ -540,7 +521,7 @@ def stratified_bins(x: ArrayLike, pop_min: int = 100) -> StratifiedBinning:
     Returns:
         A :class:`StratifiedBinning` with ``bins``, ``values`` and ``counts``.
     """
-    xa = _as_1d_finite(x)
+    xa = vector(x, "x")
     if pop_min < 1:
         raise ValueError(f"pop_min must be >= 1, got {pop_min}")
     order = sort_order(xa)

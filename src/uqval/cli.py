@@ -158,7 +158,7 @@ def _progress(enabled: bool):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from uqval.errors import DataError
+    from uqval._internal.errors import DataError
     from uqval.validation import validate
     from uqval.validation.io import file_sha256, read_table, require_columns
     from uqval.validation.recalibrated import parse_method, validate_recalibrated
@@ -218,7 +218,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
-    from uqval.errors import DataError
+    from uqval._internal.errors import DataError
 
     models = []
     for spec in specs:
@@ -236,8 +236,8 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
+    from uqval._internal.errors import DataError
     from uqval.comparison import compare
-    from uqval.errors import DataError
     from uqval.validation.io import read_table, require_columns
 
     models = _model_specs(args.model)
@@ -275,7 +275,7 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _numeric(series, column: str, path: Path):
     import pandas as pd
 
-    from uqval.errors import DataError
+    from uqval._internal.errors import DataError
 
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
@@ -312,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
         return int(exc.code or 0)
-    from uqval.errors import UqvalError
+    from uqval._internal.errors import UqvalError
 
     try:
         return _run(args)

@@ -10,14 +10,14 @@ sys.path.insert(0, f"{UQVAL_DIR}/src")
 
 from snakemake.io import get_flag_value, is_flagged  # noqa: E402
 
-from uqval.atomic import remove_stale_temporaries  # noqa: E402
-from uqval.errors import UqvalError  # noqa: E402
+from uqval._internal.atomic import remove_stale_temporaries  # noqa: E402
+from uqval._internal.errors import UqvalError  # noqa: E402
 from uqval.pipeline.registry import load_registry  # noqa: E402
 from uqval.pipeline.workflow_config import (
     registry_dirs,
     selected_datasets,
 )  # noqa: E402
-from uqval.seeding import derive_seed  # noqa: E402
+from uqval._internal.seeding import derive_seed  # noqa: E402
 
 
 def _deep_update(base, override):
@@ -69,7 +69,7 @@ USER_DATASETS = [
 # Relative expected_dir: a folder of this workflow (the papers' printed values).
 EXPECTED_DIR = os.path.join(UQVAL_DIR, config["expected_dir"])
 
-# Temporaries of atomic writes killed by SIGKILL (uqval.atomic): removed at start-up.
+# Temporaries of atomic writes killed by SIGKILL (uqval._internal.atomic): removed at start-up.
 remove_stale_temporaries("data")
 remove_stale_temporaries("results")
 

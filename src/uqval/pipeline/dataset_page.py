@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from uqval.atomic import write_atomic, write_json
+from uqval._internal.atomic import write_atomic, write_json
 from uqval.report import FigureSection, ReportContent, render_html, render_markdown
 from uqval.report.markdown import render_inline
 
@@ -148,8 +148,8 @@ def variance_page(
     """Validate a prepared table (columns E, uE, X_<feature>) with :func:`uqval.validate`,
     save the engine's files to ``directory`` and write ``index.html`` and ``page.json``.
     Returns the content of ``page.json``."""
+    from uqval.report.validation import figure_specs, report_content
     from uqval.validation import validate
-    from uqval.validation.output import figure_specs, report_content
 
     directory = Path(directory)
     features = {name: table[f"X_{name}"].to_numpy() for name in report.get("features", {})}

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from uqval.atomic import atomic_path
-from uqval.errors import ConfigError, FetchError
+from uqval._internal.atomic import atomic_path
+from uqval._internal.errors import ConfigError, FetchError
 from uqval.pipeline.registry import RegisteredFile, resolve_under
 
 __all__ = ["MIRROR_ENV_VAR", "FetchResult", "configured_mirrors", "fetch_file", "sha256_file"]

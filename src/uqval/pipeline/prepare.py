@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from uqval.average import MIN_POINTS
-from uqval.errors import DataError
+from uqval._internal.errors import DataError
+from uqval.calibration.average import MIN_POINTS
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property

@@ -15,7 +15,7 @@ Dataset files are exchanged between users, so they are read as untrusted input:
 * every expression is checked (:func:`uqval.pipeline.expression.check_expression`) and every
   ``key_value`` pattern compiled and screened (:func:`check_key_value_pattern`) at load time.
 
-Every problem raises :class:`~uqval.errors.ConfigError` naming the file, the field and the
+Every problem raises :class:`~uqval._internal.errors.ConfigError` naming the file, the field and the
 reason, with long offending values shortened.
 """
 
@@ -32,7 +32,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 from uqval.pipeline.expression import check_expression
 
 __all__ = [

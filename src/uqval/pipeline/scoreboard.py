@@ -42,7 +42,7 @@ import jsonschema
 import pandas as pd
 import yaml
 
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 
 __all__ = [
     "COLUMNS",

@@ -17,7 +17,7 @@ def run_logged(snakemake: Any, main: Callable[[Any], None]) -> None:
     by users; full traceback otherwise) and re-raised so that Snakemake marks the job failed and
     removes its outputs.
     """
-    from uqval.errors import UqvalError
+    from uqval._internal.errors import UqvalError
 
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(logging.WARNING if snakemake.log else logging.INFO)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from uqval.errors import ConfigError
+from uqval._internal.errors import ConfigError
 
 __all__ = [
     "DEFAULT_DATASETS_DIR",

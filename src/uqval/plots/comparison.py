@@ -25,10 +25,10 @@ import numpy as np
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_bins, sqrt_bin_count
-from uqval.conditional import local_zms
-from uqval.curves import P_GRID_DEFAULT, calibration_curve
+from uqval.calibration.curves import P_GRID_DEFAULT, calibration_curve
+from uqval.calibration.local import local_zms
 from uqval.plots import panels
 from uqval.plots.diagnostics import MAX_LINE
 from uqval.plots.style import PALETTE, REFERENCE, figure
@@ -81,7 +81,7 @@ def _label(text: str, units: str | None) -> str:
 def calibration_curves_plot(models: Models, *, ax: Axes | None = None) -> Axes:
     """Calibration curves eta_p = (1/M) sum_i 1(Z_i < Phi^-1(p)) of every model (P000 Eq. 17).
 
-    Normal quantiles on p = 0.005, ..., 0.995 (:func:`uqval.curves.calibration_curve`); the
+    Normal quantiles on p = 0.005, ..., 0.995 (:func:`uqval.calibration.curves.calibration_curve`); the
     dashed lines are the 95 % Wilson band of the identity for the number of points of the
     first model. The legend gives each miscalibration area (P000 Fig. 1).
     """
@@ -150,7 +150,7 @@ def lzms_curves_plot(
     Bins of each model's own uE (consistency; x None) or of the feature ``x`` shared by the
     models (adaptivity). Default round(sqrt(M)) bins (P003 Sect. III.B.3.a), at most
     :data:`MAX_OVERLAY_BINS`; 95 % intervals from
-    :func:`uqval.conditional.local_zms` (``method="auto"``, seeded). Each point sits at the
+    :func:`uqval.calibration.local.local_zms` (``method="auto"``, seeded). Each point sits at the
     mid-range of its bin, the models slightly shifted apart so that their intervals do not
     overlap; target 1 (dashed). The x axis is logarithmic when positive x values span more
     than a decade.

@@ -2,8 +2,8 @@
 
 Each function takes ``(errors, uncertainties, ...)`` as NumPy arrays or pandas Series,
 draws on ``ax`` (a new figure in the project style when ``ax`` is None) and returns the
-Axes. The numbers come from the core modules (:mod:`uqval.curves`,
-:mod:`uqval.conditional`, :mod:`uqval.binning`, :mod:`uqval.running`, :mod:`uqval.ucc`);
+Axes. The numbers come from the core modules (:mod:`uqval.calibration.curves`,
+:mod:`uqval.calibration.local`, :mod:`uqval.binning`, :mod:`uqval.stats.running`, :mod:`uqval.ucc`);
 this module only chooses defaults and draws. Z = E/uE throughout.
 
 =============================  ===========================================================
@@ -30,9 +30,9 @@ Large data sets stay fast and light (a million points draw in seconds):
   the x variable (deterministic: the same data give the same picture; every part of the
   x range keeps its share of points). Statistics, lines and legend counts use all points.
 * Running quantiles (z_vs_feature_plot) are the Harrell-Davis quantiles of the windows of
-  :func:`uqval.running.quantile_window` points, evaluated for at most :data:`MAX_WINDOWS`
+  :func:`uqval.stats.running.quantile_window` points, evaluated for at most :data:`MAX_WINDOWS`
   windows at evenly spaced starts (every window when there are fewer): identical to
-  :func:`uqval.running.running_quantiles_along` at those windows.
+  :func:`uqval.stats.running.running_quantiles_along` at those windows.
 * The probabilistic reference of the confidence curve is simulated on at most
   :data:`MAX_REFERENCE` uncertainties at evenly spaced ranks of uE (the same distribution
   of uE); the band's distance to the mean is then scaled by sqrt(m/M), since the
@@ -52,25 +52,21 @@ from matplotlib.patches import Patch
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._types import FloatArray
+from uqval._internal.checks import probability, vector
+from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_bins, sqrt_bin_count
-from uqval.conditional import (
-    ZmsMethod,
-    fraction_valid,
-    global_zms,
-    interval_half_widths,
-    local_zms,
-    reliability_diagram,
-)
-from uqval.curves import (
+from uqval.calibration.coverage import interval_half_widths
+from uqval.calibration.curves import (
     P_GRID_DEFAULT,
     calibration_curve,
     confidence_curve,
     probabilistic_reference,
 )
+from uqval.calibration.fraction_valid import fraction_valid
+from uqval.calibration.local import ZmsMethod, global_zms, local_zms, reliability_diagram
 from uqval.plots import panels
 from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure
-from uqval.running import (
+from uqval.stats.running import (
     DEFAULT_RUNNING_PROBS,
     hd_quantiles_sorted,
     quantile_window,
@@ -116,30 +112,12 @@ LZMS_MAX_BINS = 100
 # --- input checks -------------------------------------------------------------------------
 
 
-def _vector(values: ArrayLike, name: str) -> FloatArray:
-    """A finite 1-D float array, or a ValueError naming the argument."""
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric ({exc})") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        raise ValueError(
-            f"{name} holds {bad.size} NaN or infinite value(s), first at rows {bad[:5].tolist()}"
-        )
-    return arr
-
-
 def _inputs(errors: ArrayLike, uncertainties: ArrayLike, min_points: int = 2) -> tuple[
     FloatArray, FloatArray
 ]:
     """Validated errors and (strictly positive) uncertainties of equal length."""
-    e = _vector(errors, "errors")
-    u = _vector(uncertainties, "uncertainties")
+    e = vector(errors, "errors")
+    u = vector(uncertainties, "uncertainties")
     if e.size != u.size:
         raise ValueError(
             f"errors and uncertainties have different lengths ({e.size} and {u.size})"
@@ -157,7 +135,7 @@ def _inputs(errors: ArrayLike, uncertainties: ArrayLike, min_points: int = 2) ->
 
 def _conditioning(values: ArrayLike, m: int, name: str) -> FloatArray:
     """A finite, non-constant variable of length m (a feature to bin or plot against)."""
-    x = _vector(values, name)
+    x = vector(values, name)
     if x.size != m:
         raise ValueError(f"{name} has {x.size} values, errors and uncertainties have {m}")
     if x.min() == x.max():
@@ -174,12 +152,6 @@ def _bin_count(n_bins: int | None, default: int, m: int, per_bin: int) -> int:
     if n_bins * per_bin > m:
         raise ValueError(f"n_bins = {n_bins} leaves fewer than {per_bin} points per bin (M = {m})")
     return int(n_bins)
-
-
-def _probability(value: float, name: str) -> float:
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
-    return float(value)
 
 
 def _label(text: str, units: str | None) -> str:
@@ -232,8 +204,8 @@ def scatter_subset(x: ArrayLike, max_points: int = MAX_SCATTER) -> NDArray[np.in
 def _running_band(x: FloatArray, y: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Running HD 2.5/97.5 % quantiles of y along x at up to MAX_WINDOWS windows.
 
-    Window size :func:`~uqval.running.quantile_window` (M); equal to
-    :func:`~uqval.running.running_quantiles_along` at the windows evaluated.
+    Window size :func:`~uqval.stats.running.quantile_window` (M); equal to
+    :func:`~uqval.stats.running.running_quantiles_along` at the windows evaluated.
     """
     order = np.argsort(x, kind="stable")
     xs, ys = x[order], y[order]
@@ -253,7 +225,7 @@ def calibration_curve_plot(errors: ArrayLike, uncertainties: ArrayLike, *, ax: A
 
     Normal quantiles on the grid p = 0.005, ..., 0.995; the dashed lines are the 95 %
     Wilson band of a binomial proportion p with M trials around the identity, the shaded
-    area the miscalibration area (:func:`uqval.curves.calibration_curve`). A curve below
+    area the miscalibration area (:func:`uqval.calibration.curves.calibration_curve`). A curve below
     the identity at small p and above it at large p means errors larger than the
     uncertainties say (too small uE); the reverse means uE too large.
     """
@@ -282,7 +254,7 @@ def reliability_diagram_plot(
     P000 Sect. III.3.3: equal-count bins of uE (:func:`uqval.binning.equal_count_bins`;
     default :data:`RELIABILITY_MAX_BINS` = 15 bins from M = 2250), 95 % intervals
     of RMSE_b from the delta method on Cho's variance for bins of at least 200 points and a
-    BCa bootstrap (``seed``) below (:func:`uqval.conditional.reliability_diagram`,
+    BCa bootstrap (``seed``) below (:func:`uqval.calibration.local.reliability_diagram`,
     ``method="auto"``). Calibrated points lie on the identity; points above it are bins
     whose uncertainties are too small. Log axes when RMV spans more than a decade.
     """
@@ -325,7 +297,7 @@ def local_zms_plot(
     number of bins round(sqrt(M)) (P003 Sect. III.B.3.a), at most :data:`LZMS_MAX_BINS`
     and at least 4 points per bin. Intervals: BCa bootstrap (R = max(1500, n_b), seeded)
     for bins under 200 points, Student-t interval of the mean of Z^2 above
-    (:func:`uqval.conditional.local_zms`, ``method="auto"``; "bootstrap" or "stud" for
+    (:func:`uqval.calibration.local.local_zms`, ``method="auto"``; "bootstrap" or "stud" for
     every bin). A bin is valid when its
     interval contains 1; invalid bins are red and their x range shaded, and the legend gives
     the fraction of valid bins f_v with its Wilson-cc interval (P003 Sect. III.B.2) and the
@@ -423,9 +395,9 @@ def confidence_curve_plot(
 ) -> Axes:
     """Confidence curve: RMSE of the points left after removing the k % largest uE (P000).
 
-    c(k) for k = 0..99 % (P000 Eqs. 18-19; :func:`uqval.curves.confidence_curve`) with the
+    c(k) for k = 0..99 % (P000 Eqs. 18-19; :func:`uqval.calibration.curves.confidence_curve`) with the
     probabilistic reference: the mean and 95 % band of ``n_mc`` curves of simulated errors
-    uE * N(0, 1) (Eqs. 20-21; :func:`uqval.curves.probabilistic_reference`, seeded). A
+    uE * N(0, 1) (Eqs. 20-21; :func:`uqval.calibration.curves.probabilistic_reference`, seeded). A
     decreasing curve means that large uncertainties flag large errors; inside the band it
     also agrees with what calibrated uncertainties would give. The top axis shows the
     largest uE left. For M > :data:`MAX_REFERENCE` see the module docstring.
@@ -510,12 +482,12 @@ def intervals_plot(
     """Errors and their prediction intervals, points ordered by increasing uncertainty.
 
     The band is +-U_i with U_i = uE_i Phi^-1((1 + P)/2) (P = ``coverage``; 1.96 uE for 95 %;
-    P000 Sect. III.3.5, :func:`uqval.conditional.interval_half_widths`); errors outside it
+    P000 Sect. III.3.5, :func:`uqval.calibration.local.interval_half_widths`); errors outside it
     are red. The legend compares the fraction outside (all points) with 1 - P. Drawn points
     thinned to :data:`MAX_SCATTER` at evenly spaced ranks.
     """
     e, u = _inputs(errors, uncertainties)
-    p = _probability(coverage, "coverage")
+    p = probability(coverage, "coverage")
     ax = _axes(ax)
     half = interval_half_widths(u, [p])[:, 0]
     order = np.argsort(u, kind="stable")

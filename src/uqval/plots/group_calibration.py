@@ -8,7 +8,7 @@ from typing import Any
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
-from uqval.group_calibration import GroupCalibration, adversarial_group_calibration
+from uqval.calibration.group import GroupCalibration, adversarial_group_calibration
 from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure
 
 __all__ = ["group_calibration", "plot_group_calibration"]
@@ -17,7 +17,7 @@ _LABELS = {"mace": "worst-group MACE", "rmsce": "worst-group RMSCE"}
 
 
 def plot_group_calibration(result: GroupCalibration, ax: Axes | None = None) -> Axes:
-    """Draw a :class:`~uqval.group_calibration.GroupCalibration` curve and return the Axes."""
+    """Draw a :class:`~uqval.calibration.group.GroupCalibration` curve and return the Axes."""
     if ax is None:
         _, ax = figure()
     if result.ref_mean.size and not all(x != x for x in result.ref_mean):
@@ -43,7 +43,7 @@ def group_calibration(
     errors: ArrayLike, uncertainties: ArrayLike, ax: Axes | None = None, **kwargs: Any
 ) -> Axes:
     """Adversarial group calibration of (E, uE) in one call; keyword arguments go to
-    :func:`uqval.group_calibration.adversarial_group_calibration`."""
+    :func:`uqval.calibration.group.adversarial_group_calibration`."""
     return plot_group_calibration(
         adversarial_group_calibration(errors, uncertainties, **kwargs), ax=ax
     )

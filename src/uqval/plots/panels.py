@@ -1,7 +1,7 @@
 """Reusable panels of the calibration-validation figures (primer and adaptivity papers).
 
 Each function draws one panel on a given matplotlib Axes from results computed by the
-library (``uqval.curves``, ``uqval.running``, ``uqval.conditional``). Local statistics are
+library (``uqval.calibration.curves``, ``uqval.stats.running``, ``uqval.calibration.local``). Local statistics are
 DataFrames with one row per bin and columns ``x, value, ci_low, ci_high, target, valid``.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import Formatter, NullFormatter
 
-from uqval.curves import (
+from uqval.calibration.curves import (
     CalibrationCurve,
     ConditionalCalibrationCurves,
     ConfidenceCurve,

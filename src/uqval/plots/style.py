@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from uqval.atomic import atomic_path  # noqa: E402
+from uqval._internal.atomic import atomic_path  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.atomic import atomic_path
+from uqval._internal.atomic import atomic_path
 from uqval.report.content import PNG_SIGNATURE, FigureSection, ReportContent
 from uqval.report.markdown import render_inline, render_markdown
 from uqval.report.texts import GLOSSARY

@@ -28,7 +28,7 @@ from uqval.scores.curves import (
     rms_calibration_error,
     sharpness,
 )
-from uqval.scores.proper import check_score, crps, interval_score, nll
+from uqval.scores.proper import check_score, crps, interval_score, nll, nll_ref
 from uqval.scores.references import (
     SCORES,
     CalibrationScores,
@@ -51,6 +51,7 @@ __all__ = [
     "mean_absolute_calibration_error",
     "miscalibration_area",
     "nll",
+    "nll_ref",
     "r2",
     "rank_correlation",
     "rms_calibration_error",

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray
+from uqval._internal.checks import bin_count, errors_uncertainties, vector
+from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_boundaries, sqrt_bin_count
-from uqval.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = [
     "DistributionName",
@@ -28,47 +29,16 @@ MIN_POINTS = 2
 """Fewest points a score accepts."""
 
 
-def check_vector(values: ArrayLike, name: str, *, positive: bool = False) -> FloatArray:
-    """``values`` as a 1-D finite float64 array (NumPy array, list or pandas Series).
+check_vector = functools.partial(vector, min_size=MIN_POINTS)
+"""``vector`` with at least :data:`MIN_POINTS` values (the scores' minimum)."""
 
-    Raises:
-        ValueError: naming ``name`` if the array is not 1-D, has fewer than
-            :data:`MIN_POINTS` values, holds NaN/inf, or (``positive=True``) a value <= 0.
-    """
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size < MIN_POINTS:
-        raise ValueError(f"{name} needs at least {MIN_POINTS} values, got {arr.size}")
-    if not np.all(np.isfinite(arr)):
-        bad = np.flatnonzero(~np.isfinite(arr))
-        raise ValueError(f"{name} has {bad.size} NaN or infinite value(s), first at row {bad[0]}")
-    if positive and np.any(arr <= 0.0):
-        bad = np.flatnonzero(arr <= 0.0)
-        raise ValueError(f"{name} has {bad.size} non-positive value(s), first at row {bad[0]}")
-    return arr
-
-
-def check_inputs(errors: ArrayLike, uncertainties: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Checked (errors, uncertainties): finite, same length >= 2, uncertainties > 0."""
-    e = check_vector(errors, "errors")
-    u = check_vector(uncertainties, "uncertainties", positive=True)
-    if e.size != u.size:
-        raise ValueError(
-            f"errors and uncertainties have different lengths ({e.size} and {u.size})"
-        )
-    return e, u
+check_inputs = functools.partial(errors_uncertainties, min_size=MIN_POINTS)
+"""``errors_uncertainties`` with at least :data:`MIN_POINTS` values."""
 
 
 def check_bins(n_bins: int | None, m: int) -> int:
     """``n_bins`` checked against M; None gives the package's sqrt(M) rule."""
-    if n_bins is None:
-        return sqrt_bin_count(m)
-    if int(n_bins) != n_bins or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
-    if n_bins > m:
-        raise ValueError(f"n_bins = {n_bins} exceeds the number of points ({m})")
-    return int(n_bins)
+    return sqrt_bin_count(m) if n_bins is None else bin_count(n_bins, m)
 
 
 def sorted_edges(m: int, n_bins: int) -> FloatArray:

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.scores._input import check_inputs, check_vector
 
 __all__ = ["errors_from", "mae", "mdae", "r2", "rank_correlation", "rmse"]

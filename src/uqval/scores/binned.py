@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_bins
-from uqval.conditional import ence as _ence
-from uqval.conditional import ence_batch, zmse_batch
-from uqval.conditional import zmse as _zmse
+from uqval.calibration.binned_errors import ence_batch, zmse_batch
+from uqval.calibration.binned_errors import ence_from_bins as _ence
+from uqval.calibration.binned_errors import zmse_from_bins as _zmse
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 
 __all__ = ["binned_rows", "ence", "uce", "uce_batch", "zmse"]

@@ -15,7 +15,7 @@ uncertainty-toolbox ``metrics_calibration``):
 * MACE = (1/K) Σ_k abs(p̂_k − p_k);
 * sharpness = sqrt(<uE²>) (root mean variance, toolbox ``sharpness``), units of E.
 
-Difference from :func:`uqval.curves.miscalibration_area` (the primer's, P000 Fig. 1): that one
+Difference from :func:`uqval.calibration.curves.miscalibration_area` (the primer's, P000 Fig. 1): that one
 uses one-sided quantile coverage η_p = (1/M) Σ 1(E_i < uE_i Q_D(p)) on the grid 0.005..1 and a
 plain trapezoid of abs(η_p − p) (no exact treatment of crossings). The two areas coincide only in
 the limit of fine grids and symmetric errors; a biased model (all E > 0) is penalised by the
@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.scores._input import DistributionName, check_inputs, check_vector, predictive
-from uqval.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = [
     "N_PROPORTIONS",

@@ -29,10 +29,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from uqval._types import FloatArray
-from uqval.scores._input import DistributionName, check_inputs, predictive
-from uqval.stats.calibration import nll as _gaussian_nll
-from uqval.synthetic import GenerativeDistribution, t_unit_variance_factor
+from uqval._internal.checks import probability
+from uqval._internal.types import FloatArray
+from uqval.scores._input import DistributionName, check_inputs, check_vector, predictive
+from uqval.stats.calibration import gaussian_nll_rows as _gaussian_nll
+from uqval.stats.calibration import nll_ref_rows
+from uqval.stats.synthetic import GenerativeDistribution, t_unit_variance_factor
 
 __all__ = [
     "DEFAULT_QUANTILES",
@@ -43,6 +45,7 @@ __all__ = [
     "interval_rows",
     "interval_score",
     "nll",
+    "nll_ref",
     "nll_rows",
 ]
 
@@ -82,12 +85,6 @@ def crps_rows(E: FloatArray, uE: FloatArray, D: GenerativeDistribution) -> Float
         - const
     )
     return np.mean(per_point, axis=-1)
-
-
-def _check_coverage(coverage: float) -> float:
-    if not 0.0 < coverage < 1.0:
-        raise ValueError(f"coverage must lie in (0, 1), got {coverage!r}")
-    return float(coverage)
 
 
 def interval_rows(
@@ -142,6 +139,15 @@ def nll(
     return float(nll_rows(e, u, predictive(distribution, nu)))
 
 
+def nll_ref(uncertainties: ArrayLike) -> float:
+    """NLL expected for calibrated normal errors, (1 + <ln uE^2> + ln 2 pi)/2 (P002 Eq. 16).
+
+    >>> round(nll_ref([1.0, 1.0]), 6)
+    1.418939
+    """
+    return float(nll_ref_rows(check_vector(uncertainties, "uncertainties", positive=True)))
+
+
 def crps(
     errors: ArrayLike,
     uncertainties: ArrayLike,
@@ -168,7 +174,7 @@ def interval_score(
     G&R 2007 Eq. 43: 2uE q + (2/α) max(abs(E) − uE q, 0) with α = 1 − coverage; units of E.
     """
     e, u = check_inputs(errors, uncertainties)
-    return float(interval_rows(e, u, predictive(distribution, nu), _check_coverage(coverage)))
+    return float(interval_rows(e, u, predictive(distribution, nu), probability(coverage, "coverage")))
 
 
 def check_score(

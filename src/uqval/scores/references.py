@@ -25,21 +25,21 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from uqval._types import FloatArray, SeedLike
+from uqval._internal.checks import probability
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
 from uqval.scores._input import DistributionName, check_bins, check_inputs, predictive
 from uqval.scores.binned import binned_rows
 from uqval.scores.curves import N_PROPORTIONS, curve_rows
 from uqval.scores.proper import (
     DEFAULT_QUANTILES,
-    _check_coverage,
     _levels,
     check_rows,
     crps_rows,
     interval_rows,
     nll_rows,
 )
-from uqval.seeding import seed_sequence
-from uqval.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = [
     "SCORES",
@@ -236,12 +236,11 @@ def calibration_scores(
     e, u = check_inputs(errors, uncertainties)
     if int(n_sim) != n_sim or n_sim < 2:
         raise ValueError(f"n_sim must be an integer >= 2, got {n_sim!r}")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    probability(confidence)
     settings = ScoreSettings(
         n_bins=check_bins(n_bins, e.size),
         distribution=predictive(distribution, nu),
-        coverage=_check_coverage(coverage),
+        coverage=probability(coverage, "coverage"),
         quantiles=_levels(quantiles),
     )
     order = np.argsort(u, kind="stable")

@@ -28,7 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from uqval._types import FloatArray
+from uqval._internal.checks import probability
+from uqval._internal.types import FloatArray
 
 _Scalar = int | float | np.integer | np.floating
 
@@ -41,8 +42,7 @@ def _prepare(
 ) -> tuple[FloatArray, FloatArray, float]:
     x = np.asarray(successes, dtype=np.float64)
     n = np.asarray(trials, dtype=np.float64)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
+    probability(confidence)
     if np.any(n < 1) or np.any(x < 0) or np.any(x > n):
         raise ValueError("need trials >= 1 and 0 <= successes <= trials")
     if np.any(x != np.round(x)) or np.any(n != np.round(n)):

@@ -55,8 +55,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from uqval._types import SeedLike
-from uqval.seeding import seed_sequence
+from uqval._internal.checks import probability
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import resampled_sums
 
 __all__ = [
@@ -419,8 +420,7 @@ def bca_bootstrap(
     arrays = _validate_data(data)
     if n_boot < 1:
         raise ValueError("n_boot must be a positive integer")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
+    probability(confidence)
     if chunk_size is not None and chunk_size < 1:
         raise ValueError("chunk_size must be a positive integer")
     if n_workers < 1:
@@ -577,8 +577,7 @@ def bca_bootstrap_means_sets(
         raise TypeError("bca_bootstrap_means needs MeanStatistic objects; use bca_bootstrap")
     if n_boot < 1:
         raise ValueError("n_boot must be a positive integer")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
+    probability(confidence)
     if n_workers < 1:
         raise ValueError("n_workers must be a positive integer")
     m = sizes.pop()
@@ -646,8 +645,7 @@ def bca_bootstrap_bins(
         One :class:`BootstrapResult` per bin, in the order of ``bins``.
     """
     arrays = tuple(np.asarray(a) for a in data)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
+    probability(confidence)
     if n_workers < 1:
         raise ValueError("n_workers must be a positive integer")
     if np.ndim(n_boot) == 0:

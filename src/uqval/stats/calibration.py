@@ -7,7 +7,7 @@ P000 Eqs. 2-3 (Var(E)/<uE^2>, Var(Z)); P001 Sect. II.1, Eqs. 7, 11, 12 and App. 
 Notation: Z = E/uE, <.> is the mean over the M points. All statistics are pure functions
 of the arrays ``E`` and ``uE`` and reduce over the **last axis**, so they also work on
 stacked bootstrap resamples of shape (B, M). They do not validate their input: call
-:func:`check_errors_uncertainties` on raw data first.
+:func:`uqval._internal.checks.errors_uncertainties` on raw data first.
 
 The statistics built on means of per-point columns are also provided as
 :class:`~uqval.stats.bootstrap.MeanStatistic` objects (``ZMS``, ``RCE``, ``RCE2``, ``NLL``,
@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.stats.bootstrap import MeanStatistic
 
 __all__ = [
@@ -30,56 +30,21 @@ __all__ = [
     "RCE",
     "RCE2",
     "ZMS",
-    "check_errors_uncertainties",
     "mean_z",
     "mse",
     "mv",
-    "nll",
-    "nll_ref",
-    "rce",
-    "rce2",
-    "rmse",
+    "gaussian_nll_rows",
+    "nll_ref_rows",
+    "rce_rows",
+    "rce2_rows",
+    "rmse_rows",
     "rmv",
     "var_z",
-    "zms",
+    "zms_rows",
 ]
 
 _LN_2PI = math.log(2.0 * math.pi)
-_MAX_LISTED_ROWS = 5
 
-
-
-def _bad_rows_message(name: str, bad: NDArray[np.bool_], what: str) -> str:
-    rows = np.flatnonzero(bad)
-    shown = ", ".join(str(i) for i in rows[:_MAX_LISTED_ROWS])
-    more = ", ..." if rows.size > _MAX_LISTED_ROWS else ""
-    return f"{name} has {rows.size} {what} value(s) (first rows, 0-based: {shown}{more})"
-
-
-def check_errors_uncertainties(E: ArrayLike, uE: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Validate errors and uncertainties and return them as 1-D float64 arrays.
-
-    Raises:
-        ValueError: if an array is not 1-D, is empty, the lengths differ, a value is
-            non-finite (NaN or infinite), or an uncertainty is not strictly positive. The
-            message names the array, the number of bad values and the first bad rows.
-    """
-    arrays = {"E": np.asarray(E, dtype=np.float64), "uE": np.asarray(uE, dtype=np.float64)}
-    for name, arr in arrays.items():
-        if arr.ndim != 1:
-            raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-        if arr.size == 0:
-            raise ValueError(f"{name} is empty")
-    e, ue = arrays["E"], arrays["uE"]
-    if e.size != ue.size:
-        raise ValueError(f"E and uE have different lengths ({e.size} and {ue.size})")
-    for name, arr in arrays.items():
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            raise ValueError(_bad_rows_message(name, bad, "non-finite"))
-    if (nonpos := ue <= 0.0).any():
-        raise ValueError(_bad_rows_message("uE", nonpos, "non-positive"))
-    return e, ue
 
 
 def _mean(x: ArrayLike) -> FloatArray:
@@ -100,7 +65,7 @@ def var_z(E: ArrayLike, uE: ArrayLike) -> FloatArray:
     return np.var(np.divide(E, uE), axis=-1, ddof=1)
 
 
-def zms(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def zms_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
     """ZMS = <Z^2>, reference 1 (P001 Eq. 11; P002 Eq. 14; P003 Eq. 2)."""
     return _mean(np.divide(E, uE) ** 2)
 
@@ -115,7 +80,7 @@ def mv(uE: ArrayLike) -> FloatArray:
     return _mean(np.square(uE))
 
 
-def rmse(E: ArrayLike) -> FloatArray:
+def rmse_rows(E: ArrayLike) -> FloatArray:
     """Root mean squared error RMSE = sqrt(<E^2>) (P001 Sect. II.1)."""
     return np.sqrt(mse(E))
 
@@ -130,7 +95,7 @@ def _rce_from_means(means: FloatArray) -> FloatArray:
     return (root_mv - np.sqrt(means[..., 1])) / root_mv
 
 
-def rce(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def rce_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
     """Relative calibration error RCE = (RMV - RMSE)/RMV, reference 0 (P001 Eq. 7)."""
     return _rce_from_means(np.stack([mv(uE), mse(E)], axis=-1))
 
@@ -139,7 +104,7 @@ def _rce2_from_means(means: FloatArray) -> FloatArray:
     return (means[..., 0] - means[..., 1]) / means[..., 0]
 
 
-def rce2(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def rce2_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
     """RCE2 = (MV - MSE)/MV, reference 0 (P001 App. A, Eq. 22)."""
     return _rce2_from_means(np.stack([mv(uE), mse(E)], axis=-1))
 
@@ -148,15 +113,15 @@ def _nll_from_means(means: FloatArray) -> FloatArray:
     return 0.5 * (means[..., 0] + means[..., 1] + _LN_2PI)
 
 
-def nll(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def gaussian_nll_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
     """Gaussian negative log-likelihood NLL = (<Z^2> + <ln uE^2> + ln 2 pi)/2.
 
-    P001 Eq. 12; P002 Eq. 15. Its reference is :func:`nll_ref`.
+    P001 Eq. 12; P002 Eq. 15. Its reference is :func:`nll_ref_rows`.
     """
-    return _nll_from_means(np.stack([zms(E, uE), _mean(np.log(np.square(uE)))], axis=-1))
+    return _nll_from_means(np.stack([zms_rows(E, uE), _mean(np.log(np.square(uE)))], axis=-1))
 
 
-def nll_ref(uE: ArrayLike) -> FloatArray:
+def nll_ref_rows(uE: ArrayLike) -> FloatArray:
     """Reference NLL of a calibrated set, NLL_ref = (1 + <ln uE^2> + ln 2 pi)/2 (P002 Eq. 16)."""
     return 0.5 * (1.0 + _mean(np.log(np.square(uE))) + _LN_2PI)
 

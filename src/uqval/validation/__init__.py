@@ -3,8 +3,8 @@
 Modules: :mod:`~uqval.validation.engine` (the engine), :mod:`~uqval.validation.rules`
 (decision rules), :mod:`~uqval.validation.permutation` (between-bin permutation tests),
 :mod:`~uqval.validation.bins` (binning), :mod:`~uqval.validation.inputs` (argument checks),
-:mod:`~uqval.validation.io` (reading files), :mod:`~uqval.validation.summary`
-(plain-language text), :mod:`~uqval.validation.output` (files, figures, HTML report).
+:mod:`~uqval.validation.io` (reading files), :mod:`~uqval.report.summary`
+(plain-language text), :mod:`~uqval.report.validation` (files, figures, HTML report).
 """
 
 from uqval.validation.engine import ScaleFactor, ValidationResult, validate

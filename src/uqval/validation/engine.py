@@ -4,7 +4,7 @@
 average calibration, consistency (calibration conditional on the uncertainty uE) and
 adaptivity (conditional on each input feature), with decision rules whose false-alarm rate
 is stated and measured (:mod:`uqval.validation.rules`; ``benchmarks/validation_error_rates.py``),
-or with the paper's own rules (``rule="paper"``, :mod:`uqval.flowchart`).
+or with the paper's own rules (``rule="paper"``, :mod:`uqval.validation.flowchart`).
 
 The conditional stages are judged on the *globally scaled* uncertainties uE·s, s = sqrt(ZMS)
 (the factor that makes them right on average), so that one global error does not make every
@@ -24,11 +24,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval import conditional, flowchart
-from uqval.screening import Screening, screen
-from uqval.seeding import seed_sequence
+from uqval._internal.checks import probability
+from uqval._internal.seeding import seed_sequence
+from uqval.calibration.local import local_zmean
+from uqval.calibration.screening import Screening, screen
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
 from uqval.ucc import (
     PredictionIntervals,
@@ -38,7 +40,7 @@ from uqval.ucc import (
     constant_band,
     ucc_curve,
 )
-from uqval.validation import rules
+from uqval.validation import flowchart, rules
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
@@ -176,20 +178,20 @@ class ValidationResult:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown) for a reader who has not read the papers."""
-        from uqval.validation.summary import summary_markdown
+        from uqval.report.summary import summary_markdown
 
         return summary_markdown(self)
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write report.html, verdicts.csv, summary.md, bins_<name>.csv and the figures
         (PNG) to ``directory``; returns the written paths."""
-        from uqval.validation.output import save_all
+        from uqval.report.validation import save_all
 
         return save_all(self, Path(directory))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report (figures embedded) to ``path``."""
-        from uqval.validation.output import write_html
+        from uqval.report.validation import write_html
 
         return write_html(self, Path(path))
 
@@ -222,7 +224,7 @@ def _bin_table(
         res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                             n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
-    zm = conditional.local_zmean(e, u_scaled, x, index_lists)
+    zm = local_zmean(e, u_scaled, x, index_lists)
     return pd.DataFrame({
         "low": bins.low, "high": bins.high, "n": bins.counts,
         "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
@@ -247,7 +249,7 @@ def _average_rows(
     z = e / u
     m = z.size
     zms_p = rules.bca_p_value(boot, 1.0)
-    ci = conditional.mean_t_interval(z)
+    ci = mean_t_interval(z)
     mean_z, se = float(ci.value), float(ci.sd)
     z_p = rules.t_test_p_value(mean_z, se, m)
     adjusted = rules.holm([zms_p, z_p])
@@ -368,7 +370,7 @@ def validate(
     uncertainties as given (``scaled=False``) and after multiplying them by s
     (``scaled=True``). Measured false-alarm rates on calibrated data are <= 5 % per stage
     (README, ``benchmarks/validation_error_rates.py``). ``rule="paper"`` gives the verdicts
-    of the adaptivity paper's flowchart (:mod:`uqval.flowchart`; f_v with target 0.95,
+    of the adaptivity paper's flowchart (:mod:`uqval.validation.flowchart`; f_v with target 0.95,
     which flags good uncertainties too often, see README).
 
     Bins: equal-count bins that keep ties together (:mod:`uqval.validation.bins`), by
@@ -415,8 +417,7 @@ def validate(
     """
     if rule not in ("uqval", "paper"):
         raise ValueError(f"rule must be 'uqval' or 'paper', got {rule!r}")
-    if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
+    probability(alpha, "alpha")
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
     for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),

@@ -1,6 +1,6 @@
 """Read a user's table (CSV, TSV or Parquet) for the command line, with clear errors.
 
-Every failure raises :class:`uqval.errors.DataError` with one line naming the file, the
+Every failure raises :class:`uqval._internal.errors.DataError` with one line naming the file, the
 column and the reason.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.errors import DataError
+from uqval._internal.errors import DataError
 
 __all__ = ["file_sha256", "read_table", "require_columns"]
 

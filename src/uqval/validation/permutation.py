@@ -44,8 +44,8 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from uqval._types import SeedLike
-from uqval.seeding import seed_sequence
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
 __all__ = ["CHUNK", "HeterogeneityTest", "heterogeneity_statistics", "heterogeneity_tests"]

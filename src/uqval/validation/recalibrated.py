@@ -2,10 +2,10 @@
 
 Recalibrating and validating on the same points flatters the result: the fit has seen the
 errors it is judged on. :func:`validate_recalibrated` instead validates the *out-of-fold*
-uncertainties of :func:`uqval.recalibrate.cross_validate` (k = 5 folds by default): the
+uncertainties of :func:`uqval.recalibration.cross_validate` (k = 5 folds by default): the
 uncertainties of each fold are recalibrated by the method fitted on the other folds, so
 every point is judged with a recalibration that has not seen it. Methods
-(:mod:`uqval.recalibrate`): ``sigma`` (one factor sqrt(ZMS), P001 Eq. 11), ``isotonic``
+(:mod:`uqval.recalibration`): ``sigma`` (one factor sqrt(ZMS), P001 Eq. 11), ``isotonic``
 (monotone map of uE², fixes consistency, P003 Sect. III.B) and ``binned:FEATURE`` (one
 factor per equal-count bin of a feature, as many bins as the validation uses along it,
 fixes adaptivity, P003 Sect. III.B.3).
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval.recalibrate import binned_scaling, cross_validate
+from uqval.recalibration import binned_scaling, cross_validate
 from uqval.validation.bins import default_n_bins
 from uqval.validation.engine import ValidationResult, validate
 from uqval.validation.inputs import Features, clean_inputs

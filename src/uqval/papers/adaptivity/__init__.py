@@ -1,2 +1,2 @@
 """Adaptivity paper (P003): figures of the QM9 running example (:mod:`.figures`). The local
-analyses themselves are in :mod:`uqval.adaptivity` and :mod:`uqval.conditional`."""
+analyses themselves are in :mod:`uqval.calibration.adaptivity` and :mod:`uqval.calibration.local`."""

@@ -9,10 +9,12 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from uqval import conditional, running
-from uqval.adaptivity import LocalAnalysis
+from uqval.calibration.adaptivity import LocalAnalysis
+from uqval.calibration.fraction_valid import FractionValid
+from uqval.papers.adaptivity.acf import acf as autocorrelation
 from uqval.plots import panels
 from uqval.plots.style import CALIBRATED, PALETTE, REFERENCE, UNCALIBRATED, figure, panel_label
+from uqval.stats import running
 
 LETTERS = "abcdefghi"
 RUNNING_MS = PALETTE[3]
@@ -77,7 +79,7 @@ def _local_panel(
     ax.set(xlabel=xlabel, ylabel=ylabel)
 
 
-def _fv_text(fv: conditional.FractionValid) -> str:
+def _fv_text(fv: FractionValid) -> str:
     return f"$f_v$ = {fv.value:.2f} [{fv.ci_low:.2f}, {fv.ci_high:.2f}]"
 
 
@@ -100,7 +102,7 @@ def fig_local(analyses: Mapping[str, tuple[LocalAnalysis, str, bool, pd.DataFram
     fig, axes = figure(3, n, width=3.0, height=2.5, squeeze=False)
     _lzm_lzms_rows(axes, analyses)
     for j, (name, (a, *_)) in enumerate(analyses.items()):
-        acf = conditional.acf(a.zms["value"].to_numpy())
+        acf = autocorrelation(a.zms["value"].to_numpy())
         ax = axes[2, j]
         ax.vlines(acf.lags, 0, acf.values, color=CALIBRATED, lw=1.5)
         ax.axhline(0, color=REFERENCE, lw=0.6)

@@ -42,20 +42,20 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from uqval._types import FloatArray
-from uqval.seeding import seed_sequence
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray
 from uqval.stats.bootstrap import bca_bootstrap_means_sets
-from uqval.stats.calibration import RCE, ZMS, rce, rce2, zms
+from uqval.stats.calibration import RCE, ZMS, rce2_rows, rce_rows, zms_rows
 from uqval.stats.pval import validation_probability
 from uqval.stats.robust import KAPPA_CS_NORMAL_OFFSET, beta_gm, kappa_cs
-from uqval.stats.zeta import zeta_score
-from uqval.synthetic import (
+from uqval.stats.synthetic import (
     GenerativeDistribution,
     calibrated_errors,
     nig_dataset,
     rinvgamma,
     tig_dataset,
 )
+from uqval.stats.zeta import zeta_score
 
 __all__ = [
     "PVAL_REFERENCES",
@@ -205,9 +205,9 @@ def tig_bias_point(
         n = min(per_chunk, n_sets - start)
         uE = np.sqrt(rinvgamma(rng, nu_ig / 2.0, nu_ig / 2.0, (n, M)))
         E = calibrated_errors(rng, uE, dist)
-        values["RCE"][start : start + n] = rce(E, uE)
-        values["RCE2"][start : start + n] = rce2(E, uE)
-        values["1-ZMS"][start : start + n] = 1.0 - zms(E, uE)
+        values["RCE"][start : start + n] = rce_rows(E, uE)
+        values["RCE2"][start : start + n] = rce2_rows(E, uE)
+        values["1-ZMS"][start : start + n] = 1.0 - zms_rows(E, uE)
     out: dict[str, float] = {
         "nu_ig": float(nu_ig),
         "nu_d": float(nu_d),

@@ -30,10 +30,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from uqval._types import SeedLike
-from uqval.seeding import seed_sequence
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_means
-from uqval.synthetic import rt_unit_variance
+from uqval.stats.synthetic import rt_unit_variance
 
 __all__ = [
     "CASE_E_NU",

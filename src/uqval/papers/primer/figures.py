@@ -1,7 +1,7 @@
 """Figures and tables of the primer paper (P000), assembled from the library.
 
-Each ``fig_*`` function computes what one figure shows with ``uqval.curves``,
-``uqval.conditional``, ``uqval.running`` and ``uqval.binning`` and draws it with
+Each ``fig_*`` function computes what one figure shows with ``uqval.calibration.curves``,
+``uqval.calibration.local``, ``uqval.stats.running`` and ``uqval.binning`` and draws it with
 ``uqval.plots.panels``; the paper's panel layout is kept (panels (a), (b), ... row-wise).
 Datasets are passed as DataFrames with columns E, uE (or U_<P>), optional V and X columns.
 """
@@ -15,9 +15,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from uqval import binning, conditional, curves, running
+from uqval import binning
+from uqval.calibration import curves
+from uqval.calibration.coverage import global_coverage, interval_half_widths, local_coverage
+from uqval.calibration.local import (
+    global_zisd,
+    global_zmean,
+    global_zvar,
+    local_zisd,
+    reliability_diagram,
+)
 from uqval.plots import panels
 from uqval.plots.style import CALIBRATED, UNCALIBRATED, figure, panel_grid, panel_label
+from uqval.stats import running
 
 LETTERS = "abcdefghijkl"
 VERSION_LABELS = {"uncal": "uncalibrated", "cal": "calibrated"}
@@ -90,8 +100,8 @@ def _whole(df: pd.DataFrame) -> tuple[float, float, float]:
 
 
 def _local_zisd(ax, E, uE, x, bins, xlabel, log_x, color=CALIBRATED, label=None, offset=0) -> pd.DataFrame:
-    local = conditional.local_zisd(E, uE, x, bins, method="cho")
-    panels.local_statistic(ax, local, "LZISD", xlabel, whole=_whole(conditional.global_zisd(E, uE)),
+    local = local_zisd(E, uE, x, bins, method="cho")
+    panels.local_statistic(ax, local, "LZISD", xlabel, whole=_whole(global_zisd(E, uE)),
                            color=color, label=label, log_x=log_x, offset=offset)
     return local
 
@@ -158,7 +168,7 @@ def fig_reliability(cases: Mapping[str, pd.DataFrame], names: Sequence[str], set
     for i, (ax, name) in enumerate(zip(axes, names, strict=False)):
         c = cases[name]
         bins = binning.equal_count_bins(c["uE"], settings.n_bins)
-        rd = conditional.reliability_diagram(c["E"], c["uE"], bins, method="bootstrap", seed=settings.seed + i)
+        rd = reliability_diagram(c["E"], c["uE"], bins, method="bootstrap", seed=settings.seed + i)
         panels.reliability_diagram(ax, rd)
         _log_axes(ax, y=True)  # log-log for every case, as the authors' code (logX = TRUE)
         panels.square_parity(ax)
@@ -191,10 +201,10 @@ def fig_lcp(cases: Mapping[str, pd.DataFrame], names: Sequence[str], variable: s
     for i, name in enumerate([*names, *extra]):
         c = cases[name]
         dist: curves.DistributionSpec = ("t", settings.t_nu) if i >= len(names) else "normal"
-        half = conditional.interval_half_widths(c["uE"], settings.lcp_probs, dist)
+        half = interval_half_widths(c["uE"], settings.lcp_probs, dist)
         bins = binning.equal_count_bins(c[variable], settings.n_bins)
-        lcp = conditional.local_coverage(c["E"], half, c[variable], bins, settings.lcp_probs)
-        whole = conditional.global_coverage(c["E"], half, settings.lcp_probs)
+        lcp = local_coverage(c["E"], half, c[variable], bins, settings.lcp_probs)
+        whole = global_coverage(c["E"], half, settings.lcp_probs)
         panels.coverage(axes[i], lcp, xlabel, whole=whole, log_x=log_x, legend=False)
         if log_x:
             _log_axes(axes[i])
@@ -265,8 +275,8 @@ def mean_var_intervals(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]]) ->
     rows = []
     for name, pair in sets.items():
         for version, data in zip(("uncal", "cal"), pair, strict=True):
-            m = conditional.global_zmean(data["E"], data["uE"]).iloc[0]
-            v = conditional.global_zvar(data["E"], data["uE"], method="cho").iloc[0]
+            m = global_zmean(data["E"], data["uE"]).iloc[0]
+            v = global_zvar(data["E"], data["uE"], method="cho").iloc[0]
             rows.append({
                 "set": name, "version": version, "M": len(data),
                 "mean_z": m["value"], "mean_z_low": m["ci_low"], "mean_z_high": m["ci_high"],
@@ -318,7 +328,7 @@ def fig_pal_method(sets: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]], settin
             counts[(name, version)] = len(bins)
             _local_zisd(ax_l, data["E"], data["uE"], data["uE"], bins, r"$u_E$ (eV)", True, color=color,
                         label=VERSION_LABELS[version], offset=j)
-            rd = conditional.reliability_diagram(data["E"], data["uE"], bins, method="cho")
+            rd = reliability_diagram(data["E"], data["uE"], bins, method="cho")
             panels.reliability_diagram(ax_r, rd, color=color, label=VERSION_LABELS[version], unit="eV")
         _log_axes(ax_l)
         _log_axes(ax_r, y=True)
@@ -354,7 +364,7 @@ def fig_binning_impact(pair: tuple[pd.DataFrame, pd.DataFrame], starts: Sequence
                 ax_r = axes[(row + 1) * len(starts) + col]
                 _local_zisd(ax_l, data["E"], data["uE"], data["uE"], bins, r"$u_E$ (eV)", True, color=color,
                             label=VERSION_LABELS[version], offset=j)
-                rd = conditional.reliability_diagram(data["E"], data["uE"], bins, method="cho")
+                rd = reliability_diagram(data["E"], data["uE"], bins, method="cho")
                 panels.reliability_diagram(ax_r, rd, color=color, label=VERSION_LABELS[version], unit="eV")
                 panel_label(ax_l, f"({LETTERS[row * len(starts) + col]}) {scheme}, n = {n}")
                 panel_label(ax_r, f"({LETTERS[(row + 1) * len(starts) + col]}) {scheme}, n = {n}")
@@ -396,7 +406,7 @@ def fig_qm9_validation(data: pd.DataFrame, settings: PrimerSettings) -> tuple[Fi
     the adaptive bin counts."""
     fig, axes = _grid(6)
     E, uE, mass = data["E"], data["uE"], data["X_mass"]
-    rd = conditional.reliability_diagram(E, uE, binning.equal_count_bins(uE, settings.qm9_rd_bins),
+    rd = reliability_diagram(E, uE, binning.equal_count_bins(uE, settings.qm9_rd_bins),
                                          method="bootstrap", seed=settings.seed)
     panels.reliability_diagram(axes[0], rd, unit="eV")
     panels.calibration_curve(axes[1], curves.calibration_curve(E, uE, p=curves.P_GRID_DEFAULT))
@@ -455,8 +465,8 @@ def fig_hu(feature: pd.DataFrame, latent: pd.DataFrame, settings: PrimerSettings
         half = data[["U_68", "U_95"]].to_numpy()
         probs = (0.68, 0.95)
         bins = binning.adaptive_bins(x_feature, settings.adaptive_bins, settings.pop_min, settings.adaptive_log)
-        lcp = conditional.local_coverage(E, half, x_feature, bins, probs)
-        whole = conditional.global_coverage(E, half, probs)
+        lcp = local_coverage(E, half, x_feature, bins, probs)
+        whole = global_coverage(E, half, probs)
         coverages.update({(name, p): float(v) for p, v in zip(whole["prob"], whole["value"], strict=True)})
         panels.coverage(axes[3 * r + 1], lcp, "feature distance (a.u.)", whole=whole, log_x=True)
         _log_axes(axes[3 * r + 1])  # log x as the authors' code

@@ -15,11 +15,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from uqval._types import SeedLike
+from uqval._internal.seeding import derive_seed, seed_sequence
+from uqval._internal.types import SeedLike
 from uqval.binning import equal_count_boundaries
-from uqval.seeding import derive_seed, seed_sequence
-from uqval.simref import ols_line
-from uqval.synthetic import GenerativeDistribution, rinvgamma
+from uqval.papers.simref.statistics import ols_line
+from uqval.stats.synthetic import GenerativeDistribution, rinvgamma
 
 __all__ = [
     "APPB_MODELS",
@@ -57,7 +57,7 @@ def appb_seed(base_seed: int, model: str, M: int, N_bins: Iterable[int], nu: flo
     """Seed of one App. B grid point from (base seed, model, M, N list, nu).
 
     Depends only on what the point computes, so splitting the grid into jobs never changes
-    results (:func:`uqval.seeding.derive_seed`).
+    results (:func:`uqval._internal.seeding.derive_seed`).
     """
     return derive_seed(
         base_seed,

@@ -24,6 +24,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 from scipy import stats
 
 from uqval.papers.simref.appendix_b import PRINTED_ZMSE_LINES, fit_sqrt_ratio
+from uqval.papers.simref.statistics import ZmseExtrapolation
 from uqval.plots.style import (
     CALIBRATED,
     PALETTE,
@@ -33,7 +34,8 @@ from uqval.plots.style import (
     figure,
     panel_grid,
 )
-from uqval.simref import DistSpec, ZmseExtrapolation, simulated_error_samples
+from uqval.simref import simulated_error_samples
+from uqval.simref.reference import DistSpec
 from uqval.stats.fits import ScaledTFit, fit_scaled_t
 
 __all__ = [

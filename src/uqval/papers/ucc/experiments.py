@@ -47,7 +47,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
-from uqval.seeding import derive_seed
+from uqval._internal.seeding import derive_seed
 from uqval.ucc import (
     Axis,
     OperatingPoint,

@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval.stats.calibration import check_errors_uncertainties
+from uqval._internal.checks import errors_uncertainties
 from uqval.stats.fits import fit_invgamma_ks, fit_scaled_f_ks
 from uqval.stats.robust import beta_gm, kappa_cs
-from uqval.synthetic import rinvgamma
+from uqval.stats.synthetic import rinvgamma
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def screen(E: ArrayLike, uE: ArrayLike, limits: SkewnessLimits = SkewnessLimits(
     RCE is questionable when beta_GM(uE^2) > limits.uE2 or beta_GM(E^2) > limits.E2; ZMS when
     beta_GM(Z^2) > limits.Z2 (P001 Sect. IV.4 and Conclusions).
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     u2, e2, z2 = uE**2, E**2, (E / uE) ** 2
     b_u2, b_e2, b_z2 = beta_gm(u2), beta_gm(e2), beta_gm(z2)
     reasons = []
@@ -87,7 +87,7 @@ def shape_fits(E: ArrayLike, uE: ArrayLike) -> dict[str, float]:
     described by a continuous F distribution: E^2 and Z^2 are fitted on their positive values
     and the number of excluded zeros is reported as ``n_zero_E``.
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     nonzero = E != 0
     fits = {
         "uE2": fit_invgamma_ks(uE**2),

@@ -26,11 +26,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray, SeedLike
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
 from uqval.scores._input import DistributionName, check_inputs, predictive
 from uqval.scores.curves import N_PROPORTIONS, observed_proportions
-from uqval.seeding import seed_sequence
-from uqval.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = ["GroupCalibration", "adversarial_group_calibration"]
 

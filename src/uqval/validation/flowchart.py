@@ -21,10 +21,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from uqval import binning, conditional
-from uqval.adaptivity import local_analysis
-from uqval.average import calibration_tests
-from uqval.screening import SkewnessLimits, screen
+from uqval import binning
+from uqval.calibration.adaptivity import local_analysis
+from uqval.calibration.average import calibration_tests
+from uqval.calibration.coverage import global_coverage, local_coverage
+from uqval.calibration.fraction_valid import FractionValid, fraction_valid
+from uqval.calibration.local import global_zmean
+from uqval.calibration.screening import SkewnessLimits, screen
 
 FV_TARGET = 0.95
 FV_MIN_M = 10_000
@@ -45,7 +48,7 @@ class Check:
     note: str = ""
 
 
-def _fv_check(stage: str, variable: str, test: str, fv: conditional.FractionValid, note: str) -> Check:
+def _fv_check(stage: str, variable: str, test: str, fv: FractionValid, note: str) -> Check:
     return Check(stage, variable, test, fv.value, fv.ci_low, fv.ci_high, FV_TARGET,
                  fv.ci_high >= FV_TARGET, note)
 
@@ -85,7 +88,7 @@ def validate_variance(
     seeds = np.random.SeedSequence(seed).spawn(2 + len(features))
     sc = screen(E, uE, limits or SkewnessLimits())
     zms = next(t for t in calibration_tests(E, uE, n_boot, seeds[0]) if t.statistic == "ZMS")
-    mz = conditional.global_zmean(E, uE).iloc[0]
+    mz = global_zmean(E, uE).iloc[0]
     checks = [
         Check("average", "-", "ZMS", zms.estimate, zms.ci_low, zms.ci_high, 1.0, zms.valid,
               "" if sc.zms_reliable else "; ".join(r for r in sc.reasons if "ZMS" in r)),
@@ -119,15 +122,15 @@ def validate_intervals(
     for level in levels:
         prob = level / 100
         half = table[[f"U_{level:g}"]].to_numpy()
-        g = conditional.global_coverage(E, half, [prob]).iloc[0]
+        g = global_coverage(E, half, [prob]).iloc[0]
         checks.append(Check("average", "-", f"coverage U_{level:g}", g["value"], g["ci_low"], g["ci_high"],
                             prob, bool(g["valid"])))
         for stage, name, x in [("consistency", f"U_{level:g}", half[:, 0])] + [
             ("adaptivity", f, table[f"X_{f}"].to_numpy()) for f in features
         ]:
-            lcp = conditional.local_coverage(E, half, x, _bins(x, n_bins), [prob])
+            lcp = local_coverage(E, half, x, _bins(x, n_bins), [prob])
             checks.append(_fv_check(stage, name, f"f_v(LCP {level:g} %), {n_bins} bins",
-                                    conditional.fraction_valid(lcp), small))
+                                    fraction_valid(lcp), small))
     return checks
 
 

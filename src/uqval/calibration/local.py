@@ -49,196 +49,57 @@ RMSE").
 Per-bin sums use ``np.add.reduceat`` over the concatenated bins, so all closed-form local
 statistics are vectorised over bins. ENCE and ZMSE (P002 Eqs. 11 and 17) are also provided
 for stacks of Monte Carlo sets with fixed contiguous bins (:func:`ence_batch`,
-:func:`zmse_batch`, O(n_sets M)).
-"""
+:func:`zmse_batch`, O(n_sets M))."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats
 
-from uqval._types import FloatArray, SeedLike
-from uqval.seeding import seed_sequence
-from uqval.stats.binomial import wilson_cc_interval, wilson_interval
+from uqval._internal.checks import errors_uncertainties
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_bins
-from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties
-from uqval.synthetic import GenerativeDistribution, as_distribution
+from uqval.stats.calibration import RCE, ZMS
+from uqval.stats.intervals import Interval, cho_vv, power_interval, t_interval
+from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = [
-    "ACFResult",
-    "FractionValid",
-    "Interval",
-    "acf",
-    "cho_varvar",
-    "ence",
-    "ence_batch",
-    "fraction_valid",
-    "global_coverage",
     "global_zisd",
     "global_zmean",
     "global_zms",
     "global_zvar",
-    "interval_half_widths",
-    "local_coverage",
     "local_rce",
     "local_zisd",
     "local_zmean",
     "local_zms",
     "local_zvar",
-    "mean_t_interval",
     "reliability_diagram",
-    "zmse",
-    "zmse_batch",
 ]
 
 VarMethod = Literal["cho", "bootstrap", "auto"]
+
+
 ZmsMethod = Literal["bootstrap", "stud", "auto"]
+
+
 DistributionSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
 
+
 AUTO_MIN_SIZE = 200
+
+
 """Sample size from which the "auto" methods use the analytic CI (ErrViewLib ``varZCI``,
 ``ZMSCI``: "cho"/"stud" for n >= 200, bootstrap below)."""
 
-_BATCH_ELEMENTS = 1 << 21  # elements per chunk of the batched ENCE/ZMSE
-
-
-# --- CI helpers ---------------------------------------------------------------------------
-
-
-class Interval(NamedTuple):
-    """An estimate, its confidence interval and its standard deviation.
-
-    Scalars (numpy float64) for a single sample, arrays for vectorised input.
-    """
-
-    value: FloatArray
-    ci_low: FloatArray
-    ci_high: FloatArray
-    sd: FloatArray
-
-
-def _interval(value: ArrayLike, half: ArrayLike, sd: ArrayLike) -> Interval:
-    """value -+ half, with 0-d arrays turned into numpy scalars."""
-    value, half, sd = (np.asarray(a, dtype=np.float64) for a in (value, half, sd))
-    return Interval(value[()], (value - half)[()], (value + half)[()], sd[()])
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError("confidence must lie in (0, 1)")
-
-
-def _normal_quantile(confidence: float) -> float:
-    _check_confidence(confidence)
-    return float(special.ndtri(0.5 * (1.0 + confidence)))
-
-
-def _cho_vv(n: ArrayLike, m2: ArrayLike, m4: ArrayLike) -> FloatArray:
-    """Cho et al. (2008) Eq. 1: vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n."""
-    n = np.asarray(n, dtype=np.float64)
-    return (np.asarray(m4) - (n - 3.0) / (n - 1.0) * np.square(m2)) / n
-
-
-def _power_interval(v: ArrayLike, vv: ArrayLike, power: float, confidence: float) -> Interval:
-    """Delta-method interval of S = V^p: SD(S) = abs(p) V^(p-1) sqrt(vv); S +- z SD(S)."""
-    v = np.asarray(v, dtype=np.float64)
-    sd = abs(power) * v ** (power - 1.0) * np.sqrt(vv)
-    return _interval(v**power, _normal_quantile(confidence) * sd, sd)
-
-
-def _t_interval(mean: ArrayLike, sd: ArrayLike, n: ArrayLike, confidence: float) -> Interval:
-    """m +- t_{(1+c)/2, n-1} sd/sqrt(n)."""
-    _check_confidence(confidence)
-    n = np.asarray(n, dtype=np.float64)
-    se = np.asarray(sd) / np.sqrt(n)
-    return _interval(mean, stats.t.ppf(0.5 * (1.0 + confidence), df=n - 1.0) * se, se)
-
-
-def _last_axis_sample(x: ArrayLike, name: str) -> FloatArray:
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim == 0 or arr.shape[-1] < 2:
-        raise ValueError(f"{name} needs at least 2 values along its last axis")
-    return arr
-
-
-def cho_varvar(z: ArrayLike) -> FloatArray:
-    """Estimated variance of the sample variance (Cho et al. 2008 Eq. 1; ErrViewLib ``varvar``).
-
-    vv = (mu_4 - (n - 3)/(n - 1) mu_2^2)/n, mu_k = <(z - <z>)^k> (1/n denominators).
-    Reduces over the last axis.
-    """
-    arr = _last_axis_sample(z, "z")
-    d2 = np.square(arr - arr.mean(axis=-1, keepdims=True))
-    return _cho_vv(arr.shape[-1], d2.mean(axis=-1), np.square(d2).mean(axis=-1))
-
-
-def _var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Var(z) +- z_c sqrt(vv) (ErrViewLib ``varZCI(method = "cho")``; P000 Sect. III.3.4).
-
-    Var uses the n - 1 denominator; vv is :func:`cho_varvar`. Reduces over the last axis.
-    """
-    arr = _last_axis_sample(z, "z")
-    return _power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 1.0, confidence)
-
-
-def _lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Interval:
-    """LZISD S = V^(-1/2) with the delta-method SD(S) = sqrt(vv)/(2 V^(3/2)).
-
-    P000 Sect. III.3.4; ErrViewLib ``rsdZCI(method = "cho")``: S +- z_c SD(S). ``v`` is
-    Var(Z) and ``vv`` its estimated variance (:func:`cho_varvar`); vectorised.
-    """
-    return _power_interval(v, vv, -0.5, confidence)
-
-
-def _rmse_cho_interval(
-    E: ArrayLike, confidence: float = 0.95, *, centered: bool = False
-) -> Interval:
-    """Interval of the RMSE of a reliability-diagram bin by the delta method (P000 Sect. III.3.3).
-
-    * ``centered=False`` (default, P000 text): RMSE = sqrt(<E^2>), with the estimated
-      variance of <E^2> taken as var(E^2)/n (n - 1 denominator), so
-      SD = sqrt(var(E^2)/n)/(2 RMSE).
-    * ``centered=True`` (authors' ``sdZCI(method = "cho")``): sd(E) = Var(E)^(1/2) with
-      SD = sqrt(vv)/(2 sqrt(Var(E))), vv from :func:`cho_varvar`.
-
-    Reduces over the last axis.
-    """
-    arr = _last_axis_sample(E, "E")
-    if centered:
-        return _power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 0.5, confidence)
-    sq = np.square(arr)
-    var_mse = np.var(sq, axis=-1, ddof=1) / arr.shape[-1]
-    return _power_interval(sq.mean(axis=-1), var_mse, 0.5, confidence)
-
-
-def mean_t_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Student-t interval of a mean, <z> +- t_{(1+c)/2, n-1} sd(z)/sqrt(n) (P003 LZM).
-
-    Reduces over the last axis; ``sd`` of the result is the standard error sd(z)/sqrt(n).
-    """
-    arr = _last_axis_sample(z, "z")
-    return _t_interval(arr.mean(axis=-1), arr.std(axis=-1, ddof=1), arr.shape[-1], confidence)
-
-
-def _ms_stud_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Mean-square interval <z^2> +- t sd(z^2)/sqrt(n) (ErrViewLib ``ZMSCI`` "stud").
-
-    Used for the whole-set ZMS of P003 (n >= 200). Reduces over the last axis.
-    """
-    return mean_t_interval(np.square(_last_axis_sample(z, "z")), confidence)
-
-
-# --- bins as segments of the concatenated indices -----------------------------------------
-
 
 @dataclass(frozen=True)
-class _Segments:
+class Segments:
     """Bins laid out as consecutive segments of ``order`` (concatenated bin indices)."""
 
     order: NDArray[np.intp]
@@ -246,7 +107,7 @@ class _Segments:
     counts: NDArray[np.intp]
 
     @classmethod
-    def from_bins(cls, bins: Sequence[ArrayLike], m: int, min_count: int) -> _Segments:
+    def from_bins(cls, bins: Sequence[ArrayLike], m: int, min_count: int) -> Segments:
         if len(bins) == 0:
             raise ValueError("bins must hold at least one bin")
         arrays = [np.asarray(b) for b in bins]
@@ -263,7 +124,7 @@ class _Segments:
         return cls(order, starts, counts)
 
     @classmethod
-    def whole(cls, m: int) -> _Segments:
+    def whole(cls, m: int) -> Segments:
         return cls(np.arange(m, dtype=np.intp), np.zeros(1, np.intp), np.array([m], np.intp))
 
     @property
@@ -295,7 +156,7 @@ class _Segments:
 
 
 def _bootstrap_cis(
-    segments: _Segments,
+    segments: Segments,
     data: tuple[FloatArray, ...],
     statistic: Callable[[tuple[FloatArray, ...]], MeanStatistic],
     selected: NDArray[np.bool_],
@@ -347,7 +208,7 @@ def _rms_statistic(_: tuple[FloatArray, ...]) -> MeanStatistic:
 
 def _bootstrap_where_asked(
     interval: Interval,
-    segments: _Segments,
+    segments: Segments,
     data: tuple[FloatArray, ...],
     statistic: Callable[[tuple[FloatArray, ...]], MeanStatistic],
     method: str,
@@ -377,16 +238,13 @@ def _bootstrap_where_asked(
     )
 
 
-# --- tables -------------------------------------------------------------------------------
-
-
 def _contains(low: ArrayLike, high: ArrayLike, target: ArrayLike) -> NDArray[np.bool_]:
     """low <= target <= high (False for NaN limits)."""
     return (np.asarray(low) <= target) & (np.asarray(target) <= high)
 
 
-def _table(
-    segments: _Segments, interval: Interval, target: ArrayLike, x: FloatArray | None
+def bin_table(
+    segments: Segments, interval: Interval, target: ArrayLike, x: FloatArray | None
 ) -> pd.DataFrame:
     """One row per bin: [bin, x,] n, value, ci_low, ci_high, target, valid."""
     columns: dict[str, ArrayLike] = {}
@@ -404,15 +262,15 @@ def _table(
     return pd.DataFrame(columns)
 
 
-def _layout(
+def bin_layout(
     m: int, x: ArrayLike | None, bins: Sequence[ArrayLike] | None, min_count: int
-) -> tuple[_Segments, FloatArray | None]:
+) -> tuple[Segments, FloatArray | None]:
     """Segments of the bins (one bin of all points if None) and bin positions (if x given)."""
     if bins is None:
         if m < min_count:
             raise ValueError(f"need at least {min_count} points, got {m}")
-        return _Segments.whole(m), None
-    segments = _Segments.from_bins(bins, m, min_count)
+        return Segments.whole(m), None
+    segments = Segments.from_bins(bins, m, min_count)
     if x is None:
         return segments, None
     xs = np.asarray(x, dtype=np.float64)
@@ -421,21 +279,21 @@ def _layout(
     return segments, segments.mid_range(xs)
 
 
-def _prepare(
+def prepare_bins(
     E: ArrayLike,
     uE: ArrayLike,
     x: ArrayLike | None,
     bins: Sequence[ArrayLike] | None,
     min_count: int,
-) -> tuple[FloatArray, FloatArray, _Segments, FloatArray | None]:
+) -> tuple[FloatArray, FloatArray, Segments, FloatArray | None]:
     """Validated E, uE, the segments and the bin positions (None for the whole set)."""
-    e, ue = check_errors_uncertainties(E, uE)
-    return (e, ue, *_layout(e.size, x, bins, min_count))
+    e, ue = errors_uncertainties(E, uE)
+    return (e, ue, *bin_layout(e.size, x, bins, min_count))
 
 
 def _var_power(
     values: FloatArray,
-    segments: _Segments,
+    segments: Segments,
     power: float,
     method: str,
     confidence: float,
@@ -445,7 +303,7 @@ def _var_power(
     """Per-bin Var(values)^p with the delta-method ("cho") or BCa interval."""
     _, m2, m4 = segments.central_moments(values)
     n = segments.counts
-    interval = _power_interval(m2 * n / (n - 1.0), _cho_vv(n, m2, m4), power, confidence)
+    interval = power_interval(m2 * n / (n - 1.0), cho_vv(n, m2, m4), power, confidence)
     statistic = _centred_var_power(power)
     return _bootstrap_where_asked(
         interval, segments, (values,), statistic, method, "cho", n_boot_min, seed, confidence
@@ -464,9 +322,9 @@ def _zvar(
     n_boot_min: int,
     seed: SeedLike,
 ) -> pd.DataFrame:
-    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    e, ue, segments, pos = prepare_bins(E, uE, x, bins, 2)
     interval = _var_power(e / ue, segments, power, method, confidence, n_boot_min, seed)
-    return _table(segments, interval, target, pos)
+    return bin_table(segments, interval, target, pos)
 
 
 def local_zvar(
@@ -563,11 +421,11 @@ def _zmean(
     bins: Sequence[ArrayLike] | None,
     confidence: float,
 ) -> pd.DataFrame:
-    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    e, ue, segments, pos = prepare_bins(E, uE, x, bins, 2)
     mean, m2, _ = segments.central_moments(e / ue)
     n = segments.counts
-    interval = _t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
-    return _table(segments, interval, 0.0, pos)
+    interval = t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
+    return bin_table(segments, interval, 0.0, pos)
 
 
 def local_zmean(
@@ -603,14 +461,14 @@ def _zms(
     n_boot_min: int,
     seed: SeedLike,
 ) -> pd.DataFrame:
-    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
+    e, ue, segments, pos = prepare_bins(E, uE, x, bins, 2)
     mean, m2, _ = segments.central_moments(np.square(e / ue))
     n = segments.counts
-    interval = _t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
+    interval = t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
     interval = _bootstrap_where_asked(
         interval, segments, (e, ue), lambda _: ZMS, method, "stud", n_boot_min, seed, confidence
     )
-    return _table(segments, interval, target, pos)
+    return bin_table(segments, interval, target, pos)
 
 
 def local_zms(
@@ -649,7 +507,7 @@ def global_zms(
     return _zms(E, uE, None, None, method, target, confidence, n_boot_min, seed)
 
 
-def _rce_values(mv: ArrayLike, mse: ArrayLike) -> FloatArray:
+def rce_values(mv: ArrayLike, mse: ArrayLike) -> FloatArray:
     """RCE = (RMV - RMSE)/RMV from MV = <uE^2> and MSE = <E^2> (P003 Eq. 9)."""
     rmv = np.sqrt(mv)
     return (rmv - np.sqrt(mse)) / rmv
@@ -664,14 +522,14 @@ def _rce(
     n_boot: int,
     seed: SeedLike,
 ) -> pd.DataFrame:
-    e, ue, segments, pos = _prepare(E, uE, x, bins, 2)
-    value = _rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
+    e, ue, segments, pos = prepare_bins(E, uE, x, bins, 2)
+    value = rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
     every = np.ones(segments.n_bins, dtype=bool)
     low, high = _bootstrap_cis(
         segments, (e, ue), lambda _: RCE, every, n_boot, seed, confidence, grow=bins is not None
     )
     nan = np.full_like(value, np.nan)
-    return _table(segments, Interval(value, low, high, nan), 0.0, pos)
+    return bin_table(segments, Interval(value, low, high, nan), 0.0, pos)
 
 
 def local_rce(
@@ -740,7 +598,7 @@ def reliability_diagram(
     """
     if error_scale not in ("rmse", "sd"):
         raise ValueError(f"unknown error_scale {error_scale!r}; use 'rmse' or 'sd'")
-    e, ue, segments, _ = _prepare(E, uE, None, bins, 2)
+    e, ue, segments, _ = prepare_bins(E, uE, None, bins, 2)
     rmv = np.sqrt(segments.means(np.square(ue)))
     if error_scale == "sd":
         interval = _var_power(e, segments, 0.5, method, confidence, n_boot_min, seed)
@@ -749,7 +607,7 @@ def reliability_diagram(
         mse, m2, _ = segments.central_moments(sq)
         n = segments.counts
         interval = _bootstrap_where_asked(
-            _power_interval(mse, m2 / (n - 1.0), 0.5, confidence),
+            power_interval(mse, m2 / (n - 1.0), 0.5, confidence),
             segments,
             (e,),
             _rms_statistic,
@@ -759,289 +617,5 @@ def reliability_diagram(
             seed,
             confidence,
         )
-    return _table(segments, interval, rmv, rmv)
+    return bin_table(segments, interval, rmv, rmv)
 
-
-# --- local coverage -----------------------------------------------------------------------
-
-
-def interval_half_widths(
-    uE: ArrayLike, probs: Sequence[float], distribution: DistributionSpec = "normal"
-) -> FloatArray:
-    """Half-widths U_P,i = uE_i Q_D((1 + P)/2) of symmetric prediction intervals.
-
-    P000 Sect. III.3.5: intervals built from uE and a generative distribution D (normal,
-    or unit-variance Student t, e.g. ``("t", 4)`` for Case E). Returns shape (M, len(probs)).
-    """
-    u = np.asarray(uE, dtype=np.float64)
-    p = _probabilities(probs)
-    factors = as_distribution(distribution).quantile(0.5 * (1.0 + p))
-    return u[:, None] * factors[None, :]
-
-
-def _probabilities(probs: Sequence[float]) -> FloatArray:
-    p = np.atleast_1d(np.asarray(probs, dtype=np.float64))
-    if p.ndim != 1 or p.size == 0 or not np.all((p > 0.0) & (p < 1.0)):
-        raise ValueError("probs must be a non-empty sequence of probabilities in (0, 1)")
-    return p
-
-
-def _coverage(
-    E: ArrayLike,
-    half_widths: ArrayLike,
-    probs: Sequence[float],
-    x: ArrayLike | None,
-    bins: Sequence[ArrayLike] | None,
-    confidence: float,
-) -> pd.DataFrame:
-    p = _probabilities(probs)
-    e = np.asarray(E, dtype=np.float64)
-    u = np.asarray(half_widths, dtype=np.float64)
-    u = u[:, None] if u.ndim == 1 else u
-    if e.ndim != 1 or u.shape != (e.size, p.size):
-        raise ValueError(
-            f"half_widths must have shape ({e.size}, {p.size}) (one column per P), got {u.shape}"
-        )
-    if not (np.all(np.isfinite(e)) and np.all(np.isfinite(u)) and np.all(u >= 0.0)):
-        raise ValueError("E must be finite and half_widths finite and non-negative")
-    segments, pos = _layout(e.size, x, bins, 1)
-    hits = segments.sums((np.abs(e)[:, None] <= u).astype(np.int64))  # (n_bins, n_P)
-    counts = segments.counts[:, None]
-    low, high = wilson_interval(hits, counts, confidence)
-    picp = hits / counts
-    se = np.sqrt(picp * (1.0 - picp) / counts)
-    tables = []
-    for j, prob in enumerate(p):
-        interval = Interval(picp[:, j], low[:, j], high[:, j], se[:, j])
-        table = _table(segments, interval, prob, pos)
-        table.insert(0, "prob", prob)
-        tables.append(table)
-    return pd.concat(tables, ignore_index=True)
-
-
-def local_coverage(
-    E: ArrayLike,
-    half_widths: ArrayLike,
-    x: ArrayLike,
-    bins: Sequence[ArrayLike],
-    probs: Sequence[float],
-    *,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
-    """Local coverage probability (LCP) analysis (P000 Sects. II.2.2, III.3.5, III.4.4).
-
-    Per bin and probability P: PICP nu_P = (1/n) sum_i 1(abs(E_i) <= U_P,i), i.e. the
-    fraction of error-centred intervals [E_i - U_P,i, E_i + U_P,i] containing 0, with a
-    Wilson binomial CI (ErrViewLib ``plotLCP`` default); the target is P.
-
-    Args:
-        E: errors (length M).
-        half_widths: U_P,i, shape (M,) for one P or (M, len(probs)): given directly for
-            interval datasets (e.g. HU2022), or :func:`interval_half_widths` from uE.
-        x: conditioning variable, bins: index arrays (as in :func:`local_zvar`).
-        probs: the coverage probabilities P of the columns of ``half_widths``.
-
-    Returns:
-        One row per (P, bin), sorted by P then bin: prob, bin, x, n, value, ci_low,
-        ci_high, target (= P), valid.
-    """
-    return _coverage(E, half_widths, probs, x, bins, confidence)
-
-
-def global_coverage(
-    E: ArrayLike, half_widths: ArrayLike, probs: Sequence[float], *, confidence: float = 0.95
-) -> pd.DataFrame:
-    """Average PICP of the whole set per P with its Wilson CI (LCP right margin)."""
-    return _coverage(E, half_widths, probs, None, None, confidence)
-
-
-# --- ENCE, ZMSE ---------------------------------------------------------------------------
-
-
-def ence(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
-    """ENCE = (1/N) sum_i abs(RCE_i), RCE_i = (RMV_i - RMSE_i)/RMV_i (P002 Eq. 11; P003 Eq. 8)."""
-    e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
-    rce = _rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
-    return float(np.mean(np.abs(rce)))
-
-
-def zmse(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
-    """ZMSE = (1/N) sum_i abs(ln ZMS_i), ZMS_i = <Z^2>_i (P002 Eq. 17)."""
-    e, ue, segments, _ = _prepare(E, uE, None, bins, 1)
-    return float(np.mean(np.abs(np.log(segments.means(np.square(e / ue))))))
-
-
-def _segment_edges(bins: Sequence[ArrayLike]) -> NDArray[np.intp]:
-    """Edges e_0 = 0 < e_1 < ... < e_N of bins that are consecutive segments of 0..e_N - 1.
-
-    Bin i must be exactly ``arange(e_i, e_{i+1})``, which holds for equal-count (or
-    adaptive) bins of data already sorted by the conditioning variable.
-
-    Raises:
-        ValueError: if the bins are not contiguous, ordered segments starting at 0.
-    """
-    segments = _Segments.from_bins(bins, np.iinfo(np.intp).max, 1)
-    if not np.array_equal(segments.order, np.arange(segments.order.size)):
-        raise ValueError(
-            "bins are not contiguous ordered segments of 0..M-1; sort the data by the "
-            "conditioning variable first"
-        )
-    return np.append(segments.starts, segments.order.size).astype(np.intp)
-
-
-def _batch(
-    E: ArrayLike,
-    uE: ArrayLike,
-    edges: ArrayLike,
-    per_chunk: Callable[[FloatArray, FloatArray, NDArray[np.intp], NDArray[np.intp]], FloatArray],
-) -> FloatArray:
-    """Apply ``per_chunk(E_rows, uE_rows, starts, counts)`` to chunks of sets (rows)."""
-    e = np.asarray(E, dtype=np.float64)
-    u = np.asarray(uE, dtype=np.float64)
-    if e.ndim != 2:
-        raise ValueError(f"E must have shape (n_sets, M), got {e.shape}")
-    m = e.shape[1]
-    if u.shape not in ((m,), e.shape):
-        raise ValueError(f"uE must have shape ({m},) or {e.shape}, got {u.shape}")
-    edg = np.asarray(edges)
-    if (
-        edg.ndim != 1
-        or edg.size < 2
-        or not np.issubdtype(edg.dtype, np.integer)
-        or edg[0] != 0
-        or edg[-1] != m
-        or np.any(np.diff(edg) <= 0)
-    ):
-        raise ValueError(f"edges must be strictly increasing integers from 0 to M = {m}")
-    starts, counts = edg[:-1].astype(np.intp), np.diff(edg).astype(np.intp)
-    rows = max(1, _BATCH_ELEMENTS // m)
-    out = np.empty(e.shape[0])
-    for lo in range(0, e.shape[0], rows):
-        sl = slice(lo, lo + rows)
-        out[sl] = per_chunk(e[sl], u if u.ndim == 1 else u[sl], starts, counts)
-    return out
-
-
-def _bin_means_rows(
-    values: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
-) -> FloatArray:
-    return np.add.reduceat(values, starts, axis=-1) / counts
-
-
-def ence_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
-    """ENCE of many sets at once (P002 App. B), O(n_sets M).
-
-    Args:
-        E: errors, shape (n_sets, M), each row sorted like ``uE``.
-        uE: uncertainties, shape (M,) (shared by all sets) or (n_sets, M).
-        edges: bin edges of contiguous bins (bin i = columns edges[i]:edges[i+1]).
-
-    Returns:
-        ENCE per set, shape (n_sets,). Inputs are not checked for finiteness.
-    """
-
-    def chunk(
-        e: FloatArray, u: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
-    ) -> FloatArray:
-        mv = _bin_means_rows(np.square(u), starts, counts)
-        mse = _bin_means_rows(np.square(e), starts, counts)
-        return np.mean(np.abs(_rce_values(mv, mse)), axis=-1)
-
-    return _batch(E, uE, edges, chunk)
-
-
-def zmse_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
-    """ZMSE of many sets at once (P002 App. B), O(n_sets M); arguments as in :func:`ence_batch`."""
-
-    def chunk(
-        e: FloatArray, u: FloatArray, starts: NDArray[np.intp], counts: NDArray[np.intp]
-    ) -> FloatArray:
-        zms = _bin_means_rows(np.square(e / u), starts, counts)
-        return np.mean(np.abs(np.log(zms)), axis=-1)
-
-    return _batch(E, uE, edges, chunk)
-
-
-# --- validation metric f_v and ACF --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FractionValid:
-    """Fraction of valid bins f_v with its binomial interval (P003 Sect. III.B.2).
-
-    Attributes:
-        value: f_v = n_valid / n_bins.
-        ci_low, ci_high: Wilson interval with continuity correction.
-        n_valid: bins whose CI contains the target.
-        n_bins: number of bins.
-    """
-
-    value: float
-    ci_low: float
-    ci_high: float
-    n_valid: int
-    n_bins: int
-
-
-def fraction_valid(local: pd.DataFrame, confidence: float = 0.95) -> FractionValid:
-    """f_v = (bins whose CI contains the target)/N_bins with a Wilson-cc interval.
-
-    P003 Sect. III.B.2 (target value 0.95 for 95% CIs); the interval is
-    ``DescTools::BinomCI(method = "wilsoncc")`` with successes = valid bins and
-    trials = N_bins, as in the authors' code.
-
-    Args:
-        local: a table of a ``local_*`` function (column ``valid``). A coverage table
-            must hold a single P (select ``local[local.prob == P]``).
-    """
-    if "prob" in local.columns and local["prob"].nunique() > 1:
-        raise ValueError("the table holds several coverage probabilities; select one P")
-    valid = local["valid"].to_numpy(dtype=bool)
-    if valid.size == 0:
-        raise ValueError("the table holds no bins")
-    n_valid = int(valid.sum())
-    low, high = wilson_cc_interval(n_valid, valid.size, confidence)
-    return FractionValid(n_valid / valid.size, float(low), float(high), n_valid, valid.size)
-
-
-@dataclass(frozen=True)
-class ACFResult:
-    """Sample autocorrelation function (R ``acf``).
-
-    Attributes:
-        lags: 0, 1, ..., max_lag.
-        values: r_k, with r_0 = 1.
-        band: half-width of the white-noise band, Phi^-1((1 + c)/2)/sqrt(N).
-    """
-
-    lags: NDArray[np.int64]
-    values: FloatArray
-    band: float
-
-
-def acf(values: ArrayLike, max_lag: int | None = None, confidence: float = 0.95) -> ACFResult:
-    """Sample autocorrelation of a series, as R ``stats::acf`` (P003 Sect. III.B.1, Fig. 3).
-
-    r_k = sum_{t=1}^{N-k} (x_t - xbar)(x_{t+k} - xbar) / sum_t (x_t - xbar)^2, for
-    k = 0..max_lag with max_lag = floor(10 log10 N) by default, capped at N - 1. The band
-    +-Phi^-1((1 + c)/2)/sqrt(N) (+-1.96/sqrt(N)) is R's white-noise band.
-
-    Args:
-        values: the series (e.g. the LZMS values ordered along the conditioning variable).
-        max_lag: largest lag (R ``lag.max``).
-        confidence: level of the white-noise band.
-    """
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
-        raise ValueError("values must be a finite 1-D series of at least 2 points")
-    n = x.size
-    lag = int(np.floor(10.0 * np.log10(n))) if max_lag is None else int(max_lag)
-    if lag < 0:
-        raise ValueError("max_lag must be non-negative")
-    lag = min(lag, n - 1)
-    d = x - x.mean()
-    denom = float(d @ d)
-    if denom == 0.0:
-        raise ValueError("the autocorrelation of a constant series is undefined")
-    full = np.correlate(d, d, mode="full")[n - 1 : n + lag]
-    return ACFResult(np.arange(lag + 1), full / denom, _normal_quantile(confidence) / np.sqrt(n))

@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from uqval._types import SeedLike
+from uqval._internal.types import SeedLike
 
 
 def derive_seed(base: int, *labels: object) -> int:

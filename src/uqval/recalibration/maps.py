@@ -26,10 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 
-from uqval._types import FloatArray, SeedLike
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_bins
 from uqval.scores._input import check_bins, check_inputs, check_vector
-from uqval.seeding import seed_sequence
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.calibration import ZMS
 

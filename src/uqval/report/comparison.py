@@ -23,14 +23,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval.atomic import atomic_path, write_text
+from uqval._internal.atomic import atomic_path, write_text
 from uqval.comparison import ModelComparison
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.validation.output import safe_name
-from uqval.validation.summary import fmt
+from uqval.report.summary import fmt
+from uqval.report.validation import safe_name
 
 __all__ = ["ranking_table", "report_content", "save_all", "summary_markdown", "write_html"]
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval.atomic import atomic_path, write_text
+from uqval._internal.atomic import atomic_path, write_text
 from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes

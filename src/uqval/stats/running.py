@@ -35,7 +35,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike
 from scipy import special
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 
 __all__ = [
     "hd_quantiles_sorted",

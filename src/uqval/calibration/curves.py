@@ -32,10 +32,11 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._types import FloatArray
-from uqval.running import hd_quantiles_sorted
+from uqval._internal.checks import errors_uncertainties, vector
+from uqval._internal.types import FloatArray
 from uqval.stats.binomial import wilson_cc_interval
-from uqval.synthetic import GenerativeDistribution, as_distribution
+from uqval.stats.running import hd_quantiles_sorted
+from uqval.stats.synthetic import GenerativeDistribution, as_distribution
 
 __all__ = [
     "CONFIDENCE_K",
@@ -71,25 +72,6 @@ for _constant in (P_GRID_SYNTHETIC, P_GRID_DEFAULT, CONFIDENCE_K):
     _constant.setflags(write=False)  # shared defaults, returned inside the results
 
 
-def _uncertainties(uE: ArrayLike) -> FloatArray:
-    u = np.asarray(uE, dtype=np.float64)
-    if u.ndim != 1 or u.size == 0:
-        raise ValueError(f"uE must be a non-empty 1-D array, got shape {u.shape}")
-    if not np.all(np.isfinite(u) & (u > 0.0)):
-        raise ValueError("uncertainties must be finite and strictly positive")
-    return u
-
-
-def _errors_uncertainties(E: ArrayLike, uE: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    u = _uncertainties(uE)
-    e = np.asarray(E, dtype=np.float64)
-    if e.shape != u.shape:
-        raise ValueError(f"E and uE must have the same shape, got {e.shape} and {u.shape}")
-    if not np.all(np.isfinite(e)):
-        raise ValueError("errors must be finite")
-    return e, u
-
-
 def _grid(p: ArrayLike) -> FloatArray:
     grid = np.asarray(p, dtype=np.float64)
     if grid.ndim != 1 or grid.size == 0:
@@ -115,7 +97,7 @@ def calibration_eta(
     indicator sum because uE > 0; in floating point the two can only differ for a point
     whose E/uE and Q_D(p) agree to within rounding. Q_D(1) = +inf gives eta = 1.
     """
-    e, u = _errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(E, uE)
     grid = _grid(p)
     z = np.sort(e / u)
     q = as_distribution(distribution).quantile(grid)
@@ -185,7 +167,7 @@ def calibration_curve(
     P000 Sect. III.2.1, Eq. 17, Fig. 1 (normal D) and Fig. 18a (unit-variance t_4);
     docs/choices.md, "Calibration curves". Default grid :data:`P_GRID_SYNTHETIC`.
     """
-    e, u = _errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(E, uE)
     grid = _grid(p)
     eta = calibration_eta(e, u, grid, distribution)
     low, high = identity_band(grid, e.size, confidence)
@@ -241,7 +223,7 @@ def conditional_calibration_curves(
     equals the curve of the binned points up to the rounding of the bin counts. The band
     uses n = round(number of binned points / n_bins) (the authors' n = M/n_bins).
     """
-    e, u = _errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(E, uE)
     grid = _grid(p)
     if len(bins) == 0:
         raise ValueError("bins must hold at least one bin")
@@ -344,7 +326,7 @@ def confidence_curve(
     c_S(k). The oracle sorts the uE-ordered errors by decreasing abs(E) (stable), as
     ErrViewLib ``plotConfidence``.
     """
-    e, u = _errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(E, uE)
     order = _decreasing_order(u)
     e_sorted, u_sorted = e[order], u[order]
     oracle_sorted = e_sorted[_decreasing_order(np.abs(e_sorted))]
@@ -395,7 +377,7 @@ def probabilistic_reference(
     """
     if n_mc < 1:
         raise ValueError("n_mc must be a positive integer")
-    u = _uncertainties(uE)
+    u = vector(uE, "uncertainties", positive=True)
     u_sorted = u[_decreasing_order(u)]
     draws = u_sorted * as_distribution(distribution).draw(rng, (n_mc, u.size))
     ks = np.asarray(k)

@@ -47,7 +47,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from uqval._types import FloatArray
+from uqval._internal.types import FloatArray
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
 __all__ = ["SwapStatistic", "bandwidth_miss_rate", "excess_deficit", "swap_masks"]

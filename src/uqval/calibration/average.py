@@ -3,6 +3,7 @@
 * ZMS = <Z^2> (reference 1) and RCE = (RMV - RMSE)/RMV (reference 0) with the bootstrap bias
   b_BS, the 95 % BCa interval I_BS and the zeta-score of Eq. 14 (Table 4).
 * The same after removing the 5 % largest uncertainties (Fig. 7, right).
+* :func:`zms` and :func:`rce`: the two statistics alone, on checked inputs.
 * Decimation (Fig. 8): Delta_RCE(k) and Delta_ZMS(k) when the k % largest uE are removed,
   k = 0 ... 10 % by 0.1 %, with the zero-centred BCa intervals of the full dataset.
 """
@@ -15,9 +16,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval.seeding import seed_sequence
+from uqval._internal.checks import errors_uncertainties
+from uqval._internal.seeding import seed_sequence
 from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
-from uqval.stats.calibration import RCE, ZMS, check_errors_uncertainties, mean_z, var_z
+from uqval.stats.calibration import RCE, ZMS, mean_z, rce_rows, var_z, zms_rows
 from uqval.stats.zeta import zeta_score
 
 REFERENCES = {"ZMS": 1.0, "RCE": 0.0}
@@ -26,6 +28,30 @@ MIN_POINTS = 4
 distinct values and the BCa interval degenerates (M = 2 gives zeta = -inf)."""
 _MAX_DECIMATION_STEPS = 100_000
 STATISTICS = {"ZMS": ZMS, "RCE": RCE}
+
+
+def zms(errors: ArrayLike, uncertainties: ArrayLike) -> float:
+    """Mean squared z-score ZMS = <Z^2>, Z = E/uE; 1 for calibrated uncertainties.
+
+    Heavy-tails paper P001 Eq. 11; simref paper P002 Eq. 14; adaptivity paper P003 Eq. 2.
+
+    >>> zms([0.5, -1.0, 2.0], [0.5, 1.0, 1.0])
+    2.0
+    """
+    e, u = errors_uncertainties(errors, uncertainties)
+    return float(zms_rows(e, u))
+
+
+def rce(errors: ArrayLike, uncertainties: ArrayLike) -> float:
+    """Relative calibration error RCE = (RMV - RMSE)/RMV; 0 for calibrated uncertainties.
+
+    RMV = sqrt(<uE^2>), RMSE = sqrt(<E^2>) (heavy-tails paper P001 Eq. 7).
+
+    >>> rce([1.0, -1.0], [2.0, 2.0])
+    0.5
+    """
+    e, u = errors_uncertainties(errors, uncertainties)
+    return float(rce_rows(e, u))
 
 
 @dataclass(frozen=True)
@@ -60,7 +86,7 @@ def remove_largest_uncertainties(
 
     Raises ValueError unless 0 <= fraction < 1.
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     if not (np.isfinite(fraction) and 0.0 <= fraction < 1.0):
         raise ValueError(f"fraction must lie in [0, 1), got {fraction!r}")
     order = order_by_decreasing_uncertainty(E, uE)
@@ -88,7 +114,7 @@ def calibration_tests(
     Each statistic gets its own random stream spawned from ``seed``. Raises ValueError when
     E and uE hold fewer than MIN_POINTS points.
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     _require_points(E.size)
     root = seed_sequence(seed)
     streams = root.spawn(len(STATISTICS))
@@ -110,7 +136,7 @@ def decimation(E: ArrayLike, uE: ArrayLike, max_percent: float = 10.0, step: flo
     Raises ValueError unless 0 <= max_percent < 100, step > 0, at most 100 000 steps, and at
     least one point is kept at k = max_percent.
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     if not (np.isfinite(max_percent) and 0.0 <= max_percent < 100.0):
         raise ValueError(f"max_percent must lie in [0, 100), got {max_percent!r}")
     if not (np.isfinite(step) and step > 0.0):
@@ -178,7 +204,7 @@ def analyse(
     Raises ValueError unless 0 <= trimmed_fraction < 1 and both the full and the trimmed sets
     keep at least MIN_POINTS points.
     """
-    E, uE = check_errors_uncertainties(E, uE)
+    E, uE = errors_uncertainties(E, uE)
     if not (np.isfinite(trimmed_fraction) and 0.0 <= trimmed_fraction < 1.0):
         raise ValueError(f"trimmed_fraction must lie in [0, 1), got {trimmed_fraction!r}")
     _require_points(E.size)

@@ -19,7 +19,9 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from uqval import binning, conditional
+from uqval import binning
+from uqval.calibration.fraction_valid import FractionValid, fraction_valid
+from uqval.calibration.local import local_zmean, local_zms
 
 
 def rank_correlations(columns: Mapping[str, ArrayLike]) -> pd.DataFrame:
@@ -52,8 +54,8 @@ class LocalAnalysis:
 
     zm: pd.DataFrame
     zms: pd.DataFrame
-    fv_zm: conditional.FractionValid
-    fv_zms: conditional.FractionValid
+    fv_zm: FractionValid
+    fv_zms: FractionValid
 
     def summary(self) -> dict:
         return {"fv_zm": asdict(self.fv_zm), "fv_zms": asdict(self.fv_zms), "n_bins": len(self.zm)}
@@ -64,9 +66,9 @@ def local_analysis(
     n_boot_min: int = 1500,
 ) -> LocalAnalysis:
     """LZM (Student-t) and LZMS (BCa, max(n_boot_min, n) replicates per bin) along x."""
-    zm = conditional.local_zmean(E, uE, x, bins)
-    zms = conditional.local_zms(E, uE, x, bins, method="bootstrap", n_boot_min=n_boot_min, seed=seed)
-    return LocalAnalysis(zm, zms, conditional.fraction_valid(zm), conditional.fraction_valid(zms))
+    zm = local_zmean(E, uE, x, bins)
+    zms = local_zms(E, uE, x, bins, method="bootstrap", n_boot_min=n_boot_min, seed=seed)
+    return LocalAnalysis(zm, zms, fraction_valid(zm), fraction_valid(zms))
 
 
 def random_order_fv(

@@ -26,7 +26,7 @@ its references, and one per pair to the permutation test; a second ``spawn`` giv
 per model to its validation.
 
 ``.save(directory)`` writes the tables, overlay figures and a self-contained HTML report
-(:mod:`uqval.comparison_output`).
+(:mod:`uqval.report.comparison`).
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._types import FloatArray, SeedLike
-from uqval.conditional import zmse_batch
+from uqval._internal.checks import probability
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
+from uqval.calibration.binned_errors import zmse_batch
 from uqval.scores._input import (
     DistributionName,
     check_bins,
@@ -52,7 +54,6 @@ from uqval.scores._input import (
     sorted_edges,
 )
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
-from uqval.seeding import seed_sequence
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import ValidationResult, validate
 from uqval.validation.inputs import MIN_ROWS
@@ -91,20 +92,20 @@ class ModelComparison:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
-        from uqval.comparison_output import summary_markdown
+        from uqval.report.comparison import summary_markdown
 
         return summary_markdown(self)
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the
         overlay figures (PNG) and report.html to ``directory``; returns the written paths."""
-        from uqval.comparison_output import save_all
+        from uqval.report.comparison import save_all
 
         return save_all(self, Path(directory))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report (figures embedded) to ``path``."""
-        from uqval.comparison_output import write_html
+        from uqval.report.comparison import write_html
 
         return write_html(self, Path(path))
 
@@ -243,8 +244,7 @@ def compare(
             replicates, false-alarm rate 1 - ``confidence``; skipped below 60 points).
     """
     data, feats = _checked(models, features)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    probability(confidence)
     names = list(data)
     m = next(iter(data.values()))[0].size
     settings = ScoreSettings(n_bins=check_bins(n_bins, m), distribution=predictive(distribution, nu))

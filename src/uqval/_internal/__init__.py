@@ -1,0 +1,4 @@
+"""Infrastructure shared by the library, not statistics: type aliases (:mod:`.types`), the one
+input-check module (:mod:`.checks`), seeds (:mod:`.seeding`) and the one random-stream engine
+(:mod:`.streams`), atomic file writes (:mod:`.atomic`) and the exception types
+(:mod:`.errors`)."""

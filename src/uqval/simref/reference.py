@@ -1,0 +1,220 @@
+"""Simulated reference values of a statistic with the user's own uncertainties (simref paper P002
+Sect. II.D.2, App. A).
+
+E*_i = uE_i eps_i with eps ~ D(0, 1) and the *actual* uE; theta_D,ref = mean of theta over
+N_MC sets, u = sd/sqrt(N_MC), and the Monte Carlo 95 % interval I_D = type-7 quantiles
+2.5/97.5 % of the simulated sample (docs/choices.md, "Sim2 intervals"). Replicates are drawn
+in the fixed stream blocks of :mod:`uqval._internal.streams`, so results depend on
+(seed, M, N_MC) only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from uqval._internal.checks import errors_uncertainties
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
+from uqval.simref.statistics import SimRefStatistic, SortedFrame, as_statistic, sorted_batch_values
+from uqval.stats.synthetic import GenerativeDistribution, as_distribution
+
+__all__ = [
+    "DEFAULT_N_BINS_SENSITIVITY",
+    "DEFAULT_N_MC",
+    "SimulatedReference",
+    "reference_sensitivity",
+    "simulated_error_samples",
+    "simulated_reference",
+    "simulated_references",
+]
+
+DistSpec = GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float]
+
+
+DEFAULT_N_MC = 10_000  # Sect. III.C, Figs 4-7
+
+
+DEFAULT_N_BINS_SENSITIVITY = 50  # Figs 4-5
+
+
+_BLOCK_ELEMENTS = 1 << 20  # values per simulation stream block (8 MiB of float64)
+
+
+def _distribution_label(dist: GenerativeDistribution) -> str:
+    if dist.name == "normal" or dist.nu is None or math.isinf(dist.nu):
+        return "N(0,1)"
+    return f"t_s({dist.nu:g})"
+
+
+@dataclass(frozen=True)
+class SimulatedReference:
+    """Monte Carlo reference of a statistic for one generative distribution D.
+
+    Attributes:
+        statistic: label of the statistic; distribution: label of D.
+        n_mc: number N_MC of synthetic sets.
+        mean: theta_D,ref = mean of the simulated values.
+        sd: their standard deviation (ddof = 1); u: u(theta_D,ref) = sd/sqrt(N_MC).
+        ci_low, ci_high: I_D, type-7 2.5 % and 97.5 % quantiles of the simulated values
+            (for the default level 0.95; docs/choices.md, "Sim2 intervals").
+        values: the N_MC simulated values.
+    """
+
+    statistic: str
+    distribution: str
+    n_mc: int
+    mean: float
+    sd: float
+    u: float
+    ci_low: float
+    ci_high: float
+    values: FloatArray = field(repr=False, compare=False)
+
+
+def simulated_references(
+    uE: ArrayLike,
+    statistics: Sequence[SimRefStatistic | str],
+    distribution: DistSpec,
+    n_mc: int = DEFAULT_N_MC,
+    seed: SeedLike = None,
+    chunk: int | None = None,
+    *,
+    confidence: float = 0.95,
+) -> list[SimulatedReference]:
+    """Simulated references of several statistics from the same N_MC synthetic sets.
+
+    E*_i = uE_i eps_i, eps ~ D(0, 1) (P002 Eq. A2, App. A; §3.14). Streams: fixed blocks of
+    ``max(1, 2**20 // M)`` sets, block j drawn from child j of ``SeedSequence(seed)``, so the
+    values depend only on (seed, M, N_MC) and not on ``chunk`` (max sets per evaluation,
+    memory knob) nor on which statistics are requested together.
+
+    Returns:
+        One :class:`SimulatedReference` per statistic, in order.
+    """
+    ue = errors_uncertainties(np.zeros_like(uE, dtype=float), uE)[1]
+    stats_ = [as_statistic(s) for s in statistics]
+    if not stats_:
+        raise ValueError("statistics must not be empty")
+    if n_mc < 2:
+        raise ValueError("n_mc must be at least 2")
+    if chunk is not None and chunk < 1:
+        raise ValueError("chunk must be a positive integer")
+    dist = as_distribution(distribution)
+    frame = SortedFrame(ue)
+    rows = max(1, _BLOCK_ELEMENTS // frame.m)
+    starts = range(0, n_mc, rows)
+    values = np.empty((len(stats_), n_mc))
+    for start, child in zip(starts, seed_sequence(seed).spawn(len(starts)), strict=True):
+        size = min(rows, n_mc - start)
+        e_s = frame.u * dist.draw(np.random.default_rng(child), (size, frame.m))
+        step = size if chunk is None else chunk
+        for lo in range(0, size, step):
+            sub = e_s[lo : lo + step]
+            for j, stat in enumerate(stats_):
+                values[j, start + lo : start + lo + sub.shape[0]] = sorted_batch_values(stat, sub, frame)
+    alpha = 1.0 - confidence
+    out = []
+    for stat, v in zip(stats_, values, strict=True):
+        sd = float(np.std(v, ddof=1))
+        lo, hi = np.quantile(v, [alpha / 2.0, 1.0 - alpha / 2.0], method="linear")
+        out.append(
+            SimulatedReference(
+                statistic=stat.label,
+                distribution=_distribution_label(dist),
+                n_mc=n_mc,
+                mean=float(v.mean()),
+                sd=sd,
+                u=sd / math.sqrt(n_mc),
+                ci_low=float(lo),
+                ci_high=float(hi),
+                values=v,
+            )
+        )
+    return out
+
+
+def simulated_reference(
+    uE: ArrayLike,
+    statistic: SimRefStatistic | str,
+    distribution: DistSpec,
+    n_mc: int = DEFAULT_N_MC,
+    seed: SeedLike = None,
+    chunk: int | None = None,
+    *,
+    confidence: float = 0.95,
+) -> SimulatedReference:
+    """theta_D,ref, u(theta_D,ref) = sd/sqrt(N_MC) and I_D of one statistic (P002 Sect. II.D.2).
+
+    See :func:`simulated_references` (same values with the same seed).
+    """
+    return simulated_references(
+        uE, [statistic], distribution, n_mc, seed, chunk, confidence=confidence
+    )[0]
+
+
+def reference_sensitivity(
+    E: ArrayLike,
+    uE: ArrayLike,
+    distribution: DistSpec,
+    n_mc: int = DEFAULT_N_MC,
+    seed: SeedLike = None,
+    *,
+    n_bins: int = DEFAULT_N_BINS_SENSITIVITY,
+    chunk: int | None = None,
+) -> pd.DataFrame:
+    """Simulated references of ZMS, CC, ENCE and ZMSE (N bins) from the same synthetic sets,
+    with the estimates on the data (P002 Figs 4-5: N_MC = 10^4, N = 50).
+
+    Returns:
+        One row per statistic: statistic (name), n_bins, distribution, nu (inf for the
+        normal), M, estimate, ref_mean, ref_u, ref_sd, I_low, I_high, n_mc.
+    """
+    e, ue = errors_uncertainties(E, uE)
+    dist = as_distribution(distribution)
+    stats_ = [
+        SimRefStatistic("ZMS"),
+        SimRefStatistic("CC"),
+        SimRefStatistic("ENCE", n_bins),
+        SimRefStatistic("ZMSE", n_bins),
+    ]
+    refs = simulated_references(ue, stats_, dist, n_mc, seed, chunk)
+    nu = math.inf if dist.nu is None else float(dist.nu)
+    return pd.DataFrame.from_records(
+        [
+            {
+                "statistic": st.name,
+                "n_bins": st.n_bins,
+                "distribution": ref.distribution,
+                "nu": nu,
+                "M": e.size,
+                "estimate": st.value(e, ue),
+                "ref_mean": ref.mean,
+                "ref_u": ref.u,
+                "ref_sd": ref.sd,
+                "I_low": ref.ci_low,
+                "I_high": ref.ci_high,
+                "n_mc": n_mc,
+            }
+            for st, ref in zip(stats_, refs, strict=True)
+        ]
+    )
+
+
+def simulated_error_samples(
+    uE: ArrayLike, distribution: DistSpec, n_rep: int = 100, seed: SeedLike = None
+) -> FloatArray:
+    """Pooled errors of ``n_rep`` synthetic sets E* = uE eps, eps ~ D (P002 Fig. 3 [code]: 100).
+
+    Returns shape (n_rep * M,), in the original order of ``uE`` within each replicate.
+    """
+    ue = np.asarray(uE, dtype=np.float64)
+    rng = np.random.default_rng(seed_sequence(seed))
+    return (ue * as_distribution(distribution).draw(rng, (n_rep, ue.size))).ravel()
+

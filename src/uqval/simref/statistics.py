@@ -1,0 +1,354 @@
+"""Statistics of the simulated-reference method and their evaluation in the uE-sorted frame
+(simref paper P002 Sects. II.B-C, Eqs. 11, 14, 17, 18).
+
+* **ZMS** = <Z^2>, Z = E/uE (Eq. 14), known reference 1;
+* **CC** = Spearman rank correlation of abs(E) and uE (Eq. 18), average ranks for ties;
+* **ENCE** (Eq. 11) and **ZMSE** (Eq. 17) on N equal-size bins of the data sorted by uE
+  (:func:`uqval.binning.equal_count_boundaries`).
+
+Because uE is fixed, the data are put once in uE-sorted order (:class:`SortedFrame`): the bins
+are fixed, ENCE/ZMSE are O(M) per simulated set and CC needs one argsort per set. The BCa
+bootstrap of CC, ENCE and ZMSE (:func:`bootstrap_statistic`) re-sorts each resample by uE in the
+authors' manner, in O(M) per resample from its multiplicities (see :mod:`uqval.simref`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, cast
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from uqval._internal.checks import errors_uncertainties
+from uqval._internal.types import FloatArray, SeedLike
+from uqval.binning import equal_count_boundaries
+from uqval.calibration.binned_errors import ence_batch, zmse_batch
+from uqval.stats.bootstrap import (
+    BootstrapResult,
+    bca_bootstrap,
+    group_jackknife_values,
+)
+from uqval.stats.calibration import ZMS
+
+__all__ = [
+    "DEFAULT_N_BOOT",
+    "KNOWN_REFERENCES",
+    "STATISTIC_NAMES",
+    "SimRefStatistic",
+    "as_statistic",
+    "bootstrap_statistic",
+]
+
+StatName = Literal["ZMS", "CC", "ENCE", "ZMSE"]
+
+
+STATISTIC_NAMES: tuple[str, ...] = ("ZMS", "CC", "ENCE", "ZMSE")
+
+
+KNOWN_REFERENCES: dict[str, float] = {"ZMS": 1.0}
+
+
+"""Statistics with a predefined reference value (P002 Eq. 14); the others have none."""
+
+
+DEFAULT_N_BOOT = 5000  # authors' code; docs/choices.md, "Bootstrap replicates"
+
+
+_COUNT_ELEMENTS = 1 << 18  # positions per sub-chunk of a resample evaluation
+
+
+@dataclass(frozen=True)
+class SimRefStatistic:
+    """One statistic of P002: ``"ZMS"``, ``"CC"``, or ``"ENCE"``/``"ZMSE"`` with ``n_bins``.
+
+    Methods evaluate it on a single set (:meth:`value`) or on many error sets sharing one
+    uncertainty vector (:meth:`batch`, the simulated-reference use case).
+    """
+
+    name: StatName
+    n_bins: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in STATISTIC_NAMES:
+            raise ValueError(f"unknown statistic {self.name!r}; use one of {STATISTIC_NAMES}")
+        binned = self.name in ("ENCE", "ZMSE")
+        if binned and (self.n_bins is None or int(self.n_bins) != self.n_bins or self.n_bins < 1):
+            raise ValueError(f"{self.name} needs a positive integer n_bins, got {self.n_bins!r}")
+        if not binned and self.n_bins is not None:
+            raise ValueError(f"{self.name} takes no n_bins")
+
+    @property
+    def reference(self) -> float | None:
+        """Predefined reference value (1 for ZMS), or None."""
+        return KNOWN_REFERENCES.get(self.name)
+
+    @property
+    def label(self) -> str:
+        """``"ZMS"``, ``"CC"``, ``"ENCE(N=20)"``..."""
+        return self.name if self.n_bins is None else f"{self.name}(N={self.n_bins})"
+
+    def value(self, E: ArrayLike, uE: ArrayLike) -> float:
+        """The statistic of one set (ties in abs(E) or uE get average ranks for CC)."""
+        e, ue = errors_uncertainties(E, uE)
+        frame = SortedFrame(ue)
+        return float(ResampleStatistic(self, e[frame.order], frame)(np.arange(e.size)))
+
+    def batch(self, E: ArrayLike, uE: ArrayLike) -> FloatArray:
+        """The statistic of many error sets with the same uncertainties.
+
+        Args:
+            E: errors, shape (n_sets, M), columns in the order of ``uE``.
+            uE: uncertainties, shape (M,), shared by all rows (bins computed once from it).
+
+        Returns:
+            shape (n_sets,). CC assumes no ties in abs(E) within a row (true for continuous
+            simulated errors); use :meth:`value` for data with ties.
+        """
+        e = np.asarray(E, dtype=np.float64)
+        frame = SortedFrame(errors_uncertainties(np.zeros_like(uE, dtype=float), uE)[1])
+        if e.ndim != 2 or e.shape[1] != frame.m:
+            raise ValueError(f"E must have shape (n_sets, {frame.m}), got {e.shape}")
+        return sorted_batch_values(self, e[:, frame.order], frame)
+
+
+def as_statistic(spec: SimRefStatistic | str, n_bins: int | None = None) -> SimRefStatistic:
+    """Coerce ``"ZMS"``, ``"CC"``, ``("ENCE", n)``-like specs to a :class:`SimRefStatistic`.
+
+    ``"ENCE"``/``"ZMSE"`` take ``n_bins``; ``"ENCE20"`` is also accepted.
+    """
+    if isinstance(spec, SimRefStatistic):
+        return spec
+    if isinstance(spec, tuple):
+        return SimRefStatistic(spec[0], spec[1] if len(spec) > 1 else n_bins)
+    name = str(spec)
+    for base in ("ENCE", "ZMSE"):
+        if name.startswith(base) and name[len(base) :].isdigit():
+            return SimRefStatistic(base, int(name[len(base) :]))
+    # An unknown name is refused by SimRefStatistic.__post_init__ (ValueError naming it).
+    return SimRefStatistic(cast(StatName, name), n_bins if name in ("ENCE", "ZMSE") else None)
+
+
+class SortedFrame:
+    """A fixed uncertainty vector in uE-sorted order (stable sort: ties keep file order)."""
+
+    def __init__(self, uE: FloatArray) -> None:
+        self.order = np.argsort(uE, kind="stable")
+        self.u = uE[self.order]
+        self.m = self.u.size
+        self._edges: dict[int, NDArray[np.intp]] = {}
+        self._rank_c: FloatArray | None = None
+
+    def edges(self, n_bins: int) -> NDArray[np.intp]:
+        if n_bins not in self._edges:
+            self._edges[n_bins] = equal_count_boundaries(self.m, n_bins).astype(np.intp)
+        return self._edges[n_bins]
+
+    def centred_ranks(self) -> FloatArray:
+        """Average ranks of uE (sorted frame) minus their mean (M + 1)/2."""
+        if self._rank_c is None:
+            self._rank_c = stats.rankdata(self.u) - 0.5 * (self.m + 1)
+        return self._rank_c
+
+
+def _cc_rows(e_s: FloatArray, frame: SortedFrame) -> FloatArray:
+    """Spearman(abs(E), uE) per row, no ties in abs(E): ranks by one argsort per row."""
+    n, m = e_s.shape
+    ranks = np.empty((n, m))
+    np.put_along_axis(
+        ranks, np.argsort(np.abs(e_s), axis=1), np.arange(1.0, m + 1.0)[None, :], axis=1
+    )
+    ru = frame.centred_ranks()
+    norm = math.sqrt(m * (m * m - 1.0) / 12.0) * math.sqrt(float(ru @ ru))
+    return (ranks @ ru) / norm  # sum(ru) = 0, so the rank mean of |E| drops out
+
+
+def sorted_batch_values(stat: SimRefStatistic, e_s: FloatArray, frame: SortedFrame) -> FloatArray:
+    """The statistic of rows of errors already in the sorted frame."""
+    if stat.name == "ZMS":
+        return np.mean(np.square(e_s / frame.u), axis=1)
+    if stat.name == "CC":
+        return _cc_rows(e_s, frame)
+    assert stat.n_bins is not None
+    if stat.n_bins > frame.m:
+        raise ValueError(f"n_bins = {stat.n_bins} exceeds M = {frame.m}")
+    fn = ence_batch if stat.name == "ENCE" else zmse_batch
+    return fn(e_s, frame.u, frame.edges(stat.n_bins))
+
+
+def _tie_groups(values: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(starts of runs of equal values, run id of each element) of a sorted vector."""
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    ids = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, values.size]))
+    return starts.astype(np.intp), ids.astype(np.intp)
+
+
+class ResampleStatistic:
+    """theta of resamples given as positions into the uE-sorted data, shape (B, L) or (L,).
+
+    Used as the generic statistic of :func:`bca_bootstrap` with data ``(arange(M),)``: a
+    resample is re-sorted by uE and cut into index-based equal-size bins of its own length L
+    (L = M for bootstrap resamples, M - 1 for the jackknife), as in the authors' code.
+    """
+
+    def __init__(self, stat: SimRefStatistic, e_s: FloatArray, frame: SortedFrame) -> None:
+        self.stat = stat
+        self.m = frame.m
+        if stat.name in ("ENCE", "ZMSE"):
+            u2 = np.square(frame.u)
+            if stat.name == "ENCE":
+                self.columns = np.stack([u2, np.square(e_s)])
+            else:
+                self.columns = np.square(e_s / frame.u)[None, :]
+        elif stat.name == "CC":
+            self.u_starts, self.u_ids = _tie_groups(frame.u)
+            a = np.abs(e_s)
+            self.e_perm = np.argsort(a, kind="stable")
+            self.e_starts, self.e_ids = _tie_groups(a[self.e_perm])
+            self.u_ids_e = self.u_ids[self.e_perm]
+        else:
+            self.z2 = np.square(e_s / frame.u)
+
+    def __call__(self, positions: NDArray) -> FloatArray:
+        pos = np.asarray(positions)
+        single = pos.ndim == 1
+        pos = np.atleast_2d(pos).astype(np.intp, copy=False)
+        rows = max(1, _COUNT_ELEMENTS // max(1, pos.shape[1]))
+        out = np.concatenate(
+            [self._rows(pos[lo : lo + rows]) for lo in range(0, pos.shape[0], rows)]
+        )
+        return out.reshape(()) if single else out
+
+    def _counts(self, pos: NDArray[np.intp]) -> NDArray[np.int64]:
+        b = pos.shape[0]
+        flat = (pos + (np.arange(b, dtype=np.intp) * self.m)[:, None]).ravel()
+        return np.bincount(flat, minlength=b * self.m).reshape(b, self.m)
+
+    def _rows(self, pos: NDArray[np.intp]) -> FloatArray:
+        length = pos.shape[1]
+        if self.stat.name == "ZMS":
+            return np.mean(self.z2[pos], axis=1)
+        counts = self._counts(pos)
+        if self.stat.name == "CC":
+            return self._cc(counts, length)
+        assert self.stat.n_bins is not None
+        sums = self._bin_sums(counts, equal_count_boundaries(length, self.stat.n_bins))
+        sizes = np.diff(equal_count_boundaries(length, self.stat.n_bins))
+        if self.stat.name == "ENCE":
+            rce = 1.0 - np.sqrt(sums[1] / sums[0])
+            return np.mean(np.abs(rce), axis=1)
+        return np.mean(np.abs(np.log(sums[0] / sizes)), axis=1)
+
+    def _bin_sums(self, counts: NDArray[np.int64], bounds: NDArray[np.int64]) -> FloatArray:
+        """Sums of each column over the index-based bins of every re-sorted resample.
+
+        Returns shape (k, B, N) for the k columns.
+        """
+        b, m = counts.shape
+        length = int(counts[0].sum())
+        cum = np.cumsum(counts, axis=1)
+        stride = length + 1
+        offsets = np.arange(b, dtype=np.int64) * stride
+        queries = (bounds[1:][None, :] + offsets[:, None]).ravel()
+        k = np.searchsorted((cum + offsets[:, None]).ravel(), queries, side="right")
+        k = k.reshape(b, -1) - (np.arange(b) * m)[:, None]  # points fully inside, per bound
+        rows = np.arange(b)[:, None]
+        prev = np.maximum(k - 1, 0)
+        cum_prev = np.where(k > 0, cum[rows, prev], 0)
+        partial = bounds[1:][None, :] - cum_prev  # copies of point k left of the bound
+        nxt = np.minimum(k, m - 1)
+        out = np.empty((self.columns.shape[0], b, bounds.size - 1))
+        for j, col in enumerate(self.columns):
+            w = np.cumsum(counts * col, axis=1)
+            prefix = np.where(k > 0, w[rows, prev], 0.0) + partial * col[nxt]
+            out[j] = np.diff(prefix, axis=1, prepend=0.0)
+        return out
+
+    def binned_jackknife(self) -> FloatArray:
+        """Exact leave-one-out ENCE/ZMSE in O(M N), bins recomputed for M - 1 points.
+
+        Without sorted point i, the prefix sum over the first b positions is P[b] if b <= i
+        and P[b + 1] - x_i otherwise (P the prefix sums of the full sorted column).
+        """
+        assert self.stat.n_bins is not None
+        m = self.m
+        bounds = equal_count_boundaries(m - 1, self.stat.n_bins)
+        i = np.arange(m)[:, None]
+        left = bounds[None, :] <= i
+        sums = []
+        for col in self.columns:
+            p = np.concatenate([[0.0], np.cumsum(col)])
+            prefix = np.where(
+                left, p[bounds][None, :], p[np.minimum(bounds + 1, m)][None, :] - col[:, None]
+            )
+            sums.append(np.diff(prefix, axis=1))
+        if self.stat.name == "ENCE":
+            return np.mean(np.abs(1.0 - np.sqrt(sums[1] / sums[0])), axis=1)
+        return np.mean(np.abs(np.log(sums[0] / np.diff(bounds))), axis=1)
+
+    def _cc(self, counts: NDArray[np.int64], length: int) -> FloatArray:
+        mid = 0.5 * (length + 1)
+
+        def group_ranks(c: NDArray[np.int64], starts: NDArray[np.intp], ids: NDArray[np.intp]):
+            g = np.add.reduceat(c, starts, axis=1)
+            avg = np.cumsum(g, axis=1) - 0.5 * (g - 1) - mid  # centred average rank per group
+            return avg[:, ids]
+
+        ce = counts[:, self.e_perm]
+        re = group_ranks(ce, self.e_starts, self.e_ids)
+        ru = group_ranks(counts, self.u_starts, self.u_ids)[:, self.e_perm]
+        cov = np.sum(ce * re * ru, axis=1)
+        var = np.sum(ce * re * re, axis=1) * np.sum(ce * ru * ru, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return cov / np.sqrt(var)
+
+
+def bootstrap_statistic(
+    E: ArrayLike,
+    uE: ArrayLike,
+    statistic: SimRefStatistic | str,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: SeedLike = None,
+    confidence: float = 0.95,
+    n_workers: int = 1,
+    jackknife_groups: int | None = None,
+) -> BootstrapResult:
+    """BCa bootstrap of a P002 statistic (P002 Sect. II.D; n_boot = 5000 as in the code).
+
+    ZMS uses the exact mean-statistic path of :func:`bca_bootstrap` (same replicates as
+    ``bca_bootstrap((E, uE), ZMS, ...)``). CC, ENCE and ZMSE re-sort every resample by uE and
+    reapply the index-based equal-size bins; the jackknife uses bins for M - 1 points (module
+    docstring; exact O(M N) prefix-sum form for ENCE/ZMSE, direct O(M^2) evaluation for CC). Row
+    indices are drawn by :func:`bca_bootstrap` (same stream for all statistics and the same seed).
+
+    ``jackknife_groups``: for CC with more points than this, the acceleration comes from a
+    delete-a-group jackknife with that many groups
+    (:func:`~uqval.stats.bootstrap.group_jackknife_values`), O(G M log M) instead of
+    O(M^2); None (default, the papers' method) always takes the leave-one-out jackknife.
+    """
+    stat = as_statistic(statistic)
+    e, ue = errors_uncertainties(E, uE)
+    if stat.name == "ZMS":
+        return bca_bootstrap(
+            (e, ue), ZMS, n_boot=n_boot, seed=seed, confidence=confidence, n_workers=n_workers
+        )
+    frame = SortedFrame(ue)
+    fn = ResampleStatistic(stat, e[frame.order], frame)
+    jack: FloatArray | None = None
+    if stat.name in ("ENCE", "ZMSE"):
+        jack = fn.binned_jackknife()
+    elif jackknife_groups is not None and e.size > jackknife_groups:
+        jack = group_jackknife_values(lambda kept: float(fn(kept)), e.size, jackknife_groups)
+    return bca_bootstrap(
+        (np.arange(e.size),),
+        fn,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        jackknife=jack,
+        n_workers=n_workers,
+    )
+
