@@ -95,19 +95,19 @@ def test_check_returns_float_arrays():
 @pytest.mark.parametrize(
     ("e", "ue", "pattern"),
     [
-        ([], [], "E is empty"),
+        ([], [], "errors needs at least 1 value"),
         ([1.0, 2.0], [1.0], "different lengths"),
-        ([[1.0]], [[1.0]], "E must be 1-D"),
+        ([[1.0]], [[1.0]], "errors must be 1-D"),
         (
             [1.0, np.nan, 2.0, np.inf],
             [1.0] * 4,
-            r"E has 2 non-finite value\(s\) \(first rows, 0-based: 1, 3\)",
+            r"errors has 2 NaN or infinite value\(s\) \(rows 2, 4\)",
         ),
-        ([1.0, 2.0], [1.0, np.nan], r"uE has 1 non-finite value\(s\) \(first rows, 0-based: 1\)"),
+        ([1.0, 2.0], [1.0, np.nan], r"uncertainties has 1 NaN or infinite value\(s\) \(row 2\)"),
         (
             [1.0] * 3,
             [0.0, 1.0, -2.0],
-            r"uE has 2 non-positive value\(s\) \(first rows, 0-based: 0, 2\)",
+            r"uncertainties has 2 non-positive value\(s\) \(rows 1, 3\)",
         ),
     ],
 )
@@ -120,6 +120,6 @@ def test_check_lists_only_the_first_rows():
     ue = -np.ones(20)
     with pytest.raises(
         ValueError,
-        match=r"20 non-positive value\(s\) \(first rows, 0-based: 0, 1, 2, 3, 4, \.\.\.\)",
+        match=r"20 non-positive value\(s\) \(rows 1, 2, 3, 4, 5, \.\.\.\)",
     ):
         errors_uncertainties(np.ones(20), ue)

@@ -15,8 +15,8 @@ from uqval.calibration.curves import (
     conditional_calibration_curves,
     confidence_curve,
     confidence_statistic,
+    curve_miscalibration_area,
     identity_band,
-    miscalibration_area,
     probabilistic_reference,
 )
 from uqval.stats.binomial import wilson_cc_interval
@@ -103,10 +103,10 @@ def test_miscalibration_area_trapezoid():
     p = np.array([0.25, 0.5, 0.75])
     eta = np.array([0.5, 0.5, 0.5])
     # |eta - p| on pt = [0, .25, .5, .75, 1]: [0, .25, 0, .25, 0] -> trapezoids 4 * 0.25 * 0.125.
-    assert miscalibration_area(p, eta) == pytest.approx(0.125)
-    assert miscalibration_area(P_GRID_SYNTHETIC, P_GRID_SYNTHETIC) == 0.0
+    assert curve_miscalibration_area(p, eta) == pytest.approx(0.125)
+    assert curve_miscalibration_area(P_GRID_SYNTHETIC, P_GRID_SYNTHETIC) == 0.0
     # eta = 0 on the whole grid: |eta - p| = p is linear, so the trapezoid rule gives 1/2.
-    assert miscalibration_area(P_GRID_SYNTHETIC, np.zeros(996)) == pytest.approx(0.5)
+    assert curve_miscalibration_area(P_GRID_SYNTHETIC, np.zeros(996)) == pytest.approx(0.5)
     E, uE = calibrated_set(5, 1000)
     curve = calibration_curve(E, uE, P_GRID_DEFAULT)
     pt = np.r_[0.0, P_GRID_DEFAULT, 1.0]
@@ -134,7 +134,7 @@ def test_conditional_curves_per_bin_and_average():
 def test_calibration_input_validation():
     with pytest.raises(ValueError, match="positive"):
         calibration_eta([1.0, 2.0], [1.0, 0.0])
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match="different lengths"):
         calibration_eta([1.0, 2.0], [1.0])
     with pytest.raises(ValueError, match="grid"):
         calibration_eta([1.0], [1.0], [0.0, 0.5])

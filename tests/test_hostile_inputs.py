@@ -510,9 +510,9 @@ def test_validate_functions_name_missing_columns():
 
 def test_zero_bins_is_an_error_not_sqrt_m():
     table = pd.DataFrame({"E": np.linspace(-1, 1, 30), "uE": 1.0, "U_95": 2.0})
-    with pytest.raises(ValueError, match="n_bins must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="n_bins must be an integer >= 1, got 0"):
         validate_variance(table, [], 100, 1, n_bins=0)
-    with pytest.raises(ValueError, match="n_bins must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match="n_bins must be an integer >= 1, got 0"):
         validate_intervals(table, [95.0], [], n_bins=0)
 
 

@@ -14,6 +14,8 @@ from uqval.binning import equal_count_bins
 from uqval.calibration.binned_errors import ence_from_bins as ence
 from uqval.calibration.binned_errors import zmse_from_bins as zmse
 from uqval.papers.simref import appendix_b as appb
+from uqval.papers.simref import statistics as paper_stats
+from uqval.simref import statistics as sr_statistics
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
 from uqval.stats.calibration import ZMS
 
@@ -60,8 +62,8 @@ def test_resample_statistic_resorts_and_rebins(name, n_bins, ties):
     """Bootstrap/jackknife path: every resample re-sorted by uE, index bins reapplied."""
     e, ue = _heavy_set(400, 3, ties=ties)
     stat = sr.SimRefStatistic(name, n_bins)
-    frame = sr.SortedFrame(ue)
-    fn = sr.ResampleStatistic(stat, e[frame.order], frame)
+    frame = sr_statistics.SortedFrame(ue)
+    fn = sr_statistics.ResampleStatistic(stat, e[frame.order], frame)
     es, us = e[frame.order], frame.u
     rng = np.random.default_rng(4)
     # sorted positions = the stable re-sort by uE (tied uE ordered by file order)
@@ -76,8 +78,8 @@ def test_resample_statistic_resorts_and_rebins(name, n_bins, ties):
 @pytest.mark.parametrize("name", ["ENCE", "ZMSE"])
 def test_binned_jackknife_closed_form(name):
     e, ue = _heavy_set(300, 5, ties=True)
-    frame = sr.SortedFrame(ue)
-    fn = sr.ResampleStatistic(sr.SimRefStatistic(name, 9), e[frame.order], frame)
+    frame = sr_statistics.SortedFrame(ue)
+    fn = sr_statistics.ResampleStatistic(sr.SimRefStatistic(name, 9), e[frame.order], frame)
     direct = jackknife_values((np.arange(ue.size),), fn)
     np.testing.assert_allclose(fn.binned_jackknife(), direct, rtol=0, atol=1e-12)
 
@@ -254,10 +256,10 @@ def test_appb_grid_point_matches_loop_and_seeds():
 def test_ols_line_with_and_without_intercept():
     x = np.array([1.0, 2.0, 3.0, 4.0])
     y = np.array([1.1, 1.9, 3.2, 3.8])
-    full = sr.ols_line(x, y)
+    full = paper_stats.ols_line(x, y)
     slope, intercept, _, _, se = stats.linregress(x, y)
     assert (full.slope, full.intercept, full.slope_se) == pytest.approx((slope, intercept, se))
-    origin = sr.ols_line(x, y, intercept=False)
+    origin = paper_stats.ols_line(x, y, intercept=False)
     assert origin.slope == pytest.approx(x @ y / (x @ x))
 
 
@@ -265,12 +267,12 @@ def test_zmse_extrapolation_calibrated_set_contains_zero():
     rng = np.random.default_rng(21)
     ue = np.sqrt(1.0 / rng.gamma(3.0, 1.0 / 3.0, 5000))
     e = ue * rng.standard_normal(5000)
-    res = sr.zmse_extrapolation(e, ue)
+    res = paper_stats.zmse_extrapolation(e, ue)
     assert list(res.table["N"]) == list(range(10, 151, 10))
     assert list(res.table["in_fit"]) == [n > 20 for n in range(10, 151, 10)]
     assert res.ci_low <= 0.0 <= res.ci_high and res.consistent
     assert res.fit.slope == pytest.approx(appb.ZMSE_SLOPE_NORMAL, rel=0.15)
-    small = sr.zmse_extrapolation(e[:2040], ue[:2040])
+    small = paper_stats.zmse_extrapolation(e[:2040], ue[:2040])
     assert small.table["N"].max() == 100  # 2040/110 < 20 points per bin
 
 
@@ -299,7 +301,7 @@ def _digits(x: float) -> int:
 def test_table2_zscore_summary(nine_sets):
     for number, ((e, ue), row) in enumerate(zip(nine_sets, TABLE2, strict=True), start=1):
         mu, se_mu, sd, se_sd, b, nu = row
-        got = sr.zscore_summary(e, ue, n_boot=1000, seed=number)
+        got = paper_stats.zscore_summary(e, ue, n_boot=1000, seed=number)
         for value, printed in ((got["mu_Z"], mu), (got["se_mu_Z"], se_mu), (got["sigma_Z"], sd)):
             assert abs(value - printed) <= 10.0 ** -_digits(printed) * 0.51, (
                 number,

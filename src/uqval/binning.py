@@ -41,6 +41,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import bin_count, vector
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import value_generator
 
 __all__ = [
     "Binning",
@@ -205,13 +207,13 @@ def random_order_bins(
     Args:
         x: conditioning variable (1-D, finite).
         n_bins: number of bins.
-        rng: numpy Generator, or a seed for ``numpy.random.default_rng``.
+        rng: numpy Generator, or a seed (:func:`uqval._internal.streams.value_generator`).
 
     Returns:
         The binning (list of n index arrays).
     """
     xa = vector(x, "x")
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    gen = rng if isinstance(rng, np.random.Generator) else value_generator(seed_sequence(rng))
     aux = gen.permutation(xa.size)
     order = sort_order(xa, tiebreak=aux)
     b = equal_count_boundaries(order.size, n_bins)

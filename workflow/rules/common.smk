@@ -1,4 +1,6 @@
-"""Shared state of the workflow: effective configuration, dataset registry, helpers."""
+"""Shared state of the workflow: effective configuration, dataset registry and lists, seeds,
+path helpers. Rules live in stages/ (one file per per-dataset stage), papers/ (one file per
+paper) and report.smk."""
 
 import copy
 import dataclasses
@@ -74,8 +76,12 @@ remove_stale_temporaries("data")
 remove_stale_temporaries("results")
 
 # Long-format value tables (key,value) compared with the papers by the scoreboard; each stage
-# appends the tables it produces.
+# and paper appends the tables it produces.
 VALUE_TABLES = []
+
+# Output folders shared by a per-dataset stage, the dataset pages and a paper.
+SR = "results/simref"
+UC = "results/ucc"
 
 
 def _alternation(names):
@@ -94,29 +100,6 @@ def dataset_raw_files(wildcards):
     return [spec.local_files.get(p, f"data/raw/{p}") for p in spec.source_files]
 
 
-def dataset_page_inputs(wildcards):
-    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
-    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
-    """
-    d = wildcards.dataset
-    inputs = {
-        "table": f"data/prepared/{d}.csv",
-        "report": f"data/prepared/{d}.json",
-        "ucc": f"{UC}/datasets/{d}.csv",
-    }
-    if REGISTRY.get(d).has_uncertainty:
-        inputs.update(
-            screen=f"results/screen/{d}.json",
-            simref=f"{SR}/sets/{d}.json",
-            zeta=f"{SR}/sets/{d}_zeta.csv",
-        )
-    else:
-        inputs.update(
-            checks=f"results/validate/{d}.csv", summary=f"results/validate/{d}.md"
-        )
-    return inputs
-
-
 def dataset_spec(wildcards):
     """The registry entry of a dataset as plain data (params: any change of the YAML entry,
     pin or file list re-runs the dataset's jobs, and nothing else's)."""
@@ -124,78 +107,6 @@ def dataset_spec(wildcards):
     if os.path.abspath(spec["config_file"]).startswith(os.getcwd() + os.sep):
         spec["config_file"] = os.path.relpath(spec["config_file"])
     return spec
-
-
-# Datasets with standard uncertainties uE (average-calibration and screening stages).
-UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
-
-
-def paper_sets(paper):
-    """Datasets of a paper, or [] (paper outputs skipped) when some are not built."""
-    wanted = config["papers"][paper]["sets"]
-    missing = [d for d in wanted if d not in DATASETS]
-    if missing and not USER_SELECTION:
-        logger.warning(
-            f"{paper} paper outputs skipped: datasets not built: {', '.join(missing)}"
-        )
-    return [] if missing else wanted
-
-
-HEAVYTAILS_SETS = paper_sets("heavytails")
-JACOBS_SETS = sorted(
-    (
-        d
-        for d in UNCERTAINTY_DATASETS
-        if REGISTRY.get(d).family == config["papers"]["heavytails"].get("jacobs_family")
-    ),
-    key=str.lower,
-)
-
-
-def dataset_seed(*labels):
-    """Seed of a job, derived from analysis.seed and what the job computes."""
-    return derive_seed(ANALYSIS["seed"], *labels)
-
-
-def _primer_sets():
-    p = config["papers"]["primer"]
-    pal = [f"PAL2022_{s}_{v}" for s in p["pal2022"] for v in ("uncal", "cal")]
-    wanted = {"pal2022": pal, "qm9": [p["qm9"]], "hu2022": p["hu2022"]}
-    available = {}
-    for group, ids in wanted.items():
-        missing = [d for d in ids if d not in DATASETS]
-        if missing and not USER_SELECTION:
-            logger.warning(
-                f"primer {group} figures skipped: datasets not built: {', '.join(missing)}"
-            )
-        available[group] = [] if missing else ids
-    return available
-
-
-PRIMER_SETS = _primer_sets()
-PRIMER = ANALYSIS["primer"]
-
-
-PR = "results/primer"
-
-
-def primer_outputs(figs):
-    """PNG (report-tagged) and PDF outputs of primer figures, named <fig>_png / <fig>_pdf."""
-    out = {}
-    for fig in figs:
-        out[f"{fig}_png"] = report(
-            f"{PR}/{fig}.png", caption=f"../report/primer_{fig}.rst", category="primer"
-        )
-        out[f"{fig}_pdf"] = f"{PR}/{fig}.pdf"
-    return out
-
-
-ADAPT = ANALYSIS["adaptivity"]
-ADAPT_PAPER = config["papers"]["adaptivity"]
-ADAPT_DATASET = ADAPT_PAPER["dataset"] if ADAPT_PAPER["dataset"] in DATASETS else None
-ADAPT_VARIABLES = ["uE"] + [f"X_{f}" for f in ADAPT_PAPER["features"]]
-ADAPT_CHUNKS = list(range(-(-ADAPT["n_perm"] // ADAPT["perms_per_job"])))
-AD = "results/adaptivity"
 
 
 def dataset_features(wildcards):
@@ -213,45 +124,49 @@ def dataset_levels(wildcards):
     )
 
 
-SIMREF = ANALYSIS["simref"]
-SR = "results/simref"
+# Datasets with standard uncertainties uE (average-calibration and screening stages).
+UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
 
 
-UCC = ANALYSIS["ucc"]
-UC = "results/ucc"
-UCC_DATASETS = [
-    d for d in DATASETS if REGISTRY.get(d).family != "JAC2024"
-] + JACOBS_SETS
+def paper_sets(paper):
+    """Datasets of a paper, or [] (paper outputs skipped) when some are not built."""
+    wanted = config["papers"][paper]["sets"]
+    missing = [d for d in wanted if d not in DATASETS]
+    if missing and not USER_SELECTION:
+        logger.warning(
+            f"{paper} paper outputs skipped: datasets not built: {', '.join(missing)}"
+        )
+    return [] if missing else wanted
 
 
-def _flat(items):
-    for item in items:
-        if isinstance(item, (list, tuple)) or hasattr(item, "keys"):
-            yield from _flat(list(item))
-        else:
-            yield str(item)
+# The nine sets of the heavy-tails paper, also those of the simref paper.
+HEAVYTAILS_SETS = paper_sets("heavytails")
+# The Jacobs et al. sets (heavy-tails Tables 5-6, UCC literature gains).
+JACOBS_SETS = sorted(
+    (
+        d
+        for d in UNCERTAINTY_DATASETS
+        if REGISTRY.get(d).family == config["papers"]["heavytails"].get("jacobs_family")
+    ),
+    key=str.lower,
+)
 
 
-def gallery_items(targets):
-    """Report-tagged outputs of wildcard-free rules among `targets`: id (caption file name),
-    category, path, rule, inputs and the rule's constant parameters."""
-    wanted = set(_flat(targets))
-    items = []
-    for r in workflow.rules:
-        if r.has_wildcards():
-            continue
-        for f in r.output:
-            if str(f) not in wanted or not is_flagged(f, "report"):
-                continue
-            flag = get_flag_value(f, "report")
-            items.append(
-                {
-                    "item_id": os.path.splitext(os.path.basename(str(flag.caption)))[0],
-                    "category": flag.category,
-                    "path": str(f),
-                    "rule": r.name,
-                    "inputs": sorted(_flat(r.input)),
-                    "params": {k: v for k, v in r.params.items() if not callable(v)},
-                }
-            )
-    return items
+def dataset_seed(*labels):
+    """Seed of a job, derived from analysis.seed and what the job computes."""
+    return derive_seed(ANALYSIS["seed"], *labels)
+
+
+def png_pdf_outputs(folder, paper, figs):
+    """PNG (report-tagged, captioned by workflow/report/<paper>_<fig>.rst) and PDF outputs of
+    figures, named <fig>_png / <fig>_pdf. For rules in workflow/rules/papers/: Snakemake reads
+    a caption path relative to the file of the rule that uses it."""
+    out = {}
+    for fig in figs:
+        out[f"{fig}_png"] = report(
+            f"{folder}/{fig}.png",
+            caption=f"../../report/{paper}_{fig}.rst",
+            category=paper,
+        )
+        out[f"{fig}_pdf"] = f"{folder}/{fig}.pdf"
+    return out

@@ -20,6 +20,8 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from uqval import binning
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import value_generator
 from uqval.calibration.fraction_valid import FractionValid, fraction_valid
 from uqval.calibration.local import local_zmean, local_zms
 
@@ -62,12 +64,12 @@ class LocalAnalysis:
 
 
 def local_analysis(
-    E: ArrayLike, uE: ArrayLike, x: ArrayLike, bins: Sequence[np.ndarray], seed: int | np.random.SeedSequence,
+    errors: ArrayLike, uncertainties: ArrayLike, x: ArrayLike, bins: Sequence[np.ndarray], seed: int | np.random.SeedSequence,
     n_boot_min: int = 1500,
 ) -> LocalAnalysis:
     """LZM (Student-t) and LZMS (BCa, max(n_boot_min, n) replicates per bin) along x."""
-    zm = local_zmean(E, uE, x, bins)
-    zms = local_zms(E, uE, x, bins, method="bootstrap", n_boot_min=n_boot_min, seed=seed)
+    zm = local_zmean(errors, uncertainties, x, bins)
+    zms = local_zms(errors, uncertainties, x, bins, method="bootstrap", n_boot_min=n_boot_min, seed=seed)
     return LocalAnalysis(zm, zms, fraction_valid(zm), fraction_valid(zms))
 
 
@@ -85,7 +87,7 @@ def random_order_fv(
     rows = []
     for r in permutations:
         order_seed, boot_seed = np.random.SeedSequence([base_seed, r]).spawn(2)
-        bins = binning.random_order_bins(x, n_bins, np.random.default_rng(order_seed))
+        bins = binning.random_order_bins(x, n_bins, value_generator(order_seed))
         a = local_analysis(E, uE, x, bins, boot_seed, n_boot_min)
         rows.append({"perm": r, "fv_zm": a.fv_zm.value, "fv_zms": a.fv_zms.value})
     return pd.DataFrame(rows)
@@ -94,7 +96,7 @@ def random_order_fv(
 def random_order_summary(perm: pd.DataFrame, n_bins: int, seed: int, confidence: float = 0.95) -> dict:
     """Mean and central interval of f_v over permutations ("Random order"), and the same after
     adding binomial noise f' = Binomial(N_bins, f)/N_bins to each value ("Random + Binomial")."""
-    rng = np.random.default_rng(seed)
+    rng = value_generator(seed_sequence(seed))
     lo, hi = 100 * (1 - confidence) / 2, 100 * (1 + confidence) / 2
     out = {}
     for stat in ("fv_zm", "fv_zms"):

@@ -192,8 +192,8 @@ class AverageCalibration:
 
 
 def analyse(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     n_boot: int,
     seed: int,
     confidence: float = 0.95,
@@ -204,23 +204,23 @@ def analyse(
     Raises ValueError unless 0 <= trimmed_fraction < 1 and both the full and the trimmed sets
     keep at least MIN_POINTS points.
     """
-    E, uE = errors_uncertainties(E, uE)
+    errors, uncertainties = errors_uncertainties(errors, uncertainties)
     if not (np.isfinite(trimmed_fraction) and 0.0 <= trimmed_fraction < 1.0):
         raise ValueError(f"trimmed_fraction must lie in [0, 1), got {trimmed_fraction!r}")
-    _require_points(E.size)
-    n_trimmed = E.size - int(round(trimmed_fraction * E.size))
+    _require_points(errors.size)
+    n_trimmed = errors.size - int(round(trimmed_fraction * errors.size))
     if n_trimmed < MIN_POINTS:
         raise ValueError(
-            f"trimmed_fraction = {trimmed_fraction!r} leaves {n_trimmed} of M = {E.size} points; "
+            f"trimmed_fraction = {trimmed_fraction!r} leaves {n_trimmed} of M = {errors.size} points; "
             f"the tests need at least {MIN_POINTS}"
         )
-    E_t, uE_t = remove_largest_uncertainties(E, uE, trimmed_fraction)
+    E_t, uE_t = remove_largest_uncertainties(errors, uncertainties, trimmed_fraction)
     full_seed, trimmed_seed = np.random.SeedSequence(seed).spawn(2)
     return AverageCalibration(
-        M=int(E.size),
-        mean_z=float(mean_z(E, uE)),
-        var_z=float(var_z(E, uE)),
-        full=calibration_tests(E, uE, n_boot, full_seed, confidence),
+        M=int(errors.size),
+        mean_z=float(mean_z(errors, uncertainties)),
+        var_z=float(var_z(errors, uncertainties)),
+        full=calibration_tests(errors, uncertainties, n_boot, full_seed, confidence),
         trimmed=calibration_tests(E_t, uE_t, n_boot, trimmed_seed, confidence),
         trimmed_fraction=trimmed_fraction,
     )

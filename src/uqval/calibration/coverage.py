@@ -77,7 +77,7 @@ def _coverage(
 
 
 def local_coverage(
-    E: ArrayLike,
+    errors: ArrayLike,
     half_widths: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
@@ -102,7 +102,7 @@ def local_coverage(
         One row per (P, bin), sorted by P then bin: prob, bin, x, n, value, ci_low,
         ci_high, target (= P), valid.
     """
-    return _coverage(E, half_widths, probs, x, bins, confidence)
+    return _coverage(errors, half_widths, probs, x, bins, confidence)
 
 
 def global_coverage(

@@ -39,6 +39,8 @@ from uqval.stats.running import hd_quantiles_sorted
 from uqval.stats.synthetic import GenerativeDistribution, as_distribution
 
 __all__ = [
+    "N_PROPORTIONS",
+    "observed_proportions",
     "CONFIDENCE_K",
     "P_GRID_DEFAULT",
     "P_GRID_SYNTHETIC",
@@ -52,7 +54,7 @@ __all__ = [
     "confidence_curve",
     "confidence_statistic",
     "identity_band",
-    "miscalibration_area",
+    "curve_miscalibration_area",
     "probabilistic_reference",
 ]
 
@@ -70,6 +72,30 @@ CONFIDENCE_K = np.arange(100)
 
 for _constant in (P_GRID_SYNTHETIC, P_GRID_DEFAULT, CONFIDENCE_K):
     _constant.setflags(write=False)  # shared defaults, returned inside the results
+
+
+N_PROPORTIONS = 100
+"""Number K of expected proportions (uncertainty-toolbox ``num_bins``)."""
+
+
+def observed_proportions(
+    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, expected: FloatArray
+) -> FloatArray:
+    """p̂_k of each row of E (last axis), shape (..., K); uE broadcastable to E.
+
+    Every abs(Z) is placed once among the sorted half-widths q_k = Q_D(½ + p_k/2)
+    (``searchsorted``: abs(Z) ≤ q_k ⇔ position ≤ k), and the counts are cumulated, so a row
+    costs O(M log K).
+    """
+    q = D.quantile(0.5 + expected / 2.0)
+    pos = np.searchsorted(q, np.abs(E / uE), side="left")  # K where |Z| > every q_k
+    k = expected.size
+    lead = pos.shape[:-1]
+    flat = pos.reshape(-1, pos.shape[-1])
+    offsets = (np.arange(flat.shape[0]) * (k + 1))[:, None]
+    counts = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * (k + 1))
+    counts = counts.reshape(flat.shape[0], k + 1)[:, :k]
+    return (np.cumsum(counts, axis=1) / E.shape[-1]).reshape(*lead, k)
 
 
 def _grid(p: ArrayLike) -> FloatArray:
@@ -120,7 +146,7 @@ def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[Float
     return np.asarray(low), np.asarray(high)
 
 
-def miscalibration_area(p: ArrayLike, eta: ArrayLike) -> float:
+def curve_miscalibration_area(p: ArrayLike, eta: ArrayLike) -> float:
     """Trapezoid integral of abs(eta_p - p) over p with (0, 0) and (1, 1) added (P000 Fig. 1).
 
     Authors' code: ``pt = c(0, prob, 1)``, ``pe = c(0, pP, 1)``,
@@ -144,7 +170,7 @@ class CalibrationCurve:
         eta: empirical coverages eta_p.
         band_low, band_high: 95% Wilson-cc band around the identity at each p.
         n_band: number of trials of the band (M).
-        area: miscalibration area (:func:`miscalibration_area`).
+        area: miscalibration area (:func:`curve_miscalibration_area`).
     """
 
     p: FloatArray
@@ -156,8 +182,8 @@ class CalibrationCurve:
 
 
 def calibration_curve(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     p: ArrayLike = P_GRID_SYNTHETIC,
     distribution: DistributionSpec = "normal",
     confidence: float = 0.95,
@@ -167,7 +193,7 @@ def calibration_curve(
     P000 Sect. III.2.1, Eq. 17, Fig. 1 (normal D) and Fig. 18a (unit-variance t_4);
     docs/choices.md, "Calibration curves". Default grid :data:`P_GRID_SYNTHETIC`.
     """
-    e, u = errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(errors, uncertainties)
     grid = _grid(p)
     eta = calibration_eta(e, u, grid, distribution)
     low, high = identity_band(grid, e.size, confidence)
@@ -177,7 +203,7 @@ def calibration_curve(
         band_low=low,
         band_high=high,
         n_band=e.size,
-        area=miscalibration_area(grid, eta),
+        area=curve_miscalibration_area(grid, eta),
     )
 
 
@@ -314,8 +340,8 @@ def _decreasing_order(values: FloatArray) -> NDArray[np.intp]:
 
 
 def confidence_curve(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     statistic: ConfidenceStatistic = "rmse",
     k: ArrayLike = CONFIDENCE_K,
 ) -> ConfidenceCurve:
@@ -326,7 +352,7 @@ def confidence_curve(
     c_S(k). The oracle sorts the uE-ordered errors by decreasing abs(E) (stable), as
     ErrViewLib ``plotConfidence``.
     """
-    e, u = errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(errors, uncertainties)
     order = _decreasing_order(u)
     e_sorted, u_sorted = e[order], u[order]
     oracle_sorted = e_sorted[_decreasing_order(np.abs(e_sorted))]
@@ -359,7 +385,7 @@ class ProbabilisticReference:
 
 
 def probabilistic_reference(
-    uE: ArrayLike,
+    uncertainties: ArrayLike,
     rng: np.random.Generator,
     distribution: DistributionSpec = "normal",
     statistic: ConfidenceStatistic = "rmse",
@@ -377,7 +403,7 @@ def probabilistic_reference(
     """
     if n_mc < 1:
         raise ValueError("n_mc must be a positive integer")
-    u = vector(uE, "uncertainties", positive=True)
+    u = vector(uncertainties, "uncertainties", positive=True)
     u_sorted = u[_decreasing_order(u)]
     draws = u_sorted * as_distribution(distribution).draw(rng, (n_mc, u.size))
     ks = np.asarray(k)

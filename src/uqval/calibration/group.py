@@ -26,11 +26,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from uqval._internal.checks import errors_uncertainties
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.scores._input import DistributionName, check_inputs, predictive
-from uqval.scores.curves import N_PROPORTIONS, observed_proportions
-from uqval.stats.synthetic import GenerativeDistribution
+from uqval.calibration.curves import N_PROPORTIONS, observed_proportions
+from uqval.stats.synthetic import DistributionName, GenerativeDistribution, predictive
 
 __all__ = ["GroupCalibration", "adversarial_group_calibration"]
 
@@ -128,7 +129,7 @@ def adversarial_group_calibration(
     Defaults as uncertainty-toolbox (10 group sizes, 10 trials of 10 draws, 100 expected
     proportions, without replacement); see the module doc.
     """
-    e, u = check_inputs(errors, uncertainties)
+    e, u = errors_uncertainties(errors, uncertainties, min_size=2)
     if kind not in ("mace", "rmsce"):
         raise ValueError(f"kind must be 'mace' or 'rmsce', got {kind!r}")
     for name, value, least in (("n_group_sizes", n_group_sizes, 2), ("n_trials", n_trials, 1),
@@ -140,10 +141,10 @@ def adversarial_group_calibration(
     sizes = np.maximum(np.rint(e.size * fraction).astype(int), 2)
     children = seed_sequence(seed).spawn(1 + int(n_ref))
     args = (sizes, D, kind, int(n_trials), int(n_draws), replace)
-    mean, se = _worst_curve(e, u, *args, np.random.Generator(np.random.PCG64(children[0])))
+    mean, se = _worst_curve(e, u, *args, value_generator(children[0]))
     refs = []
     for child in children[1:]:
-        rng = np.random.Generator(np.random.PCG64(child))
+        rng = value_generator(child)
         refs.append(_worst_curve(u * D.draw(rng, u.size), u, *args, rng)[0])
     if refs:
         ref = np.array(refs)

@@ -328,8 +328,8 @@ def _zvar(
 
 
 def local_zvar(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
@@ -356,7 +356,7 @@ def local_zvar(
     Returns:
         One row per bin: bin, x, n, value, ci_low, ci_high, target, valid.
     """
-    return _zvar(E, uE, x, bins, 1.0, method, target, confidence, n_boot_min, seed)
+    return _zvar(errors, uncertainties, x, bins, 1.0, method, target, confidence, n_boot_min, seed)
 
 
 def global_zvar(
@@ -378,8 +378,8 @@ def global_zvar(
 
 
 def local_zisd(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
@@ -397,7 +397,7 @@ def local_zisd(
     R = max(n_boot_min, n_i) (``plotLZISD`` uses max(500, n)). Arguments and returned columns as in
     :func:`local_zvar`.
     """
-    return _zvar(E, uE, x, bins, -0.5, method, target, confidence, n_boot_min, seed)
+    return _zvar(errors, uncertainties, x, bins, -0.5, method, target, confidence, n_boot_min, seed)
 
 
 def global_zisd(
@@ -472,8 +472,8 @@ def _zms(
 
 
 def local_zms(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
@@ -490,7 +490,7 @@ def local_zms(
     interval of the mean of Z^2) or "auto" ("stud" for bins
     of at least 200 points). Arguments and columns as in :func:`local_zvar`.
     """
-    return _zms(E, uE, x, bins, method, target, confidence, n_boot_min, seed)
+    return _zms(errors, uncertainties, x, bins, method, target, confidence, n_boot_min, seed)
 
 
 def global_zms(
@@ -533,8 +533,8 @@ def _rce(
 
 
 def local_rce(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
@@ -548,7 +548,7 @@ def local_rce(
     with R = max(n_boot_min, n_i) (ErrViewLib ``plotLRCE``). Columns as in
     :func:`local_zvar`.
     """
-    return _rce(E, uE, x, bins, confidence, n_boot_min, seed)
+    return _rce(errors, uncertainties, x, bins, confidence, n_boot_min, seed)
 
 
 def _global_rce(
@@ -568,8 +568,8 @@ def _global_rce(
 
 
 def reliability_diagram(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
     method: VarMethod = "bootstrap",
@@ -598,7 +598,7 @@ def reliability_diagram(
     """
     if error_scale not in ("rmse", "sd"):
         raise ValueError(f"unknown error_scale {error_scale!r}; use 'rmse' or 'sd'")
-    e, ue, segments, _ = prepare_bins(E, uE, None, bins, 2)
+    e, ue, segments, _ = prepare_bins(errors, uncertainties, None, bins, 2)
     rmv = np.sqrt(segments.means(np.square(ue)))
     if error_scale == "sd":
         interval = _var_power(e, segments, 0.5, method, confidence, n_boot_min, seed)

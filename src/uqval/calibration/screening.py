@@ -49,14 +49,14 @@ class Screening:
         return {**asdict(self), "reasons": list(self.reasons)}
 
 
-def screen(E: ArrayLike, uE: ArrayLike, limits: SkewnessLimits = SkewnessLimits()) -> Screening:
+def screen(errors: ArrayLike, uncertainties: ArrayLike, limits: SkewnessLimits = SkewnessLimits()) -> Screening:
     """beta_GM and kappa_CS of uE^2, E^2, Z^2 with the P001 Table 2 verdicts.
 
     RCE is questionable when beta_GM(uE^2) > limits.uE2 or beta_GM(E^2) > limits.E2; ZMS when
     beta_GM(Z^2) > limits.Z2 (P001 Sect. IV.4 and Conclusions).
     """
-    E, uE = errors_uncertainties(E, uE)
-    u2, e2, z2 = uE**2, E**2, (E / uE) ** 2
+    errors, uncertainties = errors_uncertainties(errors, uncertainties)
+    u2, e2, z2 = uncertainties**2, errors**2, (errors / uncertainties) ** 2
     b_u2, b_e2, b_z2 = beta_gm(u2), beta_gm(e2), beta_gm(z2)
     reasons = []
     if b_u2 > limits.uE2:
@@ -66,7 +66,7 @@ def screen(E: ArrayLike, uE: ArrayLike, limits: SkewnessLimits = SkewnessLimits(
     if b_z2 > limits.Z2:
         reasons.append(f"beta_GM(Z^2) = {b_z2:.2f} > {limits.Z2}: ZMS unreliable")
     return Screening(
-        M=int(E.size),
+        M=int(errors.size),
         beta_uE2=b_u2,
         beta_E2=b_e2,
         beta_Z2=b_z2,

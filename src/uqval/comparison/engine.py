@@ -43,24 +43,19 @@ from numpy.typing import ArrayLike
 
 from uqval._internal.checks import probability
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.binned_errors import zmse_batch
-from uqval.scores._input import (
-    DistributionName,
-    check_bins,
-    check_inputs,
-    check_vector,
-    predictive,
-    sorted_edges,
-)
+from uqval.report.comparison import save_all, summary_markdown, write_html
+from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
+from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import ValidationResult, validate
 from uqval.validation.inputs import MIN_ROWS
 
 __all__ = ["ModelComparison", "compare"]
 
-_BLOCK_ELEMENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -92,21 +87,15 @@ class ModelComparison:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
-        from uqval.report.comparison import summary_markdown
-
         return summary_markdown(self)
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the
         overlay figures (PNG) and report.html to ``directory``; returns the written paths."""
-        from uqval.report.comparison import save_all
-
         return save_all(self, Path(directory))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report (figures embedded) to ``path``."""
-        from uqval.report.comparison import write_html
-
         return write_html(self, Path(path))
 
     def __repr__(self) -> str:
@@ -160,12 +149,9 @@ def _bootstrap(
 ) -> dict[str, dict[str, FloatArray]]:
     """Scores of every model on the same n_boot row resamples: {model: {score: (n_boot,)}}."""
     m = next(iter(data.values()))[0].size
-    rows = max(1, _BLOCK_ELEMENTS // m)
-    children = seed.spawn(-(-n_boot // rows))
     out: dict[str, dict[str, FloatArray]] = {name: {} for name in data}
-    for j, child in enumerate(children):
-        size = min(rows, n_boot - j * rows)
-        idx = np.random.Generator(np.random.PCG64(child)).integers(0, m, size=(size, m))
+    for block in stream_blocks(seed, n_boot, m):
+        idx = block.indices(m)
         for name, (e, u) in data.items():
             e_r, u_r = e[idx], u[idx]
             e_s, u_s = _sorted_by(u_r, e_r, u_r)
@@ -173,18 +159,16 @@ def _bootstrap(
             for fname, x in feats.items():
                 values[f"zmse[{fname}]"] = _feature_zmse(e_r, u_r, x[idx], settings.n_bins)
             for score, v in values.items():
-                out[name].setdefault(score, np.empty(n_boot))[j * rows : j * rows + size] = v
+                out[name].setdefault(score, np.empty(n_boot))[block.start : block.stop] = v
     return out
 
 
 def _feature_reference(
     u: FloatArray, x: FloatArray, settings: ScoreSettings, n_sim: int, seed: np.random.SeedSequence
 ) -> FloatArray:
-    rng = np.random.Generator(np.random.PCG64(seed))
     values = []
-    rows = max(1, _BLOCK_ELEMENTS // u.size)
-    for lo in range(0, n_sim, rows):
-        eps = settings.distribution.draw(rng, (min(rows, n_sim - lo), u.size))
+    for block in stream_blocks(seed, n_sim, u.size):
+        eps = settings.distribution.draw(block.values(), (block.size, u.size))
         values.append(_feature_zmse(u * eps, np.broadcast_to(u, eps.shape), x, settings.n_bins))
     return np.concatenate(values)
 

@@ -53,6 +53,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import probability, vector
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_bins, sqrt_bin_count
 from uqval.calibration.coverage import interval_half_widths
@@ -408,7 +410,7 @@ def confidence_curve_plot(
     ax = _axes(ax)
     cc = confidence_curve(e, u)
     kept = np.sort(u)[_evenly_spaced(u.size, MAX_REFERENCE)]
-    ref = probabilistic_reference(kept, np.random.default_rng(seed), n_mc=int(n_mc))
+    ref = probabilistic_reference(kept, value_generator(seed_sequence(seed)), n_mc=int(n_mc))
     if kept.size < u.size:
         shrink = np.sqrt(kept.size / u.size)
         ref = type(ref)(k=ref.k, mean=ref.mean, low=ref.mean - shrink * (ref.mean - ref.low),

@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_bins
 from uqval.scores._input import check_bins, check_inputs, check_vector
@@ -237,7 +238,7 @@ def cross_validate(
         raise ValueError("method 'binned' needs feature")
     if int(folds) != folds or not 2 <= folds <= e.size // 2:
         raise ValueError(f"folds must be an integer in [2, M/2], got {folds!r}")
-    rng = np.random.Generator(np.random.PCG64(seed_sequence(seed)))
+    rng = value_generator(seed_sequence(seed))
     parts = np.array_split(rng.permutation(e.size), int(folds))
     use_feature = x is not None and method not in ("sigma", "isotonic")
     out = np.empty_like(u)

@@ -18,19 +18,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
 from uqval._internal.atomic import atomic_path, write_text
-from uqval.comparison import ModelComparison
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.summary import fmt
 from uqval.report.validation import safe_name
+
+if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+    from uqval.comparison import ModelComparison
 
 __all__ = ["ranking_table", "report_content", "save_all", "summary_markdown", "write_html"]
 

@@ -11,11 +11,14 @@ are merged; the factor of a range is sqrt of its count-weighted <Z^2>), and what
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from uqval.validation.engine import ValidationResult
+if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+    from uqval.validation.engine import ValidationResult
+
 
 __all__ = ["fmt", "fmt_range", "problem_ranges", "summary_markdown"]
 

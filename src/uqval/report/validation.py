@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -24,7 +25,9 @@ from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.validation.engine import ValidationResult
+
+if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+    from uqval.validation.engine import ValidationResult
 
 __all__ = [
     "RULES_MARKDOWN",

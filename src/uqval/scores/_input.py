@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import functools
-import math
-from typing import Literal
 
 import numpy as np
 
 from uqval._internal.checks import bin_count, errors_uncertainties, vector
 from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_boundaries, sqrt_bin_count
-from uqval.stats.synthetic import GenerativeDistribution
 
 __all__ = [
-    "DistributionName",
     "MIN_POINTS",
     "check_bins",
     "check_inputs",
     "check_vector",
-    "predictive",
     "sorted_edges",
 ]
-
-DistributionName = Literal["normal", "t"]
 
 MIN_POINTS = 2
 """Fewest points a score accepts."""
@@ -44,20 +37,3 @@ def check_bins(n_bins: int | None, m: int) -> int:
 def sorted_edges(m: int, n_bins: int) -> FloatArray:
     """Edges of the equal-count bins of sorted data (:func:`uqval.binning.equal_count_boundaries`)."""
     return equal_count_boundaries(m, n_bins).astype(np.intp)
-
-
-def predictive(distribution: DistributionName, nu: float | None) -> GenerativeDistribution:
-    """The unit-variance shape D of the predictive distribution y ~ ŷ + uE·D.
-
-    ``"normal"``: D = N(0, 1); ``"t"``: D = t(nu)·sqrt((nu − 2)/nu), the unit-variance Student
-    t of P001 Eq. 20 (nu > 2 required).
-    """
-    if distribution == "normal":
-        if nu is not None:
-            raise ValueError("nu is only used with distribution='t'")
-        return GenerativeDistribution("normal")
-    if distribution == "t":
-        if nu is None or not nu > 2.0 or math.isnan(nu):
-            raise ValueError(f"distribution='t' needs nu > 2, got nu={nu!r}")
-        return GenerativeDistribution("t", float(nu))
-    raise ValueError(f"distribution must be 'normal' or 't', got {distribution!r}")

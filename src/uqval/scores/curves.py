@@ -28,47 +28,22 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from uqval._internal.types import FloatArray
-from uqval.scores._input import DistributionName, check_inputs, check_vector, predictive
-from uqval.stats.synthetic import GenerativeDistribution
+from uqval.calibration.curves import N_PROPORTIONS, observed_proportions
+from uqval.scores._input import check_inputs, check_vector
+from uqval.stats.synthetic import DistributionName, GenerativeDistribution, predictive
 
 __all__ = [
-    "N_PROPORTIONS",
     "curve_rows",
     "mean_absolute_calibration_error",
     "miscalibration_area",
-    "observed_proportions",
     "rms_calibration_error",
     "sharpness",
 ]
-
-N_PROPORTIONS = 100
-"""Number K of expected proportions (uncertainty-toolbox ``num_bins``)."""
-
 
 def _expected(n_proportions: int) -> FloatArray:
     if int(n_proportions) != n_proportions or n_proportions < 2:
         raise ValueError(f"n_proportions must be an integer >= 2, got {n_proportions!r}")
     return np.linspace(0.0, 1.0, int(n_proportions))
-
-
-def observed_proportions(
-    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, expected: FloatArray
-) -> FloatArray:
-    """p̂_k of each row of E (last axis), shape (..., K); uE broadcastable to E.
-
-    Every abs(Z) is placed once among the sorted half-widths q_k = Q_D(½ + p_k/2)
-    (``searchsorted``: abs(Z) ≤ q_k ⇔ position ≤ k), and the counts are cumulated, so a row
-    costs O(M log K).
-    """
-    q = D.quantile(0.5 + expected / 2.0)
-    pos = np.searchsorted(q, np.abs(E / uE), side="left")  # K where |Z| > every q_k
-    k = expected.size
-    lead = pos.shape[:-1]
-    flat = pos.reshape(-1, pos.shape[-1])
-    offsets = (np.arange(flat.shape[0]) * (k + 1))[:, None]
-    counts = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * (k + 1))
-    counts = counts.reshape(flat.shape[0], k + 1)[:, :k]
-    return (np.cumsum(counts, axis=1) / E.shape[-1]).reshape(*lead, k)
 
 
 def _area(expected: FloatArray, observed: FloatArray) -> FloatArray:

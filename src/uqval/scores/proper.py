@@ -31,10 +31,15 @@ from scipy import special, stats
 
 from uqval._internal.checks import probability
 from uqval._internal.types import FloatArray
-from uqval.scores._input import DistributionName, check_inputs, check_vector, predictive
+from uqval.scores._input import check_inputs, check_vector
 from uqval.stats.calibration import gaussian_nll_rows as _gaussian_nll
 from uqval.stats.calibration import nll_ref_rows
-from uqval.stats.synthetic import GenerativeDistribution, t_unit_variance_factor
+from uqval.stats.synthetic import (
+    DistributionName,
+    GenerativeDistribution,
+    predictive,
+    t_unit_variance_factor,
+)
 
 __all__ = [
     "DEFAULT_QUANTILES",

@@ -26,9 +26,9 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from uqval._internal.checks import probability
-from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.scores._input import DistributionName, check_bins, check_inputs, predictive
+from uqval.scores._input import check_bins, check_inputs
 from uqval.scores.binned import binned_rows
 from uqval.scores.curves import N_PROPORTIONS, curve_rows
 from uqval.scores.proper import (
@@ -39,7 +39,7 @@ from uqval.scores.proper import (
     interval_rows,
     nll_rows,
 )
-from uqval.stats.synthetic import GenerativeDistribution
+from uqval.stats.synthetic import DistributionName, GenerativeDistribution, predictive
 
 __all__ = [
     "SCORES",
@@ -50,7 +50,6 @@ __all__ = [
     "score_rows",
 ]
 
-_BLOCK_ELEMENTS = 1 << 20
 
 SCORES: dict[str, tuple[str, str]] = {
     "zms": ("<Z²>, target 1 (P002 Eq. 14)", "target"),
@@ -192,15 +191,11 @@ def _simulate(
     u_sorted: FloatArray, settings: ScoreSettings, n_sim: int, seed: SeedLike
 ) -> dict[str, FloatArray]:
     m = u_sorted.size
-    rows = max(1, _BLOCK_ELEMENTS // m)
-    children = seed_sequence(seed).spawn(-(-n_sim // rows))
     out = {name: np.empty(n_sim) for name in SCORES}
-    for j, child in enumerate(children):
-        size = min(rows, n_sim - j * rows)
-        rng = np.random.Generator(np.random.PCG64(child))
-        eps = settings.distribution.draw(rng, (size, m))
+    for block in stream_blocks(seed, n_sim, m):
+        eps = settings.distribution.draw(block.values(), (block.size, m))
         for name, values in score_rows(u_sorted * eps, u_sorted, settings).items():
-            out[name][j * rows : j * rows + size] = values
+            out[name][block.start : block.stop] = values
     return out
 
 

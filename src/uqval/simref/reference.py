@@ -21,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from uqval._internal.checks import errors_uncertainties
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import stream_blocks, value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.simref.statistics import SimRefStatistic, SortedFrame, as_statistic, sorted_batch_values
 from uqval.stats.synthetic import GenerativeDistribution, as_distribution
@@ -44,7 +45,6 @@ DEFAULT_N_MC = 10_000  # Sect. III.C, Figs 4-7
 DEFAULT_N_BINS_SENSITIVITY = 50  # Figs 4-5
 
 
-_BLOCK_ELEMENTS = 1 << 20  # values per simulation stream block (8 MiB of float64)
 
 
 def _distribution_label(dist: GenerativeDistribution) -> str:
@@ -79,7 +79,7 @@ class SimulatedReference:
 
 
 def simulated_references(
-    uE: ArrayLike,
+    uncertainties: ArrayLike,
     statistics: Sequence[SimRefStatistic | str],
     distribution: DistSpec,
     n_mc: int = DEFAULT_N_MC,
@@ -98,7 +98,7 @@ def simulated_references(
     Returns:
         One :class:`SimulatedReference` per statistic, in order.
     """
-    ue = errors_uncertainties(np.zeros_like(uE, dtype=float), uE)[1]
+    ue = errors_uncertainties(np.zeros_like(uncertainties, dtype=float), uncertainties)[1]
     stats_ = [as_statistic(s) for s in statistics]
     if not stats_:
         raise ValueError("statistics must not be empty")
@@ -108,17 +108,15 @@ def simulated_references(
         raise ValueError("chunk must be a positive integer")
     dist = as_distribution(distribution)
     frame = SortedFrame(ue)
-    rows = max(1, _BLOCK_ELEMENTS // frame.m)
-    starts = range(0, n_mc, rows)
     values = np.empty((len(stats_), n_mc))
-    for start, child in zip(starts, seed_sequence(seed).spawn(len(starts)), strict=True):
-        size = min(rows, n_mc - start)
-        e_s = frame.u * dist.draw(np.random.default_rng(child), (size, frame.m))
-        step = size if chunk is None else chunk
-        for lo in range(0, size, step):
+    for block in stream_blocks(seed, n_mc, frame.m):
+        e_s = frame.u * dist.draw(block.values(), (block.size, frame.m))
+        step = block.size if chunk is None else chunk
+        for lo in range(0, block.size, step):
             sub = e_s[lo : lo + step]
+            at = slice(block.start + lo, block.start + lo + sub.shape[0])
             for j, stat in enumerate(stats_):
-                values[j, start + lo : start + lo + sub.shape[0]] = sorted_batch_values(stat, sub, frame)
+                values[j, at] = sorted_batch_values(stat, sub, frame)
     alpha = 1.0 - confidence
     out = []
     for stat, v in zip(stats_, values, strict=True):
@@ -141,7 +139,7 @@ def simulated_references(
 
 
 def simulated_reference(
-    uE: ArrayLike,
+    uncertainties: ArrayLike,
     statistic: SimRefStatistic | str,
     distribution: DistSpec,
     n_mc: int = DEFAULT_N_MC,
@@ -155,7 +153,7 @@ def simulated_reference(
     See :func:`simulated_references` (same values with the same seed).
     """
     return simulated_references(
-        uE, [statistic], distribution, n_mc, seed, chunk, confidence=confidence
+        uncertainties, [statistic], distribution, n_mc, seed, chunk, confidence=confidence
     )[0]
 
 
@@ -215,6 +213,6 @@ def simulated_error_samples(
     Returns shape (n_rep * M,), in the original order of ``uE`` within each replicate.
     """
     ue = np.asarray(uE, dtype=np.float64)
-    rng = np.random.default_rng(seed_sequence(seed))
+    rng = value_generator(seed_sequence(seed))
     return (ue * as_distribution(distribution).draw(rng, (n_rep, ue.size))).ravel()
 

@@ -115,8 +115,8 @@ def _verdict_from(zetas: Mapping[str, float], schemes: Sequence[str]) -> tuple[s
 
 
 def validate_statistic(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     statistic: SimRefStatistic | str,
     *,
     n_boot: int = DEFAULT_N_BOOT,
@@ -158,7 +158,7 @@ def validate_statistic(
     large M; None keeps the leave-one-out jackknife of the papers).
     """
     stat = as_statistic(statistic)
-    e, ue = errors_uncertainties(E, uE)
+    e, ue = errors_uncertainties(errors, uncertainties)
     boot_seed, seed_n, seed_t = seed_sequence(seed).spawn(3)
     bs = bootstrap_statistic(
         e,

@@ -57,6 +57,7 @@ from scipy import special
 
 from uqval._internal.checks import probability
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import StreamBlock, stream_blocks, value_generator
 from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import resampled_sums
 
@@ -72,7 +73,6 @@ __all__ = [
     "jackknife_values",
 ]
 
-_BLOCK_ELEMENTS = 1 << 20  # indices per stream block (fixes the random stream)
 _JACKKNIFE_ELEMENTS = 1 << 22  # elements per chunk of the generic jackknife
 _DEGENERATE_RTOL = 8 * np.finfo(np.float64).eps
 
@@ -147,29 +147,6 @@ def _validate_data(data: Sequence[ArrayLike]) -> tuple[NDArray, ...]:
     return arrays
 
 
-@dataclass(frozen=True)
-class _StreamBlock:
-    """Replicates ``start .. start + size - 1``, drawn from their own child seed."""
-
-    start: int
-    size: int
-    seed: np.random.SeedSequence
-
-    def indices(self, m: int) -> NDArray[np.int64]:
-        generator = np.random.Generator(np.random.SFC64(self.seed))
-        return generator.integers(0, m, size=(self.size, m))
-
-
-def _stream_blocks(seed: np.random.SeedSequence, m: int, n_boot: int) -> list[_StreamBlock]:
-    """Split the replicates into fixed stream blocks of max(1, 2**20 // m) replicates."""
-    rows = max(1, _BLOCK_ELEMENTS // m)
-    children = seed.spawn(-(-n_boot // rows))
-    return [
-        _StreamBlock(start=j * rows, size=min(rows, n_boot - j * rows), seed=child)
-        for j, child in enumerate(children)
-    ]
-
-
 def _tracked(work: Callable, total: int, progress: Progress | None) -> Callable:
     """``work(task)`` as ``run(task, size)``, reporting (replicates done, total) after each."""
     done, lock = [0], threading.Lock()
@@ -185,8 +162,8 @@ def _tracked(work: Callable, total: int, progress: Progress | None) -> Callable:
 
 
 def _run_blocks(
-    work: Callable[[_StreamBlock], None],
-    blocks: list[_StreamBlock],
+    work: Callable[[StreamBlock], None],
+    blocks: list[StreamBlock],
     n_workers: int,
     progress: Progress | None = None,
 ) -> None:
@@ -219,7 +196,7 @@ def _check_replicate_values(values: ArrayLike, n: int) -> NDArray[np.float64]:
 def _mean_replicates(
     statistic: MeanStatistic,
     columns: NDArray[np.float64],
-    blocks: list[_StreamBlock],
+    blocks: list[StreamBlock],
     n_boot: int,
     n_workers: int,
     progress: Progress | None,
@@ -231,7 +208,7 @@ def _mean_replicates(
 def _generic_replicates(
     statistic: Statistic,
     arrays: tuple[NDArray, ...],
-    blocks: list[_StreamBlock],
+    blocks: list[StreamBlock],
     n_boot: int,
     chunk_size: int | None,
     n_workers: int,
@@ -239,7 +216,7 @@ def _generic_replicates(
 ) -> NDArray[np.float64]:
     out = np.empty(n_boot)
 
-    def work(block: _StreamBlock) -> None:
+    def work(block: StreamBlock) -> None:
         idx = block.indices(arrays[0].size)
         step = block.size if chunk_size is None else chunk_size
         for lo in range(0, block.size, step):
@@ -297,7 +274,7 @@ def group_jackknife_groups(m: int, n_groups: int) -> list[NDArray[np.intp]]:
     at most one (drawn from ``SeedSequence([m, n_groups])``: the same partition every time)."""
     if not 2 <= n_groups <= m:
         raise ValueError(f"n_groups must lie in [2, M = {m}], got {n_groups}")
-    order = np.random.default_rng(np.random.SeedSequence([m, n_groups])).permutation(m)
+    order = value_generator(np.random.SeedSequence([m, n_groups])).permutation(m)
     return [np.sort(g) for g in np.array_split(order, n_groups)]
 
 
@@ -428,7 +405,7 @@ def bca_bootstrap(
     t0 = float(np.asarray(statistic(*arrays)))
     if not np.isfinite(t0):
         raise ValueError(f"statistic of the full data is not finite ({t0})")
-    blocks = _stream_blocks(seed_sequence(seed), arrays[0].size, n_boot)
+    blocks = stream_blocks(seed, n_boot, arrays[0].size)
     if isinstance(statistic, MeanStatistic):
         columns = statistic.column_matrix(*arrays)
         boot = _mean_replicates(statistic, columns, blocks, n_boot, n_workers, progress)
@@ -472,7 +449,7 @@ def _distinct_columns(
 
 def _resampled_sums(
     columns: NDArray[np.float64],
-    blocks: list[_StreamBlock],
+    blocks: list[StreamBlock],
     n_boot: int,
     n_workers: int,
     progress: Progress | None = None,
@@ -480,7 +457,7 @@ def _resampled_sums(
     """Sums of every column (rows of ``columns``) over each resample, shape (n_boot, U)."""
     sums = np.empty((n_boot, columns.shape[0]))
 
-    def work(block: _StreamBlock) -> None:
+    def work(block: StreamBlock) -> None:
         resampled_sums(columns, block.seed, sums[block.start : block.start + block.size])
 
     _run_blocks(work, blocks, n_workers, progress)
@@ -595,7 +572,7 @@ def bca_bootstrap_means_sets(
         per_set.append((matrices, t0, columns, positions))
     offsets = np.cumsum([0] + [columns.shape[0] for _, _, columns, _ in per_set])
     stacked = np.concatenate([columns for _, _, columns, _ in per_set])
-    blocks = _stream_blocks(seed_sequence(seed), m, n_boot)
+    blocks = stream_blocks(seed, n_boot, m)
     means = _resampled_sums(stacked, blocks, n_boot, n_workers, progress) / m
     out = []
     for (matrices, t0, _, positions), offset in zip(per_set, offsets, strict=False):
@@ -661,7 +638,7 @@ def bca_bootstrap_bins(
     else:
         seeds = seed_sequence(seed).spawn(len(bins))
     prepared = []
-    tasks: list[tuple[NDArray[np.float64], _StreamBlock, NDArray[np.float64]]] = []
+    tasks: list[tuple[NDArray[np.float64], StreamBlock, NDArray[np.float64]]] = []
     for index, r, child in zip(bins, counts, seeds, strict=True):
         sample = _validate_data([a[np.asarray(index)] for a in arrays])
         stat = statistic if isinstance(statistic, MeanStatistic) else statistic(sample)
@@ -670,10 +647,10 @@ def bca_bootstrap_bins(
         if not np.isfinite(t0):
             raise ValueError(f"statistic of a bin is not finite ({t0})")
         sums = np.empty((r, columns.shape[0]))
-        tasks += [(columns, b, sums) for b in _stream_blocks(child, sample[0].size, r)]
+        tasks += [(columns, b, sums) for b in stream_blocks(child, r, sample[0].size)]
         prepared.append((stat, columns, t0, sums))
 
-    def work(task: tuple[NDArray[np.float64], _StreamBlock, NDArray[np.float64]]) -> None:
+    def work(task: tuple[NDArray[np.float64], StreamBlock, NDArray[np.float64]]) -> None:
         columns, block, sums = task
         resampled_sums(columns, block.seed, sums[block.start : block.start + block.size])
 

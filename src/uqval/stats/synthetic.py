@@ -215,3 +215,24 @@ def nig_dataset(
         (E, uE), both of shape (M,).
     """
     return tig_dataset(rng, nu, math.inf, M)
+
+
+DistributionName = Literal["normal", "t"]
+"""Predictive shapes of the scores: normal, or unit-variance Student t (with ``nu``)."""
+
+
+def predictive(distribution: DistributionName, nu: float | None) -> GenerativeDistribution:
+    """The unit-variance shape D of the predictive distribution y ~ ŷ + uE·D.
+
+    ``"normal"``: D = N(0, 1); ``"t"``: D = t(nu)·sqrt((nu − 2)/nu), the unit-variance Student
+    t of P001 Eq. 20 (nu > 2 required).
+    """
+    if distribution == "normal":
+        if nu is not None:
+            raise ValueError("nu is only used with distribution='t'")
+        return GenerativeDistribution("normal")
+    if distribution == "t":
+        if nu is None or not nu > 2.0 or math.isnan(nu):
+            raise ValueError(f"distribution='t' needs nu > 2, got nu={nu!r}")
+        return GenerativeDistribution("t", float(nu))
+    raise ValueError(f"distribution must be 'normal' or 't', got {distribution!r}")

@@ -28,6 +28,8 @@ from uqval._internal.checks import probability
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.local import local_zmean
 from uqval.calibration.screening import Screening, screen
+from uqval.report.summary import summary_markdown
+from uqval.report.validation import save_all, write_html
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.intervals import mean_t_interval
@@ -178,21 +180,15 @@ class ValidationResult:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown) for a reader who has not read the papers."""
-        from uqval.report.summary import summary_markdown
-
         return summary_markdown(self)
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write report.html, verdicts.csv, summary.md, bins_<name>.csv and the figures
         (PNG) to ``directory``; returns the written paths."""
-        from uqval.report.validation import save_all
-
         return save_all(self, Path(directory))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report (figures embedded) to ``path``."""
-        from uqval.report.validation import write_html
-
         return write_html(self, Path(path))
 
     def __repr__(self) -> str:

@@ -16,12 +16,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from uqval._internal.checks import MAX_LISTED_ROWS, first_rows
+
 __all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
 
 MIN_ROWS = 60
 """Fewest rows accepted: two bins of 30 (:data:`uqval.validation.rules.MIN_BIN_COUNT`)."""
 
-_SHOWN_ROWS = 5
 
 Features: TypeAlias = Mapping[str, ArrayLike] | pd.DataFrame | Sequence[str] | None
 
@@ -51,8 +52,8 @@ def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
         converted = pd.to_numeric(values, errors="coerce")
         bad = converted.isna() & values.notna()
         if bad.any():
-            rows = np.flatnonzero(bad.to_numpy())[:_SHOWN_ROWS]
-            examples = ", ".join(f"row {i}: {values.iloc[i]!r}" for i in rows)
+            rows = np.flatnonzero(bad.to_numpy())[:MAX_LISTED_ROWS]
+            examples = ", ".join(f"row {i + 1}: {values.iloc[i]!r}" for i in rows)
             raise ValueError(f"{argument} has non-numeric values ({examples})")
         values = converted
     try:
@@ -79,12 +80,6 @@ def _features(features: Features, data: pd.DataFrame | None) -> dict[str, ArrayL
             "names needs data=)"
         )
     return {str(n): _column(data, n, "features") for n in features}
-
-
-def _first_rows(mask: NDArray[np.bool_]) -> str:
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(str(i) for i in rows[:_SHOWN_ROWS])
-    return shown + (", ..." if rows.size > _SHOWN_ROWS else "")
 
 
 def clean_inputs(
@@ -134,8 +129,7 @@ def clean_inputs(
             if not drop_invalid:
                 raise ValueError(
                     f"{name} has {np.count_nonzero(~np.isfinite(arr))} NaN or infinite value(s) "
-                    f"(first rows, 0-based: {_first_rows(~np.isfinite(arr))}); remove them "
-                    "or pass drop_invalid=True"
+                    f"({first_rows(~np.isfinite(arr))}); remove them or pass drop_invalid=True"
                 )
             counts[f"removed: NaN or infinite {labels[name]}"] = int(bad.sum())
             keep &= ~bad
@@ -143,8 +137,9 @@ def clean_inputs(
     if nonpositive.any():
         if not drop_invalid:
             raise ValueError(
-                f"{what} must be > 0; {int(nonpositive.sum())} are not (first rows, 0-based: "
-                f"{_first_rows(nonpositive)}); remove them or pass drop_invalid=True"
+                f"{what} has {int(nonpositive.sum())} non-positive value(s) "
+                f"({first_rows(nonpositive)}); {what} must be > 0: remove them or pass "
+                "drop_invalid=True"
             )
         counts[f"removed: non-positive {what}"] = int(nonpositive.sum())
         keep &= ~nonpositive
