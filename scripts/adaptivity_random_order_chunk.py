@@ -5,7 +5,7 @@ import logging
 import pandas as pd
 
 from uqval._internal.atomic import write_csv
-from uqval.calibration.adaptivity import random_order_fv
+from uqval.papers.adaptivity.random_order import random_order_fv
 from uqval.pipeline.scripting import run_logged
 
 

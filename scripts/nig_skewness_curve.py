@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.atomic import write_csv
-from uqval.calibration.screening import nig_skewness_curve
+from uqval.papers.heavytails.shapes import nig_skewness_curve
 from uqval.pipeline.scripting import run_logged
 
 

@@ -13,10 +13,6 @@ from hypothesis import strategies as st
 from conftest import SHARED_DATA, require_shared_data
 from uqval.binning import (
     StratifiedBinning,
-    _bin_positions,
-    _bin_ranges,
-    _default_bin_count,
-    _window_starts,
     adaptive_bins,
     bin_sizes,
     equal_count_bins,
@@ -433,28 +429,8 @@ def test_stratified_distinct_values_large():
 
 
 def test_bin_counts_rules():
-    assert _default_bin_count(5000) == 15
-    assert _default_bin_count(1000) == 6
-    assert _default_bin_count(100) == 2
-    assert _default_bin_count(10**6) == 15
     assert sqrt_bin_count(13885) == 118
     assert sqrt_bin_count(10000) == 100
-
-
-def test_positions_and_ranges():
-    x = np.array([5.0, 1.0, 3.0, 2.0, 10.0, 4.0])
-    bins = equal_count_bins(x, 3)  # sorted: 1,2 | 3,4 | 5,10
-    lo, hi = _bin_ranges(x, bins)
-    assert lo.tolist() == [1.0, 3.0, 5.0]
-    assert hi.tolist() == [2.0, 4.0, 10.0]
-    assert _bin_positions(x, bins).tolist() == [1.5, 3.5, 7.5]
-
-
-def test_window_starts():
-    assert _window_starts(10, 4).tolist() == list(range(7))
-    assert _window_starts(10, 4, step=3).tolist() == [0, 3, 6]
-    with pytest.raises(ValueError):
-        _window_starts(3, 4)
 
 
 # --------------------------------------------------------------------------------------

@@ -5,10 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import (
+    global_rce,
+    lzisd_from_var,
+    ms_stud_interval,
+    rmse_cho_interval,
+    segment_edges,
+    var_cho_interval,
+)
 from scipy import integrate, stats
 
 from uqval.calibration.binned_errors import (
-    _segment_edges,
     ence_batch,
     ence_from_bins,
     zmse_batch,
@@ -17,7 +24,6 @@ from uqval.calibration.binned_errors import (
 from uqval.calibration.coverage import global_coverage, interval_half_widths, local_coverage
 from uqval.calibration.fraction_valid import fraction_valid
 from uqval.calibration.local import (
-    _global_rce,
     global_zisd,
     global_zmean,
     global_zms,
@@ -35,11 +41,7 @@ from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.intervals import (
     cho_varvar,
-    lzisd_from_var,
     mean_t_interval,
-    ms_stud_interval,
-    rmse_cho_interval,
-    var_cho_interval,
 )
 
 Z95 = stats.norm.ppf(0.975)
@@ -186,7 +188,7 @@ def test_global_statistics(calibrated):
         assert (row["value"], row["ci_low"], row["ci_high"]) == pytest.approx(
             (expected.value, expected.ci_low, expected.ci_high), rel=1e-9
         )
-    rce = _global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
+    rce = global_rce(e[:2000], ue[:2000], n_boot=1000, seed=1).iloc[0]
     ref = bca_bootstrap(
         (e[:2000], ue[:2000]), cal.RCE, n_boot=1000, seed=np.random.SeedSequence(1).spawn(1)[0]
     )
@@ -346,7 +348,7 @@ def test_ence_zmse_and_batched_versions_equal_loops():
     ue = np.sort(np.sqrt(1.0 / rng.gamma(2.0, 0.5, m)))
     e = ue * rng.standard_t(6, (n_sets, m))
     bins = np.array_split(np.arange(m), 13)  # uneven sizes 39/38
-    edges = _segment_edges(bins)
+    edges = segment_edges(bins)
     assert edges[0] == 0 and edges[-1] == m and edges.size == 14
     assert ence_batch(e, ue, edges) == pytest.approx(
         [ence_loop(r, ue, bins) for r in e], rel=1e-12
@@ -363,7 +365,7 @@ def test_ence_zmse_and_batched_versions_equal_loops():
     assert ence_from_bins(e[0], ue, shuffled) == pytest.approx(ence_loop(e[0], ue, shuffled), rel=1e-12)
     assert zmse_from_bins(e[0], ue, shuffled) == pytest.approx(zmse_loop(e[0], ue, shuffled), rel=1e-12)
     with pytest.raises(ValueError, match="contiguous"):
-        _segment_edges(shuffled)
+        segment_edges(shuffled)
     with pytest.raises(ValueError, match="edges"):
         ence_batch(e, ue, np.array([0, 10, 400]))
 
@@ -381,7 +383,7 @@ def test_ence_and_zmse_expectations_for_calibrated_normal_data():
     n = m // n_bins
     ue = np.repeat(np.linspace(0.5, 2.0, n_bins), n)  # constant within each bin
     e = ue * rng.standard_normal((n_sets, m))
-    edges = _segment_edges(equal_bins(ue, n_bins))
+    edges = segment_edges(equal_bins(ue, n_bins))
     for values, h, approx in (
         (ence_batch(e, ue, edges), lambda r: abs(1 - np.sqrt(r)), 0.564 * np.sqrt(n_bins / m)),
         (zmse_batch(e, ue, edges), lambda r: abs(np.log(r)), 1.128 * np.sqrt(n_bins / m)),

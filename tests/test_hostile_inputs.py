@@ -20,7 +20,7 @@ import yaml
 from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
 from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
 from uqval._internal.errors import ConfigError, DataError, FetchError
-from uqval.calibration.adaptivity import rank_correlations
+from uqval.papers.adaptivity.random_order import rank_correlations
 from uqval.calibration.average import (
     analyse,
     calibration_tests,

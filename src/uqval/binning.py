@@ -118,16 +118,6 @@ def bin_sizes(bins: Sequence[NDArray[np.intp]]) -> NDArray[np.int64]:
 # --------------------------------------------------------------------------------------
 
 
-def _default_bin_count(m: int) -> int:
-    """Authors' default number of bins, ``max(min(floor(M/150), 15), 2)``.
-
-    E.g. M = 5000 gives 15 bins of about 333 points (P000 Sect. III.3.3).
-    """
-    if m < 1:
-        raise ValueError(f"M must be positive, got {m}")
-    return max(min(m // 150, 15), 2)
-
-
 def sqrt_bin_count(m: int) -> int:
     """Rule-of-thumb number of bins for f_v estimation, ``N = round(M^(1/2))``.
 
@@ -535,56 +525,3 @@ def stratified_bins(x: ArrayLike, pop_min: int = 100) -> StratifiedBinning:
         values=np.asarray(vals, dtype=np.float64),
         counts=np.asarray(counts, dtype=np.int64),
     )
-
-
-# --------------------------------------------------------------------------------------
-# Bin positions, ranges and sliding windows
-# --------------------------------------------------------------------------------------
-
-
-def _reduce_bins(
-    x: ArrayLike, bins: Sequence[NDArray[np.intp]]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    xa = np.asarray(x, dtype=np.float64)
-    if len(bins) == 0:
-        raise ValueError("no bins")
-    sizes = bin_sizes(bins)
-    if np.any(sizes == 0):
-        raise ValueError("empty bin")
-    vals = xa[np.concatenate(bins)]
-    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    return np.minimum.reduceat(vals, offsets), np.maximum.reduceat(vals, offsets)
-
-
-def _bin_ranges(
-    x: ArrayLike, bins: Sequence[NDArray[np.intp]]
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Minimum and maximum of ``x`` in each bin.
-
-    Returns:
-        ``(lo, hi)``, two arrays of length ``len(bins)``.
-    """
-    return _reduce_bins(x, bins)
-
-
-def _bin_positions(x: ArrayLike, bins: Sequence[NDArray[np.intp]]) -> NDArray[np.float64]:
-    """Position of each bin on the x axis: mid-range ``(min + max)/2`` of its x values.
-
-    P000 Sect. III.3: "points reported at the center of the bins".
-    """
-    lo, hi = _reduce_bins(x, bins)
-    return 0.5 * (lo + hi)
-
-
-def _window_starts(m: int, window: int, step: int = 1) -> NDArray[np.int64]:
-    """Start positions (0-based, in sorted order) of sliding windows of ``window`` points.
-
-    Windows ``[s, s + window)`` for ``s = 0, step, 2*step, ... <= M - window``; with
-    ``step = 1`` there are ``M - window + 1`` windows, as in ErrViewLib
-    ``genIntervals(slide = TRUE)``.
-    """
-    if not 1 <= window <= m:
-        raise ValueError(f"window must lie in [1, M = {m}], got {window}")
-    if step < 1:
-        raise ValueError(f"step must be >= 1, got {step}")
-    return np.arange(0, m - window + 1, step, dtype=np.int64)

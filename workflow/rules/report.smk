@@ -8,18 +8,12 @@ report()-tagged outputs and captions.
 # the scoreboard, the runtime table and the gallery).
 PAPER_OUTPUTS = [
     rules.datasets_table.output.table,
-    rules.heavytails_tables.output if HEAVYTAILS_SETS else [],
-    rules.heavytails_data_figures.output if HEAVYTAILS_SETS else [],
-    rules.heavytails_jacobs.output if JACOBS_SETS else [],
-    rules.heavytails_mc_figures.output,
-    rules.primer_synthetic.output,
-    [r.output for r in PRIMER_DATA_RULES],
-    rules.adaptivity_figures.output if ADAPT_DATASET else [],
+    *HEAVYTAILS_OUTPUTS,
+    *PRIMER_OUTPUTS,
+    *ADAPTIVITY_OUTPUTS,
     rules.verdicts_table.output,
-    rules.simref_figures.output if HEAVYTAILS_SETS else [],
-    rules.ucc_xsinx.output,
-    rules.ucc_gp.output,
-    rules.ucc_literature.output,
+    *SIMREF_OUTPUTS,
+    *UCC_OUTPUTS,
     expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
     expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
     expand("results/validate/{dataset}.md", dataset=DATASETS),
@@ -31,11 +25,46 @@ BENCHMARK_PATTERNS = {
 }
 
 
+def _flat(items):
+    for item in items:
+        if isinstance(item, (list, tuple)) or hasattr(item, "keys"):
+            yield from _flat(list(item))
+        else:
+            yield str(item)
+
+
+def gallery_items(targets):
+    """Report-tagged outputs of wildcard-free rules among `targets`: id (caption file name),
+    category, path, rule, inputs (the library fingerprint left out) and the rule's constant
+    parameters."""
+    wanted = set(_flat(targets))
+    items = []
+    for r in workflow.rules:
+        if r.has_wildcards():
+            continue
+        for f in r.output:
+            if str(f) not in wanted or not is_flagged(f, "report"):
+                continue
+            flag = get_flag_value(f, "report")
+            items.append(
+                {
+                    "item_id": os.path.splitext(os.path.basename(str(flag.caption)))[0],
+                    "category": flag.category,
+                    "path": str(f),
+                    "rule": r.name,
+                    "inputs": sorted(p for p in _flat(r.input) if p != LIBRARY),
+                    "params": {k: v for k, v in r.params.items() if not callable(v)},
+                }
+            )
+    return items
+
+
 rule scoreboard:
     input:
         values=VALUE_TABLES,
         expected=sorted(glob.glob(f"{EXPECTED_DIR}/*.yaml")),
         schema=f"{UQVAL_DIR}/config/schema/expected.schema.yaml",
+        library=LIBRARY,
     output:
         board=report(
             "results/reproduction.csv",
@@ -62,6 +91,7 @@ rule runtime_table:
     input:
         # Everything that writes a benchmark file runs before this rule.
         PAPER_OUTPUTS,
+        library=LIBRARY,
     output:
         table=report(
             "results/tables/runtimes.csv",
@@ -92,6 +122,7 @@ rule gallery:
         runtimes=rules.runtime_table.output.table,
         captions=sorted(glob.glob(f"{UQVAL_DIR}/workflow/report/*.rst")),
         pages=expand("results/datasets/{dataset}", dataset=USER_DATASETS),
+        library=LIBRARY,
     output:
         index="results/index.html",
     log:

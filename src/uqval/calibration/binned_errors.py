@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.types import FloatArray
-from uqval.calibration.local import Segments, prepare_bins, rce_values
+from uqval.calibration.local import prepare_bins, rce_values
 
 __all__ = [
     "ence_from_bins",
@@ -37,24 +37,6 @@ def zmse_from_bins(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> fl
     """ZMSE = (1/N) sum_i abs(ln ZMS_i), ZMS_i = <Z^2>_i (P002 Eq. 17)."""
     e, ue, segments, _ = prepare_bins(E, uE, None, bins, 1)
     return float(np.mean(np.abs(np.log(segments.means(np.square(e / ue))))))
-
-
-def _segment_edges(bins: Sequence[ArrayLike]) -> NDArray[np.intp]:
-    """Edges e_0 = 0 < e_1 < ... < e_N of bins that are consecutive segments of 0..e_N - 1.
-
-    Bin i must be exactly ``arange(e_i, e_{i+1})``, which holds for equal-count (or
-    adaptive) bins of data already sorted by the conditioning variable.
-
-    Raises:
-        ValueError: if the bins are not contiguous, ordered segments starting at 0.
-    """
-    segments = Segments.from_bins(bins, np.iinfo(np.intp).max, 1)
-    if not np.array_equal(segments.order, np.arange(segments.order.size)):
-        raise ValueError(
-            "bins are not contiguous ordered segments of 0..M-1; sort the data by the "
-            "conditioning variable first"
-        )
-    return np.append(segments.starts, segments.order.size).astype(np.intp)
 
 
 def _batch(

@@ -513,7 +513,7 @@ def rce_values(mv: ArrayLike, mse: ArrayLike) -> FloatArray:
     return (rmv - np.sqrt(mse)) / rmv
 
 
-def _rce(
+def rce_table(
     E: ArrayLike,
     uE: ArrayLike,
     x: ArrayLike | None,
@@ -548,23 +548,7 @@ def local_rce(
     with R = max(n_boot_min, n_i) (ErrViewLib ``plotLRCE``). Columns as in
     :func:`local_zvar`.
     """
-    return _rce(errors, uncertainties, x, bins, confidence, n_boot_min, seed)
-
-
-def _global_rce(
-    E: ArrayLike,
-    uE: ArrayLike,
-    *,
-    confidence: float = 0.95,
-    n_boot: int = 5000,
-    seed: SeedLike = None,
-) -> pd.DataFrame:
-    """RCE of the whole set with a BCa interval of ``n_boot`` replicates.
-
-    The authors' ``plotLRCE`` uses a 500-replicate percentile interval here ("too long
-    otherwise"); 5000 BCa replicates is their choice for full-set RCE in P001/P002.
-    """
-    return _rce(E, uE, None, None, confidence, n_boot, seed)
+    return rce_table(errors, uncertainties, x, bins, confidence, n_boot_min, seed)
 
 
 def reliability_diagram(

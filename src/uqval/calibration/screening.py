@@ -5,20 +5,17 @@ Heavy-tails paper (P001), Sects. III-V: the robust skewness beta_GM of uE^2, E^2
 above them the RCE (uE^2, E^2) or the ZMS (Z^2) are unreliable. The shape of the three
 distributions is summarised by minimum-KS fits (Table 1): inverse gamma for uE^2, scaled
 F(1, nu) for E^2 and Z^2. The NIG model line of Fig. 6 maps the shape nu of a calibrated
-normal-inverse-gamma dataset to (beta_GM(uE^2), beta_GM(E^2)).
-"""
+normal-inverse-gamma dataset to (beta_GM(uE^2), beta_GM(E^2))."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from uqval._internal.checks import errors_uncertainties
 from uqval.stats.fits import fit_invgamma_ks, fit_scaled_f_ks
 from uqval.stats.robust import beta_gm, kappa_cs
-from uqval.stats.synthetic import rinvgamma
 
 
 @dataclass(frozen=True)
@@ -101,18 +98,3 @@ def shape_fits(E: ArrayLike, uE: ArrayLike) -> dict[str, float]:
         out[f"ks_{name}"] = fit.ks_distance
     return out
 
-
-def nig_skewness_curve(
-    nus: ArrayLike, sample_size: int, rng: np.random.Generator
-) -> NDArray[np.float64]:
-    """NIG model line of P001 Fig. 6: rows (nu, beta_GM(uE^2), beta_GM(E^2)).
-
-    For a calibrated NIG dataset uE^2 ~ Gamma^-1(nu/2, nu/2) and E^2 ~ F(1, nu) marginally;
-    both beta_GM are estimated on samples of ``sample_size`` (the authors' code: 10^6).
-    """
-    rows = []
-    for nu in np.asarray(nus, dtype=float):
-        u2 = rinvgamma(rng, nu / 2, nu / 2, sample_size)
-        e2 = rng.f(1.0, nu, sample_size)
-        rows.append((nu, beta_gm(u2), beta_gm(e2)))
-    return np.array(rows)

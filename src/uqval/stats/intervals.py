@@ -85,45 +85,6 @@ def cho_varvar(z: ArrayLike) -> FloatArray:
     return cho_vv(arr.shape[-1], d2.mean(axis=-1), np.square(d2).mean(axis=-1))
 
 
-def var_cho_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Var(z) +- z_c sqrt(vv) (ErrViewLib ``varZCI(method = "cho")``; P000 Sect. III.3.4).
-
-    Var uses the n - 1 denominator; vv is :func:`cho_varvar`. Reduces over the last axis.
-    """
-    arr = _last_axis_sample(z, "z")
-    return power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 1.0, confidence)
-
-
-def lzisd_from_var(v: ArrayLike, vv: ArrayLike, confidence: float = 0.95) -> Interval:
-    """LZISD S = V^(-1/2) with the delta-method SD(S) = sqrt(vv)/(2 V^(3/2)).
-
-    P000 Sect. III.3.4; ErrViewLib ``rsdZCI(method = "cho")``: S +- z_c SD(S). ``v`` is
-    Var(Z) and ``vv`` its estimated variance (:func:`cho_varvar`); vectorised.
-    """
-    return power_interval(v, vv, -0.5, confidence)
-
-
-def rmse_cho_interval(
-    E: ArrayLike, confidence: float = 0.95, *, centered: bool = False
-) -> Interval:
-    """Interval of the RMSE of a reliability-diagram bin by the delta method (P000 Sect. III.3.3).
-
-    * ``centered=False`` (default, P000 text): RMSE = sqrt(<E^2>), with the estimated
-      variance of <E^2> taken as var(E^2)/n (n - 1 denominator), so
-      SD = sqrt(var(E^2)/n)/(2 RMSE).
-    * ``centered=True`` (authors' ``sdZCI(method = "cho")``): sd(E) = Var(E)^(1/2) with
-      SD = sqrt(vv)/(2 sqrt(Var(E))), vv from :func:`cho_varvar`.
-
-    Reduces over the last axis.
-    """
-    arr = _last_axis_sample(E, "E")
-    if centered:
-        return power_interval(np.var(arr, axis=-1, ddof=1), cho_varvar(arr), 0.5, confidence)
-    sq = np.square(arr)
-    var_mse = np.var(sq, axis=-1, ddof=1) / arr.shape[-1]
-    return power_interval(sq.mean(axis=-1), var_mse, 0.5, confidence)
-
-
 def mean_t_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
     """Student-t interval of a mean, <z> +- t_{(1+c)/2, n-1} sd(z)/sqrt(n) (P003 LZM).
 
@@ -131,12 +92,3 @@ def mean_t_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
     """
     arr = _last_axis_sample(z, "z")
     return t_interval(arr.mean(axis=-1), arr.std(axis=-1, ddof=1), arr.shape[-1], confidence)
-
-
-def ms_stud_interval(z: ArrayLike, confidence: float = 0.95) -> Interval:
-    """Mean-square interval <z^2> +- t sd(z^2)/sqrt(n) (ErrViewLib ``ZMSCI`` "stud").
-
-    Used for the whole-set ZMS of P003 (n >= 200). Reduces over the last axis.
-    """
-    return mean_t_interval(np.square(_last_axis_sample(z, "z")), confidence)
-

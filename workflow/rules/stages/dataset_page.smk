@@ -1,0 +1,78 @@
+"""Dataset pages: results/datasets/<id>/ for each selected dataset, their index, and the
+`validate` target.
+
+`snakemake --cores 2 validate --config datasets=<id>` builds only the jobs of that dataset.
+"""
+
+
+def dataset_page_inputs(wildcards):
+    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
+    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
+    """
+    d = wildcards.dataset
+    inputs = {
+        "table": f"data/prepared/{d}.csv",
+        "report": f"data/prepared/{d}.json",
+        "ucc": f"{UC}/datasets/{d}.csv",
+    }
+    if REGISTRY.get(d).has_uncertainty:
+        inputs.update(
+            screen=f"results/screen/{d}.json",
+            simref=f"{SR}/sets/{d}.json",
+            zeta=f"{SR}/sets/{d}_zeta.csv",
+        )
+    else:
+        inputs.update(
+            checks=f"results/validate/{d}.csv", summary=f"results/validate/{d}.md"
+        )
+    return inputs
+
+
+rule dataset_page:
+    input:
+        unpack(dataset_page_inputs),
+        library=LIBRARY,
+    output:
+        page=directory("results/datasets/{dataset}"),
+    log:
+        "logs/datasets/{dataset}.log",
+    benchmark:
+        "results/benchmarks/datasets/{dataset}.tsv"
+    conda:
+        "../../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        seed=lambda wc: dataset_seed("dataset_page", wc.dataset),
+        n_boot=ANALYSIS["validate"]["n_boot"],
+        n_bins=ANALYSIS["validate"]["n_bins"],
+        n_permutations=ANALYSIS["validate"].get("n_permutations"),
+    script:
+        "../../../scripts/dataset_page.py"
+
+
+rule datasets_index:
+    input:
+        pages=expand("results/datasets/{dataset}", dataset=DATASETS),
+        library=LIBRARY,
+    output:
+        index="results/datasets/index.html",
+    log:
+        "logs/datasets/index.log",
+    localrule: True
+    conda:
+        "../../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../../../scripts/datasets_index.py"
+
+
+rule validate:
+    input:
+        rules.datasets_index.output.index,
+    localrule: True
