@@ -47,17 +47,25 @@ os.environ.update(
 )
 
 
+# Shared state and helpers, then the library fingerprint (an input of every job whose script
+# imports uqval: a library change re-runs them), one file per per-dataset stage, one file per
+# paper (its rules, settings and outputs), and the scoreboard, runtime table and gallery.
 include: "workflow/rules/common.smk"
-include: "workflow/rules/fetch.smk"
-include: "workflow/rules/prepare.smk"
-include: "workflow/rules/screen.smk"
-include: "workflow/rules/average.smk"
-include: "workflow/rules/conditional.smk"
-include: "workflow/rules/simref.smk"
-include: "workflow/rules/ucc.smk"
-include: "workflow/rules/figures.smk"
+include: "workflow/rules/library.smk"
+include: "workflow/rules/stages/fetch.smk"
+include: "workflow/rules/stages/prepare.smk"
+include: "workflow/rules/stages/screen.smk"
+include: "workflow/rules/stages/average.smk"
+include: "workflow/rules/stages/validate.smk"
+include: "workflow/rules/stages/simref.smk"
+include: "workflow/rules/stages/ucc.smk"
+include: "workflow/rules/stages/dataset_page.smk"
+include: "workflow/rules/papers/heavytails.smk"
+include: "workflow/rules/papers/primer.smk"
+include: "workflow/rules/papers/adaptivity.smk"
+include: "workflow/rules/papers/simref.smk"
+include: "workflow/rules/papers/ucc.smk"
 include: "workflow/rules/report.smk"
-include: "workflow/rules/datasets.smk"
 
 
 # Cheap jobs (fetch, aggregation, gallery, report) are `localrule: True`: Snakemake runs them

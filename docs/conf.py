@@ -16,6 +16,12 @@ exclude_patterns = ["_build"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# Result types named in annotations of other modules (report/ imports them for type checking
+# only): resolve them to the one public name.
+autodoc_type_aliases = {
+    "ValidationResult": "uqval.ValidationResult",
+    "ModelComparison": "uqval.ModelComparison",
+}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 myst_heading_anchors = 2

@@ -13,14 +13,13 @@ from uqval.plots.style import save
 def main(smk):
     out = smk.output
     sets = []
-    for number, (name, table, screen) in enumerate(
-        zip(smk.params.names, smk.input.tables, smk.input.screens, strict=True), start=1
+    for number, (name, table, report, screen) in enumerate(
+        zip(smk.params.names, smk.input.tables, smk.input.reports, smk.input.screens, strict=True),
+        start=1,
     ):
         data = pd.read_csv(table)
         fits = json.loads(Path(screen).read_text())["fits"]
-        # units from the preparation report written beside the table (same rule, same stem)
-        report = Path(table).with_suffix(".json")
-        units = json.loads(report.read_text()).get("units", "") if report.exists() else ""
+        units = json.loads(Path(report).read_text()).get("units", "")  # the preparation sidecar
         sets.append(plots.SetData(number, name, data["E"].to_numpy(), data["uE"].to_numpy(), fits, units))
     tab3, tab4 = pd.read_csv(smk.input.tab3), pd.read_csv(smk.input.tab4)
     save(plots.fig_uE2_histograms(sets), out.fig01_png, out.fig01_pdf)

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from uqval.calibration.adaptivity import (
-    local_analysis,
+from uqval.calibration.adaptivity import local_analysis
+from uqval.papers.adaptivity.random_order import (
     random_order_fv,
     random_order_summary,
     rank_correlations,

@@ -8,9 +8,13 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import ROOT
+
+# Slow: Snakemake runs end to end. The fast tier is `pytest -m "not workflow"`.
+pytestmark = pytest.mark.workflow
 
 HOST_SNAKEFILE = """\
 configfile: "config.yaml"

@@ -142,7 +142,7 @@ def test_parameters_and_row_counts_are_recorded():
         ({"errors": np.ones(100), "uncertainties": np.ones(99)},
          "errors (100), uncertainties (99)"),
         ({"errors": np.r_[np.nan, np.ones(99)]},
-         "errors has 1 NaN or infinite value(s) (first rows, 0-based: 0)"),
+         "errors has 1 NaN or infinite value(s) (row 1)"),
         ({"uncertainties": np.r_[0.0, np.ones(99)]}, "uncertainties must be > 0"),
         ({"features": {"T": np.ones(100)}}, "features['T'] is constant"),
         ({"features": {"T": np.ones(99)}}, "features['T'] (99)"),

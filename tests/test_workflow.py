@@ -16,6 +16,9 @@ import yaml
 
 from conftest import ROOT
 
+# Slow: Snakemake runs end to end. The fast tier is `pytest -m "not workflow"`.
+pytestmark = pytest.mark.workflow
+
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 COPIED = ["Snakefile", "config", "workflow", "profiles", "scripts", "src", "envs"]
 

@@ -177,6 +177,12 @@ def equal_count_bins(x: ArrayLike, n_bins: int) -> Binning:
 
     Returns:
         The binning (list of n index arrays).
+
+    Examples:
+        >>> from uqval import equal_count_bins
+        >>> bins = equal_count_bins([0.3, 0.1, 0.5, 0.2, 0.4, 0.6, 0.05], 3)
+        >>> [b.tolist() for b in bins]  # indices into x, by increasing x
+        [[6, 1], [3, 0, 4], [2, 5]]
     """
     order = sort_order(x)
     b = equal_count_boundaries(order.size, n_bins)
@@ -256,6 +262,13 @@ def equal_width_bins(x: ArrayLike, n_bins: int, log: bool = False) -> Binning:
 
     Raises:
         ValueError: if ``log`` and any x <= 0.
+
+    Examples:
+        >>> from uqval import equal_width_bins
+        >>> [b.tolist() for b in equal_width_bins([1, 2, 3, 10, 11, 30], 3)]
+        [[0, 1, 2, 3], [4], [5]]
+        >>> [b.tolist() for b in equal_width_bins([1, 2, 5, 20, 200, 900], 3, log=True)]
+        [[0, 1, 2], [3], [4, 5]]
     """
     xa = vector(x, "x")
     n = int(n_bins)
@@ -394,6 +407,17 @@ def adaptive_bins(x: ArrayLike, n_bins: int, pop_min: int = 30, log: bool = True
 
     Raises:
         ValueError: if ``log`` and any x <= 0, or if M < pop_min.
+
+    Examples:
+        Every bin ends up with between pop_min = 50 and pop_max = max(M/n, 2 pop_min) = 100
+        points:
+
+        >>> import numpy as np
+        >>> from uqval import adaptive_bins
+        >>> x = np.random.default_rng(0).lognormal(0.0, 1.0, 1000)
+        >>> bins = adaptive_bins(x, 10, pop_min=50)
+        >>> len(bins), min(b.size for b in bins), max(b.size for b in bins)
+        (16, 54, 77)
     """
     xa = vector(x, "x")
     if log and np.any(xa <= 0):

@@ -281,7 +281,7 @@ def _numeric(series, column: str, path: Path):
     bad = values.isna() & series.notna()
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 2}: {series.iloc[i]!r}" for i in first)
+        shown = ", ".join(f"row {i + 1}: {series.iloc[i]!r}" for i in first)
         raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})")
     return values
 

@@ -5,6 +5,7 @@ paper) and report.smk."""
 import copy
 import dataclasses
 import glob
+import hashlib
 import re
 import sys
 
@@ -170,3 +171,79 @@ def png_pdf_outputs(folder, paper, figs):
         )
         out[f"{fig}_pdf"] = f"{folder}/{fig}.pdf"
     return out
+
+
+def library_listing(package_dir):
+    """`sha256sum` lines (digest, two spaces, path relative to src/) of every file of the
+    package, sorted by path; caches (__pycache__, also numba's), hidden and backup files
+    excluded."""
+    src = os.path.dirname(package_dir)
+    entries = []
+    for folder, dirs, files in os.walk(package_dir):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
+        for name in files:
+            if name.startswith((".", "#")) or name.endswith(("~", ".pyc", ".pyo")):
+                continue
+            path = os.path.join(folder, name)
+            with open(path, "rb") as fh:
+                digest = hashlib.sha256(fh.read()).hexdigest()
+            entries.append((os.path.relpath(path, src).replace(os.sep, "/"), digest))
+    return [f"{digest}  {rel}" for rel, digest in sorted(entries)]
+
+
+def dataset_page_inputs(wildcards):
+    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
+    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
+    """
+    d = wildcards.dataset
+    inputs = {
+        "table": f"data/prepared/{d}.csv",
+        "report": f"data/prepared/{d}.json",
+        "ucc": f"{UC}/datasets/{d}.csv",
+    }
+    if REGISTRY.get(d).has_uncertainty:
+        inputs.update(
+            screen=f"results/screen/{d}.json",
+            simref=f"{SR}/sets/{d}.json",
+            zeta=f"{SR}/sets/{d}_zeta.csv",
+        )
+    else:
+        inputs.update(
+            checks=f"results/validate/{d}.csv", summary=f"results/validate/{d}.md"
+        )
+    return inputs
+
+
+def _flat(items):
+    for item in items:
+        if isinstance(item, (list, tuple)) or hasattr(item, "keys"):
+            yield from _flat(list(item))
+        else:
+            yield str(item)
+
+
+def gallery_items(targets, hidden_inputs=()):
+    """Report-tagged outputs of wildcard-free rules among `targets`: id (caption file name),
+    category, path, rule, inputs (but `hidden_inputs`) and the rule's constant parameters.
+    """
+    wanted = set(_flat(targets))
+    hidden = set(_flat(hidden_inputs))
+    items = []
+    for r in workflow.rules:
+        if r.has_wildcards():
+            continue
+        for f in r.output:
+            if str(f) not in wanted or not is_flagged(f, "report"):
+                continue
+            flag = get_flag_value(f, "report")
+            items.append(
+                {
+                    "item_id": os.path.splitext(os.path.basename(str(flag.caption)))[0],
+                    "category": flag.category,
+                    "path": str(f),
+                    "rule": r.name,
+                    "inputs": sorted(p for p in _flat(r.input) if p not in hidden),
+                    "params": {k: v for k, v in r.params.items() if not callable(v)},
+                }
+            )
+    return items

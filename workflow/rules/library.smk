@@ -14,28 +14,7 @@ fetch_raw_file alone does not take it: its output is pinned by its SHA-256 (ensu
 library change can alter it.
 """
 
-import hashlib
-
-
-def _library_listing(package_dir):
-    """`sha256sum` lines (digest, two spaces, path relative to src/) of every file of the
-    package, sorted by path; caches (__pycache__, also numba's), hidden and backup files
-    excluded."""
-    src = os.path.dirname(package_dir)
-    entries = []
-    for folder, dirs, files in os.walk(package_dir):
-        dirs[:] = [d for d in dirs if d != "__pycache__" and not d.startswith(".")]
-        for name in files:
-            if name.startswith((".", "#")) or name.endswith(("~", ".pyc", ".pyo")):
-                continue
-            path = os.path.join(folder, name)
-            with open(path, "rb") as fh:
-                digest = hashlib.sha256(fh.read()).hexdigest()
-            entries.append((os.path.relpath(path, src).replace(os.sep, "/"), digest))
-    return [f"{digest}  {rel}" for rel, digest in sorted(entries)]
-
-
-LIBRARY_LISTING = _library_listing(f"{UQVAL_DIR}/src/uqval")
+LIBRARY_LISTING = library_listing(f"{UQVAL_DIR}/src/uqval")
 LIBRARY_DIGEST = hashlib.sha256("\n".join(LIBRARY_LISTING).encode()).hexdigest()
 # Input `library=LIBRARY` of every rule whose script imports uqval.
 LIBRARY = f"results/library/uqval-{LIBRARY_DIGEST[:16]}.sha256"

@@ -139,10 +139,11 @@ def integer(value: object, name: str, *, minimum: int) -> int:
     ...
     ValueError: n_boot must be an integer >= 2, got 1.5
     """
-    ok = isinstance(value, numbers.Integral | numbers.Real) and not isinstance(value, bool)
-    if not ok or not float(value) == int(value) or int(value) < minimum:  # type: ignore[arg-type]
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)  # type: ignore[arg-type]
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        number = float(value)
+        if number.is_integer() and number >= minimum:
+            return int(number)
+    raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def bin_count(n_bins: object, m: int, name: str = "n_bins") -> int:

@@ -37,6 +37,15 @@ def zms(errors: ArrayLike, uncertainties: ArrayLike) -> float:
 
     >>> zms([0.5, -1.0, 2.0], [0.5, 1.0, 1.0])
     2.0
+
+    Errors drawn with the given uE give ZMS close to 1; uE half too small give about 4:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 1000)
+    >>> e = u * rng.standard_normal(1000)
+    >>> round(zms(e, u), 2), round(zms(e, u / 2), 2)
+    (1.05, 4.21)
     """
     e, u = errors_uncertainties(errors, uncertainties)
     return float(zms_rows(e, u))
@@ -49,6 +58,15 @@ def rce(errors: ArrayLike, uncertainties: ArrayLike) -> float:
 
     >>> rce([1.0, -1.0], [2.0, 2.0])
     0.5
+
+    Errors drawn with the given uE give RCE close to 0; uE half too small give about -1:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 1000)
+    >>> e = u * rng.standard_normal(1000)
+    >>> round(rce(e, u), 2), round(rce(e, u / 2), 2)
+    (-0.01, -1.02)
     """
     e, u = errors_uncertainties(errors, uncertainties)
     return float(rce_rows(e, u))
@@ -178,7 +196,21 @@ def decimation(E: ArrayLike, uE: ArrayLike, max_percent: float = 10.0, step: flo
 
 @dataclass(frozen=True)
 class AverageCalibration:
-    """Full-set and trimmed tests plus simple descriptive statistics of Z."""
+    """Full-set and trimmed tests plus simple descriptive statistics of Z.
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import average_calibration
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> res = average_calibration(e, u, n_boot=500, seed=0)
+        >>> res.M, round(res.mean_z, 3), round(res.var_z, 3)
+        (1000, -0.012, 1.053)
+        >>> zms_trimmed = res.trimmed[0]  # without the 5 % largest uE
+        >>> zms_trimmed.statistic, round(zms_trimmed.estimate, 3), zms_trimmed.valid
+        ('ZMS', 1.063, True)
+    """
 
     M: int
     mean_z: float
@@ -203,6 +235,22 @@ def analyse(
 
     Raises ValueError unless 0 <= trimmed_fraction < 1 and both the full and the trimmed sets
     keep at least MIN_POINTS points.
+
+    Examples:
+        Errors drawn with the given uE pass both tests (abs(zeta) <= 1); uE half too small
+        fail them:
+
+        >>> import numpy as np
+        >>> from uqval import average_calibration
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> res = average_calibration(e, u, n_boot=500, seed=0)
+        >>> [(t.statistic, round(t.estimate, 2), round(t.ci_low, 2), t.valid) for t in res.full]
+        [('ZMS', 1.05, 0.96, True), ('RCE', -0.01, -0.07, True)]
+        >>> res = average_calibration(e, u / 2, n_boot=500, seed=0)
+        >>> [(t.statistic, round(t.zeta), t.valid) for t in res.full]
+        [('ZMS', 9, False), ('RCE', -11, False)]
     """
     errors, uncertainties = errors_uncertainties(errors, uncertainties)
     if not (np.isfinite(trimmed_fraction) and 0.0 <= trimmed_fraction < 1.0):

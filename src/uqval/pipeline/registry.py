@@ -21,7 +21,6 @@ reason, with long offending values shortened.
 
 from __future__ import annotations
 
-import copy
 import posixpath
 import re
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ import yaml
 
 from uqval._internal.errors import ConfigError
 from uqval.pipeline.expression import check_expression
+from uqval.pipeline.workflow_config import deep_merge
 
 __all__ = [
     "MAX_YAML_BYTES",
@@ -321,17 +321,6 @@ class Registry:
             ) from None
 
 
-def _merge(defaults: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
-    """Recursive dict merge: entry values override family defaults."""
-    merged = copy.deepcopy(defaults)
-    for key, value in entry.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
 def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
@@ -393,7 +382,7 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
     defaults = doc.get("defaults", {})
     datasets = []
     for entry in doc["datasets"]:
-        merged = _merge(defaults, entry)
+        merged = deep_merge(defaults, entry)
         where = f"{path}: dataset '{merged['id']}'"
         if "sources" not in merged or "quantities" not in merged:
             raise ConfigError(f"{where} needs sources and quantities")

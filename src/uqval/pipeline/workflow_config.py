@@ -35,11 +35,17 @@ DEFAULT_DATASETS_DIR = "config/datasets"
 """Default of the ``datasets_dir`` key: a folder of the working directory."""
 
 
-def _deep_update(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``base`` with ``override`` merged in: nested mappings merge key by key, any
+    other value of ``override`` replaces the base's. Neither argument is modified.
+
+    >>> deep_merge({"a": {"x": 1, "y": 2}, "b": 1}, {"a": {"y": 3}, "c": 4})
+    {'a': {'x': 1, 'y': 3}, 'b': 1, 'c': 4}
+    """
     merged = copy.deepcopy(dict(base))
     for key, value in override.items():
         if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_update(merged[key], value)
+            merged[key] = deep_merge(merged[key], value)
         else:
             merged[key] = copy.deepcopy(value)
     return merged
@@ -58,7 +64,7 @@ def effective_config(
     if as_module:
         known = set(yaml.safe_load(Path(schema_file).read_text(encoding="utf-8"))["properties"])
         given = {k: v for k, v in given.items() if k in known}
-    return _deep_update(defaults, given)
+    return deep_merge(defaults, given)
 
 
 def selected_datasets(value: Any) -> list[str] | None:

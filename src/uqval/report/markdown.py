@@ -4,8 +4,8 @@ Every character of the input is HTML-escaped before any markup is added, so text
 ``<script>`` can only ever appear as text; raw HTML in the input is never passed through.
 Supported: ATX headings (``#`` to ``######``, shifted by ``heading_offset``), paragraphs,
 unordered (``-``, ``*``, ``+``) and ordered (``1.``) lists nested by indentation, fenced
-code blocks (```` ``` ````), block quotes (``>``), horizontal rules (``---``), pipe tables,
-and inline ``**bold**``, ``*italics*``, ``_italics_``, ```code``` and links
+code blocks (three backticks), block quotes (``>``), horizontal rules (``---``), pipe tables,
+and inline ``**bold**``, ``*italics*``, ``_italics_``, backtick code spans and links
 ``[text](url)``, which are written as "text (url)" so that the page has no link to an
 external resource.
 """

@@ -83,6 +83,17 @@ def hd_quantile(x: ArrayLike, q: ArrayLike) -> float | NDArray[np.float64]:
 
     Returns:
         A float for scalar ``q``, otherwise an array with the shape of ``q``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import hd_quantile
+        >>> round(hd_quantile([1.0, 2.0, 3.0, 4.0, 5.0], 0.5), 6)
+        3.0
+        >>> hd_quantile([1.0, 2.0, 3.0, 4.0, 5.0], [0.25, 0.75]).round(3)
+        array([1.77, 4.23])
+        >>> x = np.random.default_rng(0).standard_normal(1001)
+        >>> hd_quantile(x, [0.025, 0.975]).round(2)  # about -1.96 and 1.96
+        array([-1.92,  1.87])
     """
     xs = _sorted_sample(x)
     qa = np.asarray(q, dtype=np.float64)
@@ -99,6 +110,15 @@ def beta_gm(x: ArrayLike) -> float:
     median (ErrViewLib ``skewgm``). It lies in [-1, 1] and is 0 for a symmetric
     distribution; for a squared standard normal (chi^2_1) its population value is 0.636.
     Returns NaN for a constant sample (zero mean absolute deviation).
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import beta_gm
+        >>> rng = np.random.default_rng(0)
+        >>> round(beta_gm(rng.standard_normal(1000)), 2)  # symmetric: about 0
+        0.04
+        >>> round(beta_gm(rng.standard_normal(1000) ** 2), 2)  # chi^2_1: about 0.636
+        0.61
     """
     xs = _sorted_sample(x)
     median = _hd_sorted(xs, 0.5)

@@ -41,6 +41,17 @@ def zeta_score(
         zeta with the broadcast shape of the inputs (a float for scalar inputs). It is 0
         when the estimate equals the reference, and +-inf when the estimate differs from
         the reference but the half-width is 0.
+
+    Examples:
+        An estimate above its reference is divided by its distance to the lower limit:
+
+        >>> from uqval import zeta_score
+        >>> round(zeta_score(1.2, 1.0, ci_low=1.1, ci_high=1.35), 3)  # 0.2/0.1: not valid
+        2.0
+        >>> round(zeta_score(1.05, 1.0, ci_low=0.95, ci_high=1.2), 3)  # 1 inside: valid
+        0.5
+        >>> zeta_score([0.9, 1.0, 1.3], 1.0, [0.8, 0.9, 1.2], [1.05, 1.1, 1.4]).round(3)
+        array([-0.667,  0.   ,  3.   ])
     """
     est = np.asarray(estimate, dtype=np.float64)
     delta = est - np.asarray(reference, dtype=np.float64)

@@ -23,8 +23,7 @@ function; with distinct critical scales k'_1 < … grouped into tie groups of si
 
     S_trap = W̄ [mean(k) − k'_1 − (H − c_1 k'_1)/(2N)],    S_rect = W̄ [mean(k) − H/N],
 
-where H = Σ_g c_g (k'_g − k'_{g−1})
-        = k'_max + Σ_{g: c_g ≥ 2} (c_g − 1)(k'_g − k'_{g−1}).
+where H = Σ_g c_g (k'_g − k'_{g−1}) = k'_max + Σ_{g: c_g ≥ 2} (c_g − 1)(k'_g − k'_{g−1}).
 Without ties H = k'_max and S_rect = (1/N) Σ_{j<N} β(k'_j) (Prop. 1, Eq. 15).
 
 Per permutation the sums are Σ_{A*} v = Σ_A v + Σ_i s_i (v^B_i − v^A_i) (and Σ_{B*} v =

@@ -200,7 +200,9 @@ rule heavytails_data_figures:
         nig_curve="results/screen/nig_curve.csv",
         library=LIBRARY,
     output:
-        **png_pdf_outputs(HT, "heavytails", ["fig01", "fig02", "fig06", "fig07", "fig08"]),
+        **png_pdf_outputs(
+            HT, "heavytails", ["fig01", "fig02", "fig06", "fig07", "fig08"]
+        ),
     log:
         "logs/heavytails/data_figures.log",
     conda:
@@ -225,6 +227,7 @@ rule heavytails_jacobs:
         nig_curve="results/screen/nig_curve.csv",
         library=LIBRARY,
     output:
+        **png_pdf_outputs(HT, "heavytails", ["fig09", "fig10"]),
         tab5=report(
             f"{HT}/tab5.csv",
             caption="../../report/heavytails_tab5.rst",
@@ -235,7 +238,6 @@ rule heavytails_jacobs:
             caption="../../report/heavytails_tab6.rst",
             category="heavytails",
         ),
-        **png_pdf_outputs(HT, "heavytails", ["fig09", "fig10"]),
         values="results/values/heavytails_jacobs.csv",
     log:
         "logs/heavytails/jacobs.log",

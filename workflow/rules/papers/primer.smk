@@ -7,24 +7,23 @@ PR = "results/primer"
 PRIMER = ANALYSIS["primer"]
 
 
-def _primer_sets():
-    """Datasets of each primer group; [] (group skipped, with a warning) when some are not
-    built."""
-    p = config["papers"]["primer"]
-    pal = [f"PAL2022_{s}_{v}" for s in p["pal2022"] for v in ("uncal", "cal")]
-    wanted = {"pal2022": pal, "qm9": [p["qm9"]], "hu2022": p["hu2022"]}
-    available = {}
-    for group, ids in wanted.items():
-        missing = [d for d in ids if d not in DATASETS]
-        if missing and not USER_SELECTION:
-            logger.warning(
-                f"primer {group} figures skipped: datasets not built: {', '.join(missing)}"
-            )
-        available[group] = [] if missing else ids
-    return available
-
-
-PRIMER_SETS = _primer_sets()
+# Datasets of each primer group; [] (group skipped, with a warning) when some are not built.
+_PRIMER_PAPER = config["papers"]["primer"]
+PRIMER_SETS = {
+    "pal2022": [
+        f"PAL2022_{s}_{v}" for s in _PRIMER_PAPER["pal2022"] for v in ("uncal", "cal")
+    ],
+    "qm9": [_PRIMER_PAPER["qm9"]],
+    "hu2022": _PRIMER_PAPER["hu2022"],
+}
+for _group, _ids in PRIMER_SETS.items():
+    _missing = [d for d in _ids if d not in DATASETS]
+    if _missing and not USER_SELECTION:
+        logger.warning(
+            f"primer {_group} figures skipped: datasets not built: {', '.join(_missing)}"
+        )
+    if _missing:
+        PRIMER_SETS[_group] = []
 PRIMER_SYNTHETIC_FIGS = [f"fig{i:02d}" for i in range(1, 12)] + ["figA1"]
 PRIMER_PAL_FIGS = ["fig12", "fig13", "fig14", "fig15", "figA2", "figA3"]
 

@@ -15,6 +15,7 @@ rule ucc_xsinx:
     input:
         library=LIBRARY,
     output:
+        **png_pdf_outputs(UC, "ucc", ["fig07", "fig4_1a"]),
         tab2=report(
             f"{UC}/tab2.csv", caption="../../report/ucc_tab2.rst", category="ucc"
         ),
@@ -24,7 +25,6 @@ rule ucc_xsinx:
         summary=f"{UC}/xsinx_summary.csv",
         permutation=f"{UC}/xsinx_permutation.csv",
         values="results/values/ucc_xsinx.csv",
-        **png_pdf_outputs(UC, "ucc", ["fig07", "fig4_1a"]),
     log:
         "logs/ucc/xsinx.log",
     benchmark:
@@ -47,9 +47,9 @@ rule ucc_gp:
     input:
         library=LIBRARY,
     output:
+        **png_pdf_outputs(UC, "ucc", ["fig02", "fig4_1bc"]),
         summary=f"{UC}/gp_summary.csv",
         values="results/values/ucc_gp.csv",
-        **png_pdf_outputs(UC, "ucc", ["fig02", "fig4_1bc"]),
     log:
         "logs/ucc/gp.log",
     conda:

@@ -5,29 +5,6 @@
 """
 
 
-def dataset_page_inputs(wildcards):
-    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
-    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
-    """
-    d = wildcards.dataset
-    inputs = {
-        "table": f"data/prepared/{d}.csv",
-        "report": f"data/prepared/{d}.json",
-        "ucc": f"{UC}/datasets/{d}.csv",
-    }
-    if REGISTRY.get(d).has_uncertainty:
-        inputs.update(
-            screen=f"results/screen/{d}.json",
-            simref=f"{SR}/sets/{d}.json",
-            zeta=f"{SR}/sets/{d}_zeta.csv",
-        )
-    else:
-        inputs.update(
-            checks=f"results/validate/{d}.csv", summary=f"results/validate/{d}.md"
-        )
-    return inputs
-
-
 rule dataset_page:
     input:
         unpack(dataset_page_inputs),
