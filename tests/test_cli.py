@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import uqval
 from uqval.cli import main
 
 FAST = ["--n-boot", "200", "--n-permutations", "99"]
@@ -156,3 +157,8 @@ def test_command_line_and_library_give_identical_numbers(table, tmp_path):
     gain = pd.read_csv(out / "ucc_gain.csv").iloc[0]
     assert gain["gain_percent"] == pytest.approx(res.ucc.gain_percent, rel=1e-12)
     assert gain["p_value"] == pytest.approx(res.ucc.p_value, rel=1e-12)
+
+
+def test_version_flag(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"uqval {uqval.__version__}"

@@ -152,7 +152,7 @@ def test_glossary_figures_and_provenance(page, content):
 
 def test_every_one_call_plot_has_a_reading_guide():
     plots = {name for name in diagnostics.__all__ if name.endswith("_plot")}
-    assert len(plots) == 7 and plots <= set(HOW_TO_READ)
+    assert len(plots) == 8 and plots <= set(HOW_TO_READ)
 
 
 def test_numbers_are_formatted_readably():

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import uqval
-from uqval.report.summary import fmt, fmt_range, problem_ranges
+from uqval.report.summary import fmt, fmt_range
+from uqval.validation.advice import problem_ranges
 from uqval.validation.bins import default_n_bins, tie_aware_bins
 
 FAST = {"n_boot": 300, "n_permutations": 199}
@@ -31,7 +32,7 @@ def local_result():
 
 def test_verdict_table_has_both_views_of_every_conditional_test(local_result):
     v = local_result.verdicts
-    assert list(v.columns[:11]) == ["stage", "feature", "scaled", "verdict", "statistic",
+    assert list(v.columns[:12]) == ["stage", "feature", "scaled", "verdict", "effect", "statistic",
                                     "value", "ci_low", "ci_high", "target", "p_value",
                                     "p_adjusted"]
     assert set(v["verdict"]) <= {"pass", "fail", "inconclusive"}
@@ -71,9 +72,9 @@ def test_bins_table_locates_the_threshold_on_scaled_uncertainties(local_result):
     assert above["value"].median() == pytest.approx(6.25 / s2, rel=0.25)
     assert below["value"].median() == pytest.approx(1 / s2, rel=0.25)
     ranges = problem_ranges(table)
-    small = [r for r in ranges if r["side"] == "small"]
+    small = [r for r in ranges if r["side"] == "above"]
     assert len(small) == 1 and 0.70 < small[0]["low"] < 0.80 and small[0]["high"] > 0.99
-    assert small[0]["factor"] == pytest.approx(2.5 / np.sqrt(s2), rel=0.1)
+    assert np.sqrt(small[0]["mean"]) == pytest.approx(2.5 / np.sqrt(s2), rel=0.1)
     assert set(local_result.bins) == {"uncertainty", "x1", "x2"}
 
 
@@ -84,8 +85,8 @@ def test_summary_says_direction_size_and_where(local_result):
     assert "Across `x1`: **not right**" in text
     assert "Across `x2`: **right**" in text
     assert "Across the uncertainty itself: **right**" in text
-    assert "x1 from 0.7" in text and "uncertainties too small by a factor" in text
-    assert "Recalibrate per range of `x1`" in text
+    assert "x1 from 0.7" in text and "uncertainties are too small by a factor" in text
+    assert "Recalibrate per range (x1)" in text
 
 
 def test_global_scale_alone_fails_only_the_average_stage():

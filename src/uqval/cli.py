@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from uqval import __version__
+
 __all__ = ["main"]
 
 EXIT_OK, EXIT_MISCALIBRATED, EXIT_BAD_INPUT = 0, 1, 2
@@ -79,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uqval", description="Validate the uncertainties of regression predictions."
     )
+    parser.add_argument("--version", action="version", version=f"uqval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser(
         "validate",

@@ -13,7 +13,7 @@ sys.path.insert(0, f"{UQVAL_DIR}/src")
 
 from snakemake.io import get_flag_value, is_flagged  # noqa: E402
 
-from uqval._internal.atomic import remove_stale_temporaries  # noqa: E402
+from uqval._internal.atomic import remove_stale_temporaries, write_text  # noqa: E402
 from uqval._internal.errors import UqvalError  # noqa: E402
 from uqval.pipeline.registry import load_registry  # noqa: E402
 from uqval.pipeline.workflow_config import (
@@ -174,9 +174,9 @@ def png_pdf_outputs(folder, paper, figs):
 
 
 def library_listing(package_dir):
-    """`sha256sum` lines (digest, two spaces, path relative to src/) of every file of the
-    package, sorted by path; caches (__pycache__, also numba's), hidden and backup files
-    excluded."""
+    """`sha256sum` listing (digest, two spaces, path relative to src/; one line per file,
+    sorted by path) of every file of the package; caches (__pycache__, also numba's), hidden
+    and backup files excluded."""
     src = os.path.dirname(package_dir)
     entries = []
     for folder, dirs, files in os.walk(package_dir):
@@ -188,7 +188,17 @@ def library_listing(package_dir):
             with open(path, "rb") as fh:
                 digest = hashlib.sha256(fh.read()).hexdigest()
             entries.append((os.path.relpath(path, src).replace(os.sep, "/"), digest))
-    return [f"{digest}  {rel}" for rel, digest in sorted(entries)]
+    return "".join(f"{digest}  {rel}\n" for rel, digest in sorted(entries))
+
+
+def write_if_changed(path, text):
+    """Write `text` to `path` (atomically) unless the file already holds it, so that its
+    modification time changes only with its content."""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            if fh.read() == text:
+                return
+    write_text(path, text)
 
 
 def dataset_page_inputs(wildcards):

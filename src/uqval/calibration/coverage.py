@@ -92,7 +92,7 @@ def local_coverage(
     Wilson binomial CI (ErrViewLib ``plotLCP`` default); the target is P.
 
     Args:
-        E: errors (length M).
+        errors: errors E (length M).
         half_widths: U_P,i, shape (M,) for one P or (M, len(probs)): given directly for
             interval datasets (e.g. HU2022), or :func:`interval_half_widths` from uE.
         x: conditioning variable, bins: index arrays (as in :func:`local_zvar`).
@@ -101,6 +101,18 @@ def local_coverage(
     Returns:
         One row per (P, bin), sorted by P then bin: prob, bin, x, n, value, ci_low,
         ci_high, target (= P), valid.
+
+    Examples:
+        95 % intervals ±1.96 uE of normal errors cover about 95 % of the errors in every bin:
+
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, local_coverage
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> table = local_coverage(e, 1.96 * u, u, equal_count_bins(u, 5), [0.95])
+        >>> table["value"].tolist(), table["valid"].tolist()
+        ([0.97, 0.935, 0.93, 0.96, 0.95], [True, True, True, True, True])
     """
     return _coverage(errors, half_widths, probs, x, bins, confidence)
 

@@ -23,6 +23,15 @@ class FractionValid:
         ci_low, ci_high: Wilson interval with continuity correction.
         n_valid: bins whose CI contains the target.
         n_bins: number of bins.
+
+    Examples:
+        >>> import pandas as pd
+        >>> from uqval import fraction_valid
+        >>> fv = fraction_valid(pd.DataFrame({"valid": [True] * 18 + [False] * 2}))
+        >>> fv.value, fv.n_valid, fv.n_bins
+        (0.9, 18, 20)
+        >>> fv.ci_low <= 0.95 <= fv.ci_high  # consistent with the target 0.95
+        True
     """
 
     value: float
@@ -42,6 +51,15 @@ def fraction_valid(local: pd.DataFrame, confidence: float = 0.95) -> FractionVal
     Args:
         local: a table of a ``local_*`` function (column ``valid``). A coverage table
             must hold a single P (select ``local[local.prob == P]``).
+
+    Examples:
+        18 valid bins out of 20 (e.g. the ``valid`` column of :func:`local_zms`):
+
+        >>> import pandas as pd
+        >>> from uqval import fraction_valid
+        >>> fv = fraction_valid(pd.DataFrame({"valid": [True] * 18 + [False] * 2}))
+        >>> fv.value, round(fv.ci_low, 3), round(fv.ci_high, 3)
+        (0.9, 0.669, 0.982)
     """
     if "prob" in local.columns and local["prob"].nunique() > 1:
         raise ValueError("the table holds several coverage probabilities; select one P")

@@ -342,7 +342,7 @@ def local_zvar(
     """Local Z-variance (LZV) analysis: Var(Z) per bin vs its target (P000 Sect. III.3.4).
 
     Args:
-        E, uE: errors and uncertainties (1-D, length M).
+        errors, uncertainties: E and uE (1-D, length M).
         x: conditioning variable (length M), used for the bin positions (mid-ranges).
         bins: list of index arrays, one per bin (at least 2 points each).
         method: "cho" (Var +- z sqrt(vv), the authors' default), "bootstrap" (BCa with
@@ -355,6 +355,18 @@ def local_zvar(
 
     Returns:
         One row per bin: bin, x, n, value, ci_low, ci_high, target, valid.
+
+    Examples:
+        Uncertainties half too small give Var(Z) close to 4 in every bin of uE:
+
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, local_zvar
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> table = local_zvar(e, u / 2, u, equal_count_bins(u, 5))
+        >>> table["value"].round(1).tolist(), bool(table["valid"].any())
+        ([3.9, 4.5, 4.9, 4.1, 3.7], False)
     """
     return _zvar(errors, uncertainties, x, bins, 1.0, method, target, confidence, n_boot_min, seed)
 
@@ -391,11 +403,23 @@ def local_zisd(
 ) -> pd.DataFrame:
     """Local Z inverse SD (LZISD): Var(Z)^(-1/2) per bin, target 1 (P000 Sect. III.3.4).
 
-    Values below 1 mean uncertainties overestimated by that factor. CI: "cho" = delta
+    Values above 1 mean uncertainties overestimated by that factor (below 1: underestimated).
+    CI: "cho" = delta
     method S +- z sqrt(vv)/(2 V^(3/2)) (ErrViewLib ``rsdZCI``, the default in P000;
     docs/choices.md, "Intervals of local statistics") or BCa bootstrap with
     R = max(n_boot_min, n_i) (``plotLZISD`` uses max(500, n)). Arguments and returned columns as in
     :func:`local_zvar`.
+
+    Examples:
+        Uncertainties twice too large give LZISD close to 2:
+
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, local_zisd
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> local_zisd(e, 2 * u, u, equal_count_bins(u, 5))["value"].round(1).tolist()
+        [2.0, 1.9, 1.8, 2.0, 2.1]
     """
     return _zvar(errors, uncertainties, x, bins, -0.5, method, target, confidence, n_boot_min, seed)
 
@@ -489,6 +513,20 @@ def local_zms(
     authors' code; docs/choices.md, "Intervals of local statistics"), "stud" (Student-t
     interval of the mean of Z^2) or "auto" ("stud" for bins
     of at least 200 points). Arguments and columns as in :func:`local_zvar`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, local_zms
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> bins = equal_count_bins(u, 5)
+        >>> e_bad = np.where(u > 1.25, 2 * e, e)  # uE too small by 2 for uE > 1.25
+        >>> table = local_zms(e_bad, u, u, bins, n_boot_min=500, seed=0)
+        >>> table["value"].round(1).tolist()
+        [1.0, 1.1, 3.3, 4.1, 3.7]
+        >>> table["valid"].tolist()
+        [True, True, False, False, False]
     """
     return _zms(errors, uncertainties, x, bins, method, target, confidence, n_boot_min, seed)
 
@@ -547,6 +585,18 @@ def local_rce(
     RCE_i = (RMV_i - RMSE_i)/RMV_i (Eqs. 9-11). CI: BCa bootstrap of the pairs (E, uE)
     with R = max(n_boot_min, n_i) (ErrViewLib ``plotLRCE``). Columns as in
     :func:`local_zvar`.
+
+    Examples:
+        Uncertainties half too small give RCE_i close to -1 in every bin:
+
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, local_rce
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> table = local_rce(e, u / 2, u, equal_count_bins(u, 5), n_boot_min=500, seed=0)
+        >>> table["value"].round(1).tolist(), bool(table["valid"].any())
+        ([-0.9, -1.1, -1.2, -1.0, -0.9], False)
     """
     return rce_table(errors, uncertainties, x, bins, confidence, n_boot_min, seed)
 
@@ -579,6 +629,22 @@ def reliability_diagram(
     Returns:
         One row per bin: bin, x (= RMV_i), n, value, ci_low, ci_high, target (= RMV_i),
         valid.
+
+    Examples:
+        Errors twice as large as uE says for uE > 1.25 leave the identity line there:
+
+        >>> import numpy as np
+        >>> from uqval import equal_count_bins, reliability_diagram
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = np.where(u > 1.25, 2.0, 1.0) * u * rng.standard_normal(1000)
+        >>> table = reliability_diagram(e, u, equal_count_bins(u, 5), method="cho")
+        >>> table["x"].round(2).tolist()  # RMV_i, the target
+        [0.67, 1.0, 1.29, 1.58, 1.85]
+        >>> table["value"].round(2).tolist()  # RMSE_i
+        [0.66, 1.05, 2.41, 3.2, 3.56]
+        >>> table["valid"].tolist()
+        [True, True, False, False, False]
     """
     if error_scale not in ("rmse", "sd"):
         raise ValueError(f"unknown error_scale {error_scale!r}; use 'rmse' or 'sd'")

@@ -44,6 +44,7 @@ Large data sets stay fast and light (a million points draw in seconds):
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.axes._secondary_axes import SecondaryAxis
@@ -65,7 +66,14 @@ from uqval.calibration.curves import (
     probabilistic_reference,
 )
 from uqval.calibration.fraction_valid import fraction_valid
-from uqval.calibration.local import ZmsMethod, global_zms, local_zms, reliability_diagram
+from uqval.calibration.local import (
+    ZmsMethod,
+    global_zmean,
+    global_zms,
+    local_zmean,
+    local_zms,
+    reliability_diagram,
+)
 from uqval.plots import panels
 from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure
 from uqval.stats.running import (
@@ -84,6 +92,7 @@ __all__ = [
     "calibration_curve_plot",
     "confidence_curve_plot",
     "intervals_plot",
+    "local_zm_plot",
     "local_zms_plot",
     "reliability_diagram_plot",
     "scatter_subset",
@@ -311,16 +320,51 @@ def local_zms_plot(
     e, u = _inputs(errors, uncertainties, min_points=4)
     xv = u if x is None else _conditioning(x, e.size, "x")
     n = _bin_count(n_bins, min(sqrt_bin_count(e.size), LZMS_MAX_BINS), e.size, 2)
-    ax = _axes(ax)
     bins = equal_count_bins(xv, n)
     local = local_zms(e, u, xv, bins, method=method, seed=seed)
     whole = global_zms(e, u, seed=seed).iloc[0]
+    xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
+    return _local_plot(ax, local, xv, bins, 1.0, whole, xlabel,
+                       r"LZMS $\langle Z^2\rangle$ per bin", "ZMS", bottom=0.0)
+
+
+def local_zm_plot(
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
+    x: ArrayLike | None = None,
+    *,
+    x_name: str = "uncertainty",
+    n_bins: int | None = None,
+    ax: Axes | None = None,
+    units: str | None = None,
+) -> Axes:
+    """Local mean z-score: LZM_b = <Z>_b per equal-count bin of x with Student-t 95 %
+    intervals (P003 Sect. III.B.1), target 0: a bias of the predictions along x (in units of
+    the uncertainty), which no rescaling of the uncertainties can fix. Bins, axes and colours
+    as in :func:`local_zms_plot`.
+    """
+    e, u = _inputs(errors, uncertainties, min_points=4)
+    xv = u if x is None else _conditioning(x, e.size, "x")
+    n = _bin_count(n_bins, min(sqrt_bin_count(e.size), LZMS_MAX_BINS), e.size, 2)
+    bins = equal_count_bins(xv, n)
+    local = local_zmean(e, u, xv, bins)
+    whole = global_zmean(e, u).iloc[0]
+    xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
+    return _local_plot(ax, local, xv, bins, 0.0, whole, xlabel,
+                       r"LZM $\langle Z\rangle$ per bin", "<Z>", bottom=None)
+
+
+def _local_plot(ax: Axes | None, local: pd.DataFrame, xv: FloatArray,
+                bins: list[NDArray[np.intp]], target: float, whole: pd.Series, xlabel: str,
+                ylabel: str, statistic: str, bottom: float | None) -> Axes:
+    """Per-bin values with intervals, invalid bins red and shaded, f_v in the legend."""
+    ax = _axes(ax)
     fv = fraction_valid(local)
     valid = local["valid"].to_numpy(bool)
     spans = _bin_spans(xv, bins)
     for i in np.flatnonzero(~valid):
         ax.axvspan(spans[i], spans[i + 1], color=SHADE, alpha=0.45, lw=0, zorder=0)
-    ax.axhline(1.0, ls="--", color=REFERENCE, lw=0.8)
+    ax.axhline(target, ls="--", color=REFERENCE, lw=0.8)
     for ok, color in ((valid, CALIBRATED), (~valid, UNCALIBRATED)):
         pos = local["x"].to_numpy()[ok]
         ax.vlines(pos, local["ci_low"].to_numpy()[ok], local["ci_high"].to_numpy()[ok],
@@ -328,23 +372,24 @@ def local_zms_plot(
         ax.plot(pos, local["value"].to_numpy()[ok], "o", color=color, ms=3)
     if panels.use_log_x(ax, xv, _prefers_log(xv)):
         panels.readable_log_ticks(ax)
-    ax.set_ylim(bottom=0.0)
-    xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
-    ax.set(xlabel=xlabel, ylabel=r"LZMS $\langle Z^2\rangle$ per bin")
+    if bottom is not None:
+        ax.set_ylim(bottom=bottom)
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     handles: list[Artist] = [
         Line2D([], [], marker="o", ls="none", color=CALIBRATED, ms=3,
                label=f"valid bin ({fv.n_valid} of {fv.n_bins}, "
                f"$f_v$ = {fv.value:.2f} [{fv.ci_low:.2f}, {fv.ci_high:.2f}])"),
-        Line2D([], [], marker="o", ls="none", color=UNCALIBRATED, ms=3, label="interval misses 1"),
+        Line2D([], [], marker="o", ls="none", color=UNCALIBRATED, ms=3,
+               label=f"interval misses {target:g}"),
         Line2D([], [], ls="--", color=REFERENCE, lw=0.8,
-               label=f"target 1; all points ZMS = {whole['value']:.2f} "
+               label=f"target {target:g}; all points {statistic} = {whole['value']:.2f} "
                f"[{whole['ci_low']:.2f}, {whole['ci_high']:.2f}]"),
     ]
     if not valid.all():
         handles.append(Patch(color=SHADE, alpha=0.45, lw=0, label="x range of invalid bins"))
     ax.legend(handles=handles, loc="upper left", fontsize=6.5)
-    bottom, top = ax.get_ylim()
-    ax.set_ylim(bottom, top + 0.3 * (top - bottom))  # room for the legend above the bins
+    low, top = ax.get_ylim()
+    ax.set_ylim(low, top + 0.3 * (top - low))  # room for the legend above the bins
     return ax
 
 

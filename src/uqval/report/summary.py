@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.validation.engine import ValidationResult
 
 
-__all__ = ["fmt", "fmt_range", "problem_ranges", "summary_markdown"]
+__all__ = ["fmt", "fmt_range", "summary_markdown"]
 
 MAX_RANGES = 6
 
@@ -46,85 +45,94 @@ def fmt_range(low: float, high: float, span: float) -> str:
         return f"{fmt(low)} to {fmt(high)}"
     decimals = max(0, 2 - math.floor(math.log10(span)))
 
-    def end(x: float) -> str:
+    def end(x: float, decimals: int) -> str:
         text = f"{x:.{decimals}f}"
         return text[1:] if text.startswith("-") and float(text) == 0.0 else text  # no "-0.00"
 
-    return f"{end(low)} to {end(high)}"
+    # never two ends that read alike: add decimals until they differ (at most 6 more)
+    for extra in range(7):
+        lo, hi = end(low, decimals + extra), end(high, decimals + extra)
+        if lo != hi or low == high:
+            break
+    return f"{lo} to {hi}"
 
 
-def problem_ranges(table: pd.DataFrame) -> list[dict]:
-    """Ranges of adjacent bins whose <Z^2> interval lies above 1 (``small``: uncertainties
-    too small) or below 1 (``large``); each with low, high, n and the pooled factor."""
-    side = np.where(table["ci_low"] > 1.0, "small", np.where(table["ci_high"] < 1.0, "large", ""))
-    out: list[dict] = []
-    for i, s in enumerate(side):
-        if not s:
-            continue
-        row = table.iloc[i]
-        if out and out[-1]["side"] == s and out[-1]["last"] == i - 1:
-            r = out[-1]
-            r.update(high=row["high"], n=r["n"] + row["n"], sum=r["sum"] + row["n"] * row["value"],
-                     last=i)
-        else:
-            out.append({"side": s, "low": row["low"], "high": row["high"], "n": row["n"],
-                        "sum": row["n"] * row["value"], "last": i})
-    for r in out:
-        r["factor"] = math.sqrt(r.pop("sum") / r["n"])
-        r.pop("last")
-    return out
+def _tol(result: ValidationResult) -> str:
+    return f"±{fmt(100 * float(result.parameters.get('tolerance', 0.1)), 2)} %"
 
 
-def _range_text(r: dict, name: str, total: int, scale: float, span: float) -> str:
-    share = 100.0 * r["n"] / total
-    if r["side"] == "small":
-        how = f"too small by a factor {fmt(r['factor'])}"
-        act = f"multiply them by {fmt(r['factor'])} there ({fmt(r['factor'] * scale)} in all)"
-    else:
-        how = f"too large by a factor {fmt(1.0 / r['factor'])}"
-        act = f"multiply them by {fmt(r['factor'])} there ({fmt(r['factor'] * scale)} in all)"
-    return (f"{name} from {fmt_range(r['low'], r['high'], span)} ({fmt(share, 2)} % of the rows): "
-            f"uncertainties {how}; {act}")
+def _advice(result: ValidationResult, stage: str, variable: str = "") -> pd.DataFrame:
+    a = result.advice
+    if a.empty:
+        return a
+    return a[(a["stage"] == stage) & (a["variable"] == variable)]
 
 
-def _average(result: ValidationResult) -> tuple[list[str], bool]:
+def _average(result: ValidationResult) -> list[str]:
     v = result.verdicts
     s = result.scale_factor
     zms = v[(v["stage"] == "average") & (v["statistic"] == "ZMS")].iloc[0]
     mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")].iloc[0]
     interval = f"{fmt(s.value)} [{fmt(s.ci_low)}, {fmt(s.ci_high)}]"
     lines = ["## On average", ""]
-    rescale = False
-    if zms["verdict"] == "fail" and s.value > 1:
-        lines.append(f"- The uncertainties are **too small on average** by a factor {interval} "
-                     f"(95 % interval): errors are larger than the uncertainties say. "
-                     f"Multiply all uncertainties by {fmt(s.value)}.")
-        rescale = True
-    elif zms["verdict"] == "fail":
-        lines.append(f"- The uncertainties are **too large on average**: scale factor {interval} "
-                     f"(95 % interval). Multiply all uncertainties by {fmt(s.value)}.")
-        rescale = True
-    elif zms["verdict"] == "pass":
+    data = _advice(result, "data")
+    if not data.empty:
+        r = result.robust_scale
+        lines.append(f"- **A few rows decide the average**: {data['reason'].iloc[0]}. With all "
+                     f"rows the scale factor sqrt(ZMS) is {interval}; the robust factor (median "
+                     f"of means, which those rows cannot move) is {fmt(r.value)} "
+                     f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]." if r else "")
+    effect, verdict = zms["effect"], zms["verdict"]
+    side = "small" if s.value > 1 else "large"
+    if not data.empty:
+        pass
+    elif verdict == "fail" and effect == "relevant":
+        lines.append(f"- The uncertainties are **too {side} on average** by a factor {interval} "
+                     f"(95 % interval): errors are {'larger' if s.value > 1 else 'smaller'} than "
+                     "the uncertainties say.")
+    elif effect == "negligible":
+        extra = (f"; the departure is beyond chance (adjusted p = {fmt(zms['p_adjusted'], 2)}) "
+                 "but too small to matter" if verdict == "fail" else "")
+        lines.append(f"- The uncertainties are **right on average within {_tol(result)}**: scale "
+                     f"factor {interval} (95 % interval){extra}.")
+    elif verdict == "pass":
         lines.append(f"- The uncertainties are **right on average**: scale factor {interval} "
                      "(95 % interval) is compatible with 1.")
+    elif verdict == "fail":
+        lines.append(f"- The uncertainties are too {side} on average by a factor {interval} "
+                     f"(95 % interval), possibly by less than the {_tol(result)} tolerance.")
     else:
         lines.append(f"- Average scale factor {interval} (95 % interval), but this interval "
                      "**cannot be trusted**: the errors are too heavy-tailed relative to the "
-                     "uncertainties (heavy-tail screening). "
-                     + (f"If anything, multiply the uncertainties by {fmt(s.value)}."
-                        if not s.ci_low <= 1.0 <= s.ci_high else ""))
-        rescale = not s.ci_low <= 1.0 <= s.ci_high
-    if mz["verdict"] == "fail":
+                     "uncertainties (heavy-tail screening).")
+    if mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
         lines.append(f"- The errors are **biased**: mean z-score {fmt(mz['value'], 2)} "
                      f"[{fmt(mz['ci_low'], 2)}, {fmt(mz['ci_high'], 2)}] instead of 0, i.e. the "
-                     f"predictions are {direction} on average (errors = reference - prediction). "
-                     "Correct the predictions' offset before trusting the uncertainties.")
+                     f"predictions are {direction} on average (errors = reference - prediction).")
+    elif mz["verdict"] == "fail":
+        lines.append(f"- A small bias: mean z-score {fmt(mz['value'], 2)} "
+                     f"[{fmt(mz['ci_low'], 2)}, {fmt(mz['ci_high'], 2)}], within the "
+                     f"{_tol(result)} tolerance or not clearly beyond it.")
+    t = result.tail_shares
+    if t is not None:
+        lines.append(f"- The 1 % of rows with the largest z-scores carry "
+                     f"{fmt(100 * t.top_1_percent, 2)} % of sum(Z^2) (the top 0.1 %: "
+                     f"{fmt(100 * t.top_0_1_percent, 2)} %; calibrated normal errors: about 8 %).")
     if not result.screening.zms_reliable:
         reasons = [r for r in result.screening.reasons if "ZMS" in r]
         lines.append("- Warning: heavy-tailed z-scores (" + "; ".join(reasons)
                      + "); intervals of mean squares may be too narrow (heavy-tails paper).")
-    return lines, rescale
+    return lines
+
+
+def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
+    raw = float(rows["p_value"].min())
+    adjusted = float(rows["p_adjusted"].min())
+    if raw <= alpha < adjusted:
+        return (f" Weak evidence along {name}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
+                f"testing {n_tests} variable(s) of this stage.")
+    return ""
 
 
 def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
@@ -134,40 +142,40 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
         return []
     table = result.bins[name]
     label = "the uncertainty itself" if stage == "consistency" else f"`{name}`"
-    verdicts = set(rows["verdict"])
     p = rows["p_adjusted"].min()
-    if "fail" not in verdicts:
-        if "inconclusive" in verdicts:
+    alpha = float(result.parameters["alpha"])
+    n_tests = int(v[(v["stage"] == stage) & v["scaled"]]["feature"].nunique())
+    failed = rows[rows["verdict"] == "fail"]
+    advice = _advice(result, stage, name)
+    if failed.empty:
+        if (rows["verdict"] == "inconclusive").any():
             note = rows["note"].iloc[0].split("; ")[-1]
             return [f"- Across {label}: **inconclusive** ({note})."]
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
-                f"beyond chance; adjusted p = {fmt(p, 2)})."]
-    out = [f"- Across {label}: **not right** (the bins differ beyond chance; adjusted "
-           f"p = {fmt(p, 2)})."]
-    lzms = rows[rows["statistic"].str.startswith("LZMS")]
-    if (lzms["verdict"] == "fail").any():
-        ranges = problem_ranges(table)
-        m = int(table["n"].sum())
-        span = float(table["high"].max() - table["low"].min())
-        shown = sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES]
-        for r in sorted(shown, key=lambda r: r["low"]):
-            out.append("  - " + _range_text(r, name, m, result.scale_factor.value, span))
-        if len(ranges) > MAX_RANGES:
-            out.append(f"  - and {len(ranges) - MAX_RANGES} smaller range(s) (see the bins table)")
-        if not ranges:
-            worst = table.iloc[int(np.argmax(np.abs(np.log(table["value"]))))]
-            out.append(f"  - no single bin stands out; the largest deviation is for {name} from "
-                       f"{fmt_range(worst['low'], worst['high'], span)} (factor "
-                       f"{fmt(worst['factor'])}).")
-    lzm = rows[rows["statistic"].str.startswith("LZM ")]
-    if (lzm["verdict"] == "fail").any():
-        biased = table[~table["mean_z_valid"]]
-        where = ", ".join(f"{fmt(r.low)} to {fmt(r.high)} (mean z {fmt(r.mean_z, 2)})"
-                          for r in biased.head(MAX_RANGES).itertuples())
-        out.append("  - the errors are biased differently along it"
-                   + (f": {where}" if where else "") + "; the predictions need a correction "
-                   "that depends on it.")
+                f"beyond chance; adjusted p = {fmt(p, 2)})."
+                + _evidence(rows, n_tests, name, alpha)]
+    if not (failed["effect"] == "relevant").any() or advice.empty:
+        return [f"- Across {label}: **right within {_tol(result)}** (the bins differ beyond "
+                f"chance, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
+                "little to localise)."]
+    spread = (failed["statistic"].str.startswith("LZMS") & (failed["effect"] == "relevant")).any()
+    what = "the bins differ beyond chance" if spread else "spread right, but biased"
+    out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
+    out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
+            for r, sh in zip(advice["reason"], advice["share"], strict=True)]
     return out
+
+
+def _ucc_text(g, alpha: float) -> str:
+    test = (f"UCC gain {g.gain_percent:+.0f} % over a constant band, p = {fmt(g.p_value, 2)} "
+            f"({g.n_permutations} permutations)")
+    if g.p_value > alpha:
+        return (f"do **not** tell the large errors from the small ones better than a constant "
+                f"uncertainty would ({test})")
+    if g.gain_percent > 0:
+        return f"**do** tell the large errors from the small ones: {test}"
+    return (f"rank the errors **worse** than a constant uncertainty would ({test}): large "
+            "uncertainties are not where the large errors are")
 
 
 def _ranking(result: ValidationResult) -> list[str]:
@@ -175,17 +183,40 @@ def _ranking(result: ValidationResult) -> list[str]:
     g = result.ucc
     if g is None:
         return []
-    test = (f"UCC gain {g.gain_percent:+.0f} % over a constant band, p = {fmt(g.p_value, 2)} "
-            f"({g.n_permutations} permutations)")
-    if g.p_value > float(result.parameters["alpha"]):
-        text = (f"- The uncertainties do **not** tell the large errors from the small ones better "
-                f"than a constant uncertainty would ({test}).")
-    elif g.gain_percent > 0:
-        text = (f"- The uncertainties **do** tell the large errors from the small ones: {test}.")
-    else:
-        text = (f"- The uncertainties rank the errors **worse** than a constant uncertainty would "
-                f"({test}): large uncertainties are not where the large errors are.")
+    alpha = float(result.parameters["alpha"])
+    text = f"- The uncertainties {_ucc_text(g, alpha)}."
+    without = result.ucc_without_dominant
+    if without is not None:
+        n = int(result.dominant_rows.size)
+        text = (f"- With all rows, the uncertainties {_ucc_text(g, alpha)}. That is decided by "
+                f"the {n} dominant row(s): without them they {_ucc_text(without, alpha)}.")
     return ["", "## Do the uncertainties point at the large errors?", "", text]
+
+
+_ACTION_TEXT = {
+    "inspect_rows": "Inspect the rows that decide the average (dominant_rows.csv)",
+    "scale": "Multiply all uncertainties by {factor} (fit the factor on a calibration set, not "
+             "on this test set)",
+    "correct_bias": "Correct the predictions' bias",
+    "recalibrate_per_range": "Recalibrate per range",
+}
+
+
+def _next_steps(result: ValidationResult) -> list[str]:
+    lines = []
+    for r in result.advice.itertuples(index=False):
+        if r.action == "none":
+            lines.append(f"- Nothing to fix: {r.reason}; smaller miscalibrations need more data "
+                         "to show.")
+            continue
+        head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
+        where = f" ({r.variable})" if r.variable else ""
+        lines.append(f"- {head}{where}: {r.reason}.")
+    if any(result.advice["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
+        lines.append("- Then validate again on new data.")
+    if any(x == "inconclusive" for x in result.stage_verdicts.values()):
+        lines.append("- Some tests are inconclusive: collect more data (more rows per bin).")
+    return lines
 
 
 def summary_markdown(result: ValidationResult) -> str:
@@ -200,9 +231,13 @@ def summary_markdown(result: ValidationResult) -> str:
            + ", ".join(f"{k.removeprefix('removed: ')} {n}" for k, n in counts.items()
                        if k.startswith("removed")) + ")" if removed else "")
         + f"; rule `{result.parameters['rule']}`, false-alarm rate "
-        f"{fmt(100 * float(result.parameters['alpha']), 2)} % per stage.",
+        f"{fmt(100 * float(result.parameters['alpha']), 2)} % per stage, practical tolerance "
+        f"{_tol(result)}.",
         "",
     ]
+    if result.warnings:
+        head += ["**Check your input.** " + " ".join(w[0].upper() + w[1:] + "." for w in
+                                                    result.warnings), ""]
     if result.parameters.get("recalibration"):
         head += [f"**The uncertainties validated here are not the given ones**: they were "
                  f"{result.parameters['recalibration']}. Each point's uncertainty comes from "
@@ -218,10 +253,10 @@ def summary_markdown(result: ValidationResult) -> str:
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "
                   "data too often. Use the default rule for decisions."]
         return "\n".join(lines) + "\n"
-    average, rescale = _average(result)
-    lines = head + average + [""]
-    after = "after multiplying them by " + fmt(result.scale_factor.value) if rescale else "as given"
-    lines += [f"## Across the uncertainty and the features ({after})", ""]
+    lines = head + _average(result) + [""]
+    factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
+    lines += [f"## Across the uncertainty and the features (after multiplying the uncertainties "
+              f"by {fmt(factor)}, so that only differences between ranges count)", ""]
     u_name = str(result.names["uncertainty"])
     lines += _conditional(result, u_name, "consistency")
     for name in result.names["features"]:
@@ -229,24 +264,5 @@ def summary_markdown(result: ValidationResult) -> str:
     if not result.names["features"]:
         lines.append("- No feature given: adaptivity not tested (pass features to test it).")
     lines += _ranking(result)
-    lines += ["", "## Next step", ""]
-    stages = result.stage_verdicts
-    failing = [k for k, x in stages.items() if x == "fail" and k != "average"]
-    if rescale:
-        lines.append(f"- Multiply all uncertainties by {fmt(result.scale_factor.value)} "
-                     "(e.g. fitted on a calibration set, not on this test set).")
-    for key in failing:
-        if key == "consistency":
-            lines.append("- Recalibrate as a function of the uncertainty itself (e.g. isotonic "
-                         "or binned scaling of uE), then validate again on new data.")
-        else:
-            feature = key.removeprefix("adaptivity: ")
-            lines.append(f"- Recalibrate per range of `{feature}` (a scale factor per range, "
-                         "or a model of the error size that uses it), then validate again.")
-    if not rescale and not failing:
-        if any(x == "inconclusive" for x in stages.values()):
-            lines.append("- Some tests are inconclusive: collect more data (more rows per bin).")
-        else:
-            lines.append(f"- Nothing to fix at this sample size ({counts['rows used']} rows); "
-                         "smaller miscalibrations need more data to show.")
+    lines += ["", "## Next step", ""] + _next_steps(result)
     return "\n".join(lines) + "\n"

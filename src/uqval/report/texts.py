@@ -46,6 +46,10 @@ HOW_TO_READ: dict[str, str] = {
     "reliability_diagram_plot": "Each point is a group of predictions of similar "
     "uncertainty: observed RMSE against predicted RMV. Above the diagonal the uncertainties "
     "are too small, below it too large.",
+    "local_zm_plot": "Each point is the mean z-score <Z> of one bin with its 95 % interval and "
+    "should be near 0. Points off 0 on one side mean the predictions are biased there (too "
+    "low if > 0, errors = reference - prediction), in units of the uncertainty: a bias, which "
+    "rescaling the uncertainties cannot fix.",
     "local_zms_plot": "Each point is <Z²> of one bin with its 95 % interval and should be "
     "near 1. Red points and shaded ranges: uncertainties too small there (above 1) or too "
     "large (below 1).",

@@ -25,6 +25,7 @@ from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
+from uqval.report.summary import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.validation.engine import ValidationResult
@@ -34,6 +35,7 @@ __all__ = [
     "FigureSpec",
     "figure_specs",
     "report_content",
+    "dominant_table",
     "safe_name",
     "save_all",
     "write_html",
@@ -51,20 +53,25 @@ def safe_name(name: str) -> str:
 def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     """The report's figures, in page order."""
     e, u = result.errors, result.uncertainties
-    us = u * result.scale_factor.value
+    factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
+    us = u * factor
     seed = int(result.parameters["seed"])
     n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
-    scaled = f" (uncertainties × {result.scale_factor.value:.3g})"
+    scaled = f" (uncertainties × {factor:.3g})"
     specs: list[FigureSpec] = [
         ("calibration_curve", "Calibration curve", HOW_TO_READ["calibration_curve_plot"],
          lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
         ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
          lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
-        (f"lzms_{safe_name(u_name)}", f"Local ZMS along {u_name}{scaled}",
+        (f"lzms_{safe_name(u_name)}", f"Local ZMS along {u_name} as given{scaled}",
          HOW_TO_READ["local_zms_plot"],
-         lambda ax: diagnostics.local_zms_plot(e, us, x_name=u_name, n_bins=n_bins[u_name],
-                                               ax=ax, seed=seed)),
+         lambda ax: diagnostics.local_zms_plot(e, us, u, x_name=f"{u_name} (as given)",
+                                               n_bins=n_bins[u_name], ax=ax, seed=seed)),
+        (f"lzm_{safe_name(u_name)}", f"Local mean z along {u_name} as given{scaled}",
+         HOW_TO_READ["local_zm_plot"],
+         lambda ax: diagnostics.local_zm_plot(e, us, u, x_name=f"{u_name} (as given)",
+                                              n_bins=n_bins[u_name], ax=ax)),
     ]
 
     def along(name: str, x: np.ndarray) -> list[FigureSpec]:
@@ -74,6 +81,10 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
              HOW_TO_READ["local_zms_plot"],
              lambda ax: diagnostics.local_zms_plot(
                  e, us, x, x_name=name, n_bins=n_bins[name], ax=ax, seed=seed)),
+            (f"lzm_{safe_name(name)}", f"Local mean z along {name}{scaled}",
+             HOW_TO_READ["local_zm_plot"],
+             lambda ax: diagnostics.local_zm_plot(
+                 e, us, x, x_name=name, n_bins=n_bins[name], ax=ax)),
             (f"z_vs_{safe_name(name)}", f"Z-scores along {name}{scaled}",
              HOW_TO_READ["z_vs_feature_plot"],
              lambda ax: diagnostics.z_vs_feature_plot(e, us, x, feature_name=name, ax=ax)),
@@ -129,11 +140,15 @@ def report_content(result: ValidationResult,
                    figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
     """The :class:`uqval.report.ReportContent` of a validation (figures drawn if not given)."""
     figs = _figures(result) if figures is None else figures
-    params = {**result.parameters, "scale factor": repr(result.scale_factor),
-              "UCC gain": repr(result.ucc),
+    params: dict[str, object] = {**_plain(result.parameters), **_headline(result),
               "heavy-tail screening": "; ".join(result.screening.reasons) or "no warning"}
-    tables = {f"Bins of {name} (scaled uncertainties)": table.round(6)
-              for name, table in result.bins.items()}
+    tables = {}
+    if not result.advice.empty:
+        tables["Advice: what to do, where (advice.csv)"] = result.advice.round(6)
+    if result.dominant_rows.size:
+        tables["Rows that decide the average (dominant_rows.csv)"] = dominant_table(result)
+    tables.update({f"Bins of {name} (scaled uncertainties)": table.round(6)
+                   for name, table in result.bins.items()})
     return ReportContent(
         title="Uncertainty validation",
         verdicts=result.verdicts,
@@ -145,6 +160,51 @@ def report_content(result: ValidationResult,
         row_counts=dict(result.row_counts),
         tables=tables,
     )
+
+
+def _plain(parameters: dict) -> dict[str, str]:
+    """Parameters as plain text: numbers, names and ``name: value`` lists, no Python reprs."""
+    def text(value: object) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{k}: {text(v)}" for k, v in value.items())
+        if isinstance(value, list | tuple):
+            return ", ".join(text(v) for v in value)
+        if isinstance(value, float):
+            return fmt(value, 4)
+        return str(value)
+
+    return {k: text(v) for k, v in parameters.items()}
+
+
+def _headline(result: ValidationResult) -> dict[str, str]:
+    s, out = result.scale_factor, {}
+    out["scale factor sqrt(ZMS)"] = (f"{fmt(s.value, 4)} [{fmt(s.ci_low, 4)}, "
+                                     f"{fmt(s.ci_high, 4)}] ({s.n_boot} BCa replicates)")
+    if result.robust_scale is not None:
+        r = result.robust_scale
+        out["robust scale factor"] = (f"{fmt(r.value, 4)} [{fmt(r.ci_low, 4)}, "
+                                      f"{fmt(r.ci_high, 4)}] (median of means, {r.n_blocks} "
+                                      f"blocks of {r.block_size})")
+    if result.tail_shares is not None:
+        t = result.tail_shares
+        out["share of sum(Z^2) in the top 0.1 % / 1 % of rows"] = (
+            f"{fmt(100 * t.top_0_1_percent, 3)} % / {fmt(100 * t.top_1_percent, 3)} %")
+    if result.ucc is not None:
+        g = result.ucc
+        out["UCC gain over a constant band"] = (
+            f"{g.gain_percent:+.1f} % (AUUCC {fmt(g.auucc, 4)} against {fmt(g.auucc_constant, 4)}"
+            f", excess-deficit, in units of sd(E)), p = {fmt(g.p_value, 2)}")
+    return out
+
+
+def dominant_table(result: ValidationResult) -> pd.DataFrame:
+    """The dominant rows: row (1-based, among the rows used), error, uncertainty, z, features."""
+    idx = result.dominant_rows
+    e, u = result.errors[idx], result.uncertainties[idx]
+    table = pd.DataFrame({"row": idx + 1, "error": e, "uncertainty": u, "z": e / u})
+    for name, x in result.features.items():
+        table[name] = x[idx]
+    return table
 
 
 def write_html(result: ValidationResult, path: Path,
@@ -167,6 +227,10 @@ def save_all(result: ValidationResult, directory: Path) -> list[Path]:
     ]
     written += [_write_csv(directory / f"bins_{safe_name(name)}.csv", table)
                 for name, table in result.bins.items()]
+    if not result.advice.empty:
+        written.append(_write_csv(directory / "advice.csv", result.advice))
+    if result.dominant_rows.size:
+        written.append(_write_csv(directory / "dominant_rows.csv", dominant_table(result)))
     if result.ucc is not None:
         written.append(_write_csv(directory / "ucc_gain.csv", pd.DataFrame([asdict(result.ucc)])))
     figs = _figures(result)

@@ -52,6 +52,20 @@ def ence(
         errors, uncertainties: E and uE (arrays or pandas Series).
         n_bins: N; default round(sqrt(M)).
         by: binning variable (a feature, P003 adaptivity); default the uncertainties.
+
+    Examples:
+        Not 0 even for errors drawn with their uE (no known reference); about
+        abs(1 - 2) = 1 for uE half too small:
+
+        >>> import numpy as np
+        >>> from uqval import ence
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> round(ence(e, u), 2), round(ence(e, u / 2), 2)  # 32 bins of about 31 points
+        (0.1, 1.04)
+        >>> round(ence(e, u, n_bins=10), 2)  # larger bins, smaller ENCE
+        0.05
     """
     e, u, bins = _bins(errors, uncertainties, n_bins, by)
     return _ence(e, u, bins)
@@ -63,7 +77,21 @@ def zmse(
     n_bins: int | None = None,
     by: ArrayLike | None = None,
 ) -> float:
-    """ZMSE = (1/N) Σ_b abs(ln ZMS_b) on N equal-count bins (P002 Eq. 17); arguments as :func:`ence`."""
+    """ZMSE = (1/N) Σ_b abs(ln ZMS_b) on N equal-count bins (P002 Eq. 17).
+
+    Arguments as :func:`ence`.
+
+    Examples:
+        About ln 4 = 1.39 for uE half too small:
+
+        >>> import numpy as np
+        >>> from uqval import zmse
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> round(zmse(e, u), 2), round(zmse(e, u / 2), 2)
+        (0.19, 1.41)
+    """
     e, u, bins = _bins(errors, uncertainties, n_bins, by)
     return _zmse(e, u, bins)
 
@@ -77,6 +105,15 @@ def uce(
     """UCE = (1/N) Σ_b abs(MV_b − MSE_b) on N equal-count bins (Laves et al. 2020).
 
     MV_b = <uE²>_b and MSE_b = <E²>_b; units of E². Arguments as :func:`ence`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import uce
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> round(uce(e, u), 2), round(uce(e, u / 2), 2)  # in units of E²
+        (0.31, 1.4)
     """
     e, u, bins = _bins(errors, uncertainties, n_bins, by)
     order = np.concatenate(bins)

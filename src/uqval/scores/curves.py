@@ -15,8 +15,8 @@ uncertainty-toolbox ``metrics_calibration``):
 * MACE = (1/K) Σ_k abs(p̂_k − p_k);
 * sharpness = sqrt(<uE²>) (root mean variance, toolbox ``sharpness``), units of E.
 
-Difference from :func:`uqval.calibration.curves.miscalibration_area` (the primer's, P000 Fig. 1): that one
-uses one-sided quantile coverage η_p = (1/M) Σ 1(E_i < uE_i Q_D(p)) on the grid 0.005..1 and a
+Difference from :func:`uqval.calibration.curves.curve_miscalibration_area` (the primer's,
+P000 Fig. 1): that one uses one-sided quantile coverage η_p = (1/M) Σ 1(E_i < uE_i Q_D(p)) on the grid 0.005..1 and a
 plain trapezoid of abs(η_p − p) (no exact treatment of crossings). The two areas coincide only in
 the limit of fine grids and symmetric errors; a biased model (all E > 0) is penalised by the
 one-sided curve but not by the central-interval one.
@@ -94,6 +94,18 @@ def miscalibration_area(
 
     uncertainty-toolbox ``miscalibration_area`` (interval proportions, exact integration of
     crossing segments); range 0 (calibrated, M → ∞) to 0.5.
+
+    Examples:
+        Small for errors drawn with their uE; uE half too small or twice too large both
+        leave the diagonal:
+
+        >>> import numpy as np
+        >>> from uqval import miscalibration_area
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> [round(miscalibration_area(e, s * u), 3) for s in (0.5, 1.0, 2.0)]
+        [0.218, 0.014, 0.195]
     """
     return _score("miscalibration_area", errors, uncertainties, distribution, nu, n_proportions)
 
@@ -106,7 +118,17 @@ def rms_calibration_error(
     n_proportions: int = N_PROPORTIONS,
 ) -> float:
     """RMSCE = sqrt(mean_k (p̂_k − p_k)²) (uncertainty-toolbox
-    ``root_mean_squared_calibration_error``)."""
+    ``root_mean_squared_calibration_error``).
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import rms_calibration_error
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> round(rms_calibration_error(e, u), 3), round(rms_calibration_error(e, u / 2), 3)
+        (0.016, 0.241)
+    """
     return _score("rms_calibration_error", errors, uncertainties, distribution, nu, n_proportions)
 
 
@@ -117,13 +139,29 @@ def mean_absolute_calibration_error(
     nu: float | None = None,
     n_proportions: int = N_PROPORTIONS,
 ) -> float:
-    """MACE = mean_k abs(p̂_k − p_k) (uncertainty-toolbox ``mean_absolute_calibration_error``)."""
+    """MACE = mean_k abs(p̂_k − p_k) (uncertainty-toolbox ``mean_absolute_calibration_error``).
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import mean_absolute_calibration_error as mace
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> round(mace(e, u), 3), round(mace(e, u / 2), 3)
+        (0.014, 0.216)
+    """
     return _score(
         "mean_absolute_calibration_error", errors, uncertainties, distribution, nu, n_proportions
     )
 
 
 def sharpness(uncertainties: ArrayLike) -> float:
-    """Sharpness sqrt(<uE²>), the root mean variance (uncertainty-toolbox ``sharpness``)."""
+    """Sharpness sqrt(<uE²>), the root mean variance (uncertainty-toolbox ``sharpness``).
+
+    Examples:
+        >>> from uqval import sharpness
+        >>> round(sharpness([1.0, 2.0, 2.0]), 4)  # sqrt((1 + 4 + 4)/3)
+        1.7321
+    """
     u = check_vector(uncertainties, "uncertainties", positive=True)
     return float(np.sqrt(np.mean(u * u)))

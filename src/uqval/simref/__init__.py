@@ -20,8 +20,8 @@ Monte Carlo 95 % interval I_D = type-7 quantiles 2.5/97.5 % of the simulated sam
 docs/choices.md, "Sim2 intervals").
 Because uE is fixed, the data are put once in uE-sorted order ("sorted frame") and every
 synthetic set is drawn directly in that frame (column j of eps multiplies the j-th smallest
-uE): the bins are fixed, ENCE/ZMSE are O(M) per set (:func:`uqval.conditional.ence_batch`),
-and CC needs one argsort per set (uE ranks are fixed; abs(E*) has no ties for continuous D).
+uE): the bins are fixed, ENCE/ZMSE are O(M) per set
+(:func:`uqval.calibration.binned_errors.ence_batch`), and CC needs one argsort per set (uE ranks are fixed; abs(E*) has no ties for continuous D).
 Replicates are drawn in fixed stream blocks of ``max(1, 2**20 // M)`` sets, block j from
 child j of ``SeedSequence(seed).spawn(n_blocks)``; ``chunk`` only caps how many sets are
 evaluated per call, so results depend on (seed, M, N_MC) only. Several statistics can be

@@ -50,7 +50,17 @@ Cut = Literal["interpolate", "nearest"]
 
 @dataclass(frozen=True)
 class OperatingPoint:
-    """An operating point: scale k, coordinates (x, y) on the curve's axes, miss rate, cost."""
+    """An operating point: scale k, coordinates (x, y) on the curve's axes, miss rate, cost.
+
+    Examples:
+        >>> from uqval import PredictionIntervals
+        >>> from uqval.ucc import operating_point
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> p = operating_point(y, pi, 1.0)  # bandwidth (x) and miss rate (y) at k = 1
+        >>> p.x, p.y, p.cost  # cost = 0.5 x + 0.5 y
+        (0.5625, 0.25, 0.40625)
+    """
 
     k: float
     x: float
@@ -67,6 +77,18 @@ class UCCCurve:
     normalised); ``miss_rate`` is kept for partial areas over a miss-rate range. ``origin``
     is the point at k = 0 (β = ξ = 0, δ = mean abs(z), ρ = share of z ≠ 0; its cost is NaN):
     not part of the curve or of its area, but a candidate of :func:`min_cost`.
+
+    Examples:
+        >>> from uqval import PredictionIntervals, ucc_curve
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> curve = ucc_curve(y, pi, "excess", "deficit")
+        >>> curve.x_axis, curve.y_axis, curve.unit
+        ('excess', 'deficit', 1.0)
+        >>> curve.x.tolist(), curve.y.tolist()
+        ([0.0, 0.0, 0.1875, 0.6875], [0.15625, 0.15625, 0.0625, 0.0])
+        >>> curve.origin.y  # deficit at k = 0: mean abs(y - y_pred)
+        0.4375
     """
 
     k: FloatArray
@@ -91,6 +113,16 @@ def ucc_curve(
     ``normalize``: None (raw units), ``"std"`` (sd of y, UQ360 ``std_unit``; the
     "standard-deviation units" of P004 App. 13.2–13.5) or a positive unit. The miss-rate
     axis is never normalised.
+
+    Examples:
+        >>> from uqval import PredictionIntervals, ucc_curve
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> curve = ucc_curve(y, pi)  # bandwidth (x) against miss rate (y), one point per k_i
+        >>> curve.k.tolist()
+        [0.5, 0.5, 1.0, 2.0]
+        >>> curve.x.tolist(), curve.y.tolist()
+        ([0.28125, 0.28125, 0.5625, 1.125], [0.5, 0.5, 0.25, 0.0])
     """
     check_axes(x_axis, y_axis)
     obs = observations(y, pi)
@@ -135,12 +167,44 @@ def auucc(curve: UCCCurve, rule: Rule = "trapezoid") -> float:
     * ``"rectangle"`` (Prop. 1, Eq. 15): S(N) = Σ_i y(k'_i) [x(k'_i) − x(k'_{i−1})] with
       x(k'_0) = 0; requires x = bandwidth or excess (zero at k = 0). In bandwidth–miss-rate
       coordinates without ties S(N) = (1/N) Σ_{i<N} β(k'_i), the mean data-induced bandwidth.
+
+    Examples:
+        >>> from uqval import PredictionIntervals, auucc, ucc_curve
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> curve = ucc_curve(y, pi)
+        >>> auucc(curve), auucc(curve, "rectangle")
+        (0.17578125, 0.2109375)
     """
     return float(curve_area(curve.x, curve.y, rule, curve.x_axis))
 
 
 def auucc_gain(a_model: float, a_constant: float) -> float:
-    """AUUCC gain G_M = (A_const − A_M)/A_const · 100 % (Eq. 6); also for partial areas."""
+    """AUUCC gain G_M = (A_const − A_M)/A_const · 100 % (Eq. 6); also for partial areas.
+
+    Examples:
+        >>> from uqval import auucc_gain
+        >>> auucc_gain(0.75, 1.0)  # a model area 25 % below the constant band's
+        25.0
+
+        Bands ±uE of errors drawn with these uE against a constant band: a clear gain in
+        excess-deficit coordinates, about none in bandwidth-miss-rate ones (:mod:`uqval.ucc`,
+        "two consequences", (1)):
+
+        >>> import numpy as np
+        >>> from uqval import PredictionIntervals, auucc, ucc_curve
+        >>> from uqval.ucc import constant_band
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> y_pred = rng.normal(0.0, 3.0, 1000)
+        >>> y = y_pred + u * rng.standard_normal(1000)
+        >>> model, const = PredictionIntervals.from_uncertainty(y_pred, u), constant_band(y_pred)
+        >>> def gain(x_axis, y_axis):
+        ...     areas = [auucc(ucc_curve(y, pi, x_axis, y_axis)) for pi in (model, const)]
+        ...     return round(auucc_gain(*areas), 1)
+        >>> gain("excess", "deficit"), gain("bandwidth", "miss_rate")
+        (23.4, -0.2)
+    """
     if a_constant <= 0.0:
         raise ValueError(f"the constant-band area must be positive, got {a_constant}")
     return (a_constant - a_model) / a_constant * 100.0
@@ -159,6 +223,14 @@ def partial_auucc(
       limit beyond the curve's range is clipped to the curve's end (no extension).
     * ``"nearest"`` (UQ360 ``get_AUUCC(partial_y=...)``): from the point whose miss rate is
       nearest to lo to the one nearest to hi, no interpolation.
+
+    Examples:
+        >>> from uqval import PredictionIntervals, ucc_curve
+        >>> from uqval.ucc import partial_auucc
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> partial_auucc(ucc_curve(y, pi), (0.0, 0.25))  # the part with miss rate <= 0.25
+        0.0703125
     """
     lo, hi = sorted(map(float, miss_rate_range))
     if cut == "nearest":
@@ -184,7 +256,24 @@ def partial_auucc_gain(
     miss_rate_range: tuple[float, float] = (0.0, 0.5),
     cut: Cut = "interpolate",
 ) -> float:
-    """Partial-AUUCC gain (Eq. 6 with partial areas; P004 Tab. 1 uses ρ ∈ [0, 0.5])."""
+    """Partial-AUUCC gain (Eq. 6 with partial areas; P004 Tab. 1 uses ρ ∈ [0, 0.5]).
+
+    Examples:
+        Bands ±uE against a constant band in bandwidth-miss-rate coordinates: no gain over
+        the whole curve (see :func:`auucc_gain`), a gain at miss rates up to 0.5:
+
+        >>> import numpy as np
+        >>> from uqval import PredictionIntervals, partial_auucc_gain, ucc_curve
+        >>> from uqval.ucc import constant_band
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> y_pred = rng.normal(0.0, 3.0, 1000)
+        >>> y = y_pred + u * rng.standard_normal(1000)
+        >>> model = ucc_curve(y, PredictionIntervals.from_uncertainty(y_pred, u))
+        >>> const = ucc_curve(y, constant_band(y_pred))
+        >>> round(partial_auucc_gain(model, const), 1)
+        11.9
+    """
     return auucc_gain(
         partial_auucc(model, miss_rate_range, cut), partial_auucc(constant, miss_rate_range, cut)
     )
@@ -200,6 +289,14 @@ def linear_cost(curve: UCCCurve, c: float = 0.5) -> FloatArray:
 
     With symmetric bands, c = 0.5 and excess–deficit axes, C(k) = ½ MAE(k) with
     MAE(k) = (1/N) Σ abs(d_i − k ẑ_i), d_i = abs(ŷ_i − y_i) (Remark 2).
+
+    Examples:
+        >>> from uqval import PredictionIntervals, ucc_curve
+        >>> from uqval.ucc import linear_cost
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> linear_cost(ucc_curve(y, pi))  # 0.5 bandwidth + 0.5 miss rate
+        array([0.390625, 0.390625, 0.40625 , 0.5625  ])
     """
     _check_weight(c)
     return c * curve.x + (1.0 - c) * curve.y
@@ -213,6 +310,17 @@ def min_cost(curve: UCCCurve, c: float = 0.5) -> OperatingPoint:
     or at a critical scale: both are searched. UQ360 searches the critical scales only;
     the two differ only when k → 0 wins, e.g. bandwidth–miss rate in raw units with a
     large c, where C(0) = (1 − c) ρ(0).
+
+    Examples:
+        >>> from uqval import PredictionIntervals, ucc_curve
+        >>> from uqval.ucc import min_cost
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> curve = ucc_curve(y, pi)
+        >>> min_cost(curve)
+        OperatingPoint(k=0.5, x=0.28125, y=0.5, miss_rate=0.5, cost=0.390625)
+        >>> min_cost(curve, c=0.9).k  # bandwidth weighs so much that no band at all wins
+        0.0
     """
     cost = linear_cost(curve, c)
     i = int(np.argmin(cost))
@@ -238,7 +346,16 @@ def operating_point(
     c: float = 0.5,
     normalize: Normalize = None,
 ) -> OperatingPoint:
-    """Coordinates and cost (Eq. 5) at a given scale k, e.g. one tuned on held-out data."""
+    """Coordinates and cost (Eq. 5) at a given scale k, e.g. one tuned on held-out data.
+
+    Examples:
+        >>> from uqval import PredictionIntervals
+        >>> from uqval.ucc import operating_point
+        >>> y, y_pred = [1.0, 2.0, 3.5, 4.0], [1.25, 1.5, 3.0, 4.5]
+        >>> pi = PredictionIntervals.from_half_widths(y_pred, [0.5, 1.0, 0.5, 0.25])
+        >>> operating_point(y, pi, 2.0, "excess", "deficit")  # every point captured at k = 2
+        OperatingPoint(k=2.0, x=0.6875, y=0.0, miss_rate=0.0, cost=0.34375)
+    """
     check_axes(x_axis, y_axis)
     _check_weight(c)
     obs = observations(y, pi)

@@ -14,6 +14,7 @@ bin fail and hide where the uncertainties are really wrong. Both views are repor
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,13 @@ from numpy.typing import ArrayLike, NDArray
 from uqval._internal.checks import probability
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.local import local_zmean
+from uqval.calibration.robust_scale import (
+    RobustScale,
+    TailShares,
+    dominant_rows,
+    robust_scale_factor,
+    z2_tail_shares,
+)
 from uqval.calibration.screening import Screening, screen
 from uqval.report.summary import summary_markdown
 from uqval.report.validation import save_all, write_html
@@ -43,7 +51,9 @@ from uqval.ucc import (
     ucc_curve,
 )
 from uqval.validation import flowchart, rules
+from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
+from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
 
@@ -52,7 +62,7 @@ __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 Rule = Literal["uqval", "paper"]
 STAGES = ("average", "consistency", "adaptivity")
 VERDICT_COLUMNS = [
-    "stage", "feature", "scaled", "verdict", "statistic", "value", "ci_low", "ci_high",
+    "stage", "feature", "scaled", "verdict", "effect", "statistic", "value", "ci_low", "ci_high",
     "target", "p_value", "p_adjusted", "note",
 ]
 
@@ -145,6 +155,30 @@ class ValidationResult:
         input_sha256: SHA-256 of the input file when read from a file (command line).
         ucc: the UCC gain of the uncertainties over a constant band with its permutation
             test (:class:`UCCGain`).
+        advice: the recommended actions, one row each (:mod:`uqval.validation.advice`); the
+            summary's "Next step" is written from it.
+        tail_shares: share of sum(Z^2) carried by the top 0.1 % and 1 % of the rows.
+        robust_scale: median-of-means scale factor with its interval
+            (:mod:`uqval.calibration.robust_scale`).
+        dominant_rows: 0-based positions (in the rows used) of the few rows that decide the
+            average, largest Z^2 first (empty unless the average is dominated).
+        ucc_without_dominant: the UCC gain without the dominant rows (None without them).
+        warnings: input warnings (an error column that may not hold errors, ...).
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import validate
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 500)
+        >>> e = u * rng.standard_normal(500)
+        >>> res = validate(e, u, n_boot=200, n_permutations=199, n_ucc_permutations=199)
+        >>> res.miscalibrated, res.row_counts
+        (False, {'rows in input': 500, 'rows used': 500})
+        >>> s = res.scale_factor
+        >>> round(s.value, 2), round(s.ci_low, 2), round(s.ci_high, 2)
+        (0.94, 0.88, 1.0)
+        >>> res.verdicts[["stage", "statistic", "verdict"]].head(2).values.tolist()
+        [['average', 'ZMS', 'pass'], ['average', '<Z>', 'pass']]
     """
 
     verdicts: pd.DataFrame
@@ -159,6 +193,14 @@ class ValidationResult:
     features: dict[str, NDArray[np.float64]] = field(compare=False)
     input_sha256: str | None = None
     ucc: UCCGain | None = None
+    advice: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
+    tail_shares: TailShares | None = None
+    robust_scale: RobustScale | None = None
+    dominant_rows: NDArray[np.intp] = field(
+        default_factory=lambda: np.empty(0, dtype=np.intp), compare=False
+    )
+    ucc_without_dominant: UCCGain | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -202,7 +244,7 @@ class ValidationResult:
 
 def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
          ci: tuple[float, float], target: float, p: float, note: str = "") -> dict:
-    return {"stage": stage, "feature": feature, "scaled": scaled, "verdict": "",
+    return {"stage": stage, "feature": feature, "scaled": scaled, "verdict": "", "effect": "",
             "statistic": statistic, "value": value, "ci_low": ci[0], "ci_high": ci[1],
             "target": target, "p_value": p, "p_adjusted": np.nan, "note": note}
 
@@ -231,7 +273,8 @@ def _bin_table(
 
 
 def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
-    """f_v of the LZMS intervals, with the scaled or unscaled uncertainties (indicative)."""
+    """f_v of the LZMS intervals, with the scaled or unscaled uncertainties (indicative);
+    ``zms`` is the square of the factor the bins were scaled by."""
     factor = 1.0 if scaled else zms  # BCa intervals of <Z^2> scale exactly with uE^-2
     valid = (table["ci_low"] * factor <= 1.0) & (1.0 <= table["ci_high"] * factor)
     k, n = int(valid.sum()), len(table)
@@ -343,6 +386,7 @@ def validate(
     n_ucc_permutations: int = 1999,
     rule: Rule = "uqval",
     alpha: float = 0.05,
+    tolerance: float = rules.DEFAULT_TOLERANCE,
     drop_invalid: bool = False,
     uncertainty_name: str | None = None,
     n_workers: int = 1,
@@ -396,6 +440,9 @@ def validate(
             their p-value is then 1/2000, far below any usual level.
         rule: ``"uqval"`` (default) or ``"paper"``.
         alpha: false-alarm rate of each stage.
+        tolerance: practical tolerance t: a scale factor within [1/(1 + t), 1 + t] (globally
+            or in a bin) and a mean z-score within ±t do not matter (column ``effect`` of the
+            verdicts; only relevant departures are advised).
         drop_invalid: remove (and count) rows with NaN/infinite values or non-positive
             uncertainties instead of raising.
         uncertainty_name: name of the uncertainty as a binning variable (default: the
@@ -410,10 +457,38 @@ def validate(
         ValueError: naming the argument, for mismatched lengths, non-numeric, NaN or
             infinite values, non-positive uncertainties, a constant feature, fewer than 60
             usable rows, or bad options.
+
+    Examples:
+        Small ``n_boot`` and permutation counts keep the example fast; keep the defaults for
+        real data.
+
+        >>> import numpy as np
+        >>> from uqval import validate
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 500)
+        >>> e = u * rng.standard_normal(500)
+        >>> fast = dict(n_boot=200, n_permutations=199, n_ucc_permutations=199)
+        >>> validate(e, u, **fast).stage_verdicts
+        {'average': 'pass', 'consistency': 'pass'}
+        >>> res = validate(e, u / 2, **fast)  # uE half too small: fails on average
+        >>> res.stage_verdicts, round(res.scale_factor.value, 2)
+        ({'average': 'fail', 'consistency': 'pass'}, 1.88)
+
+        Errors 1.26 times as large as uE says for x > 0.5 and 0.63 times as large below:
+        right on average and along uE, wrong along the feature x:
+
+        >>> x = rng.uniform(0.0, 1.0, 500)
+        >>> e_x = e * np.where(x > 0.5, np.sqrt(1.6), np.sqrt(0.4))
+        >>> res = validate(e_x, u, {"x": x}, **fast)
+        >>> res.stage_verdicts
+        {'average': 'pass', 'consistency': 'pass', 'adaptivity: x': 'fail'}
+        >>> res.bins["x"]["factor"].round(2).tolist()  # per-bin factor sqrt(<Z^2>), x ascending
+        [0.66, 0.59, 0.92, 1.38, 1.21]
     """
     if rule not in ("uqval", "paper"):
         raise ValueError(f"rule must be 'uqval' or 'paper', got {rule!r}")
     probability(alpha, "alpha")
+    probability(tolerance, "tolerance")
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
     for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
@@ -428,19 +503,24 @@ def validate(
     e, u = inputs.errors, inputs.uncertainties
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
-    boot_seed, perm_seed, bins_seed, ucc_seed = seed_sequence(seed).spawn(4)
+    boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed = seed_sequence(seed).spawn(5)
 
     scr = screen(e, u)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
     boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=boot_seed, n_workers=n_workers)
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
-    zms = boot.estimate**2
+    tails = z2_tail_shares(e, u)
+    robust = robust_scale_factor(e, u, seed=robust_seed)
+    dominated = is_dominated(tails, scale.value, robust)
+    # the conditional stages look at the uncertainties after the global factor; when a few
+    # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
+    reference = robust.value if dominated else scale.value
 
     variables = [("consistency", inputs.uncertainty_name, u)] + [
         ("adaptivity", name, x) for name, x in inputs.features.items()
     ]
     binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
-    u_scaled = u * scale.value
+    u_scaled = u * reference
     tables = {}
     children = bins_seed.spawn(len(variables))
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
@@ -456,11 +536,19 @@ def validate(
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
                                     n_workers=n_workers)
-        rows = average + _conditional_rows(binned, tests, tables, zms, (zms_p, z_p), alpha)
+        rows = average + _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p), alpha)
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+    verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
     say("UCC gain over a constant band (permutation test)")
     ucc = _ucc_gain(e, u, n_ucc_permutations, ucc_seed, n_workers)
+    dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
+    ucc_without = None
+    if dominant.size:
+        keep = np.ones(m, dtype=bool)
+        keep[dominant] = False
+        say("UCC gain without the dominant rows")
+        ucc_without = _ucc_gain(e[keep], u[keep], n_ucc_permutations, ucc_seed, n_workers)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
@@ -468,12 +556,27 @@ def validate(
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},
         "min_bin_count": rules.MIN_BIN_COUNT,
+        "tolerance": tolerance,
+        "conditional_scaling": reference,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
-    return ValidationResult(
+    result = ValidationResult(
         verdicts=verdicts, scale_factor=scale, bins=tables, screening=scr,
         parameters=parameters, row_counts=inputs.row_counts, names=names,
-        errors=e, uncertainties=u, features=inputs.features, ucc=ucc,
+        errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
+        robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
+        warnings=tuple(rules.input_warnings(e, scale.value)),
     )
+    if rule == "paper":
+        return result
+    advice = advice_table(AdviceInputs(
+        verdicts=verdicts, bins=tables, stages=result.stage_verdicts,
+        scale=(scale.value, scale.ci_low, scale.ci_high), reference=reference,
+        robust=robust, tails=tails,
+        dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
+        uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
+        zms_reliable=scr.zms_reliable,
+    ))
+    return dataclasses.replace(result, advice=advice)
 
 

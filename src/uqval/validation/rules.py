@@ -34,6 +34,35 @@ Consistency (binning variable uE) and adaptivity (each feature)
     bin holds fewer than :data:`MIN_BIN_COUNT` rows (its bins cannot localise anything).
 
 Verdict of a test: ``fail`` when its Holm-adjusted p-value is <= alpha, else ``pass``.
+
+Effect sizes (:mod:`uqval.validation.effects`)
+    A practical tolerance t (:data:`DEFAULT_TOLERANCE`, ``--tolerance``) separates departures
+    that matter from those that do not: the band [1/(1 + t), 1 + t] on a scale factor (global
+    or per bin), abs(<Z>) <= t on a mean z-score. Every verdict row gets ``effect``:
+    ``negligible`` (the interval lies inside the band: "right within ±10 %" whatever the
+    p-value), ``relevant`` (the test fails and the estimate lies outside the band) or
+    ``undetermined``. Only ``relevant`` departures are advised.
+
+A few rows deciding the average (:mod:`uqval.calibration.robust_scale`)
+    The share of sum(Z^2) carried by the top 0.1 % and 1 % of the rows, and a robust scale
+    factor (median of means over blocks of 50 rows) with a distribution-free interval, are
+    reported beside sqrt(ZMS). The average is *dominated* when the top 1 % carry more than
+    :data:`DOMINANT_SHARE` of sum(Z^2) and sqrt(ZMS) lies above the robust interval. Then the
+    first advice is ``inspect_rows`` (the fewest largest-Z^2 rows without which the ZMS agrees
+    with the robust interval, at most 1 % of the rows, in dominant_rows.csv), a global scale is
+    advised only when the robust interval lies outside the tolerance band (with the robust
+    factor), and the UCC gain is also given without those rows.
+
+Advice (:mod:`uqval.validation.advice`)
+    The actions follow the relevant effects: ``scale`` (global factor), ``correct_bias``
+    (<Z> on average or in ranges of a variable: the predictions are offset, the uncertainties
+    are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose <Z^2> interval
+    excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows).
+
+Guards
+    Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a
+    scale factor beyond :data:`GUARD_SCALE` (either way) get a warning that the error column
+    may hold predictions or references instead of errors.
 """
 
 from __future__ import annotations
@@ -47,18 +76,35 @@ from scipy import special, stats
 from uqval.stats.bootstrap import BootstrapResult
 
 __all__ = [
+    "DEFAULT_TOLERANCE",
+    "DOMINANT_SHARE",
+    "GUARD_MEAN_SD",
+    "GUARD_SCALE",
     "HEAVY_TAIL_ZETA",
     "MIN_BIN_COUNT",
     "bca_p_value",
     "bonferroni_pair",
     "combine_families",
     "holm",
+    "input_warnings",
     "t_test_p_value",
     "verdict",
 ]
 
 MIN_BIN_COUNT = 30
 """Fewest rows per bin for a conditional verdict (fewer: ``inconclusive``)."""
+
+DEFAULT_TOLERANCE = 0.10
+"""Practical tolerance t: factors within [1/1.1, 1.1] and abs(<Z>) <= 0.1 do not matter."""
+
+DOMINANT_SHARE = 0.5
+"""Share of sum(Z^2) in the top 1 % of rows above which a few rows may decide the average."""
+
+GUARD_MEAN_SD = 0.5
+"""abs(mean(E))/sd(E) above which the error column is suspect (errors are centred near 0)."""
+
+GUARD_SCALE = 5.0
+"""Scale factor above which (or below whose inverse) the error column is suspect."""
 
 HEAVY_TAIL_ZETA = 3.0
 """abs(zeta) above which the ZMS fails although the screening flags heavy tails."""
@@ -118,6 +164,23 @@ def verdict(adjusted_p: float, alpha: float, inconclusive: bool) -> str:
     if inconclusive or not np.isfinite(adjusted_p):
         return "inconclusive"
     return "fail" if adjusted_p <= alpha else "pass"
+
+
+def input_warnings(errors: NDArray[np.float64], scale: float) -> list[str]:
+    """Warnings for an error column that may not hold errors (module docstring, "Guards")."""
+    out = []
+    sd = float(np.std(errors, ddof=1))
+    ratio = abs(float(np.mean(errors))) / sd if sd > 0 else float("inf")
+    if ratio > GUARD_MEAN_SD:
+        out.append(f"the errors are far from centred (mean = {ratio:.2g} standard deviations): "
+                   "does the error column hold errors (reference - prediction)? If it holds "
+                   "predictions or references, give --y-true and --y-pred instead")
+    if scale > GUARD_SCALE or scale < 1.0 / GUARD_SCALE:
+        out.append(f"the scale factor is {scale:.3g}: errors and uncertainties differ by more "
+                   f"than {GUARD_SCALE:g}x; check that they are in the same units and that the "
+                   "error column holds errors (and the uncertainty column standard deviations, "
+                   "or variances with --variance)")
+    return out
 
 
 def bonferroni_pair(p_first: float, p_second: float) -> float:

@@ -1,0 +1,244 @@
+"""The recommended actions of a validation, as data (``ValidationResult.advice``, advice.csv).
+
+One row per action, columns :data:`ADVICE_COLUMNS`:
+
+* ``stage``: ``data`` (a few rows decide the average), ``average``, ``consistency``,
+  ``adaptivity``;
+* ``variable``: the binning variable of a range ("" for the whole set); ``low``, ``high``: the
+  range in the variable's own units; ``rows``, ``share``: how many rows it covers;
+* ``action``: ``inspect_rows`` (look at the rows named in dominant_rows.csv before changing
+  any uncertainty), ``scale`` (multiply every uncertainty by ``factor``),
+  ``correct_bias`` (the predictions are offset: correct them, not the uncertainties),
+  ``recalibrate_per_range`` (multiply the uncertainties *as given* in that range by
+  ``factor``, which replaces the global factor there), ``none``;
+* ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence).
+
+Rules (:mod:`uqval.validation.rules`, "Advice"): only departures whose effect is
+``relevant`` (:mod:`uqval.validation.effects`) are advised; when a few rows dominate the
+average (:func:`is_dominated`), the first action names them and no global factor beyond
+what the robust (median-of-means) factor supports is advised; ranges narrower than
+:data:`MIN_RANGE_SHARE` of the rows are not listed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from uqval.calibration.robust_scale import RobustScale, TailShares
+from uqval.report.summary import fmt, fmt_range
+from uqval.validation import rules
+from uqval.validation.effects import factor_band
+
+__all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "is_dominated", "problem_ranges"]
+
+ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
+                  "reason"]
+
+MIN_RANGE_SHARE = 0.01
+"""Ranges covering fewer rows than this share are not advised (they are in the bins table)."""
+
+MAX_RANGES = 6
+"""Most ranges advised per variable (the largest ones)."""
+
+
+def is_dominated(tails: TailShares, scale: float, robust: RobustScale) -> bool:
+    """A few rows decide the average: the top 1 % of rows carry more than half of sum(Z^2)
+    (:data:`uqval.validation.rules.DOMINANT_SHARE`) *and* sqrt(ZMS) lies above the robust
+    factor's interval (without them, the rows say something else)."""
+    return tails.top_1_percent > rules.DOMINANT_SHARE and scale > robust.ci_high
+
+
+def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
+                   high: str = "ci_high", target: float = 1.0) -> list[dict]:
+    """Ranges of adjacent bins whose interval lies on the same side of ``target``; each with
+    side (``above``/``below``), low, high, n, the first and last bin and the count-weighted
+    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>)."""
+    side = np.where(table[low] > target, "above", np.where(table[high] < target, "below", ""))
+    out: list[dict] = []
+    for i, s in enumerate(side):
+        if not s:
+            continue
+        row = table.iloc[i]
+        if out and out[-1]["side"] == s and out[-1]["last"] == i - 1:
+            r = out[-1]
+            r.update(high=row["high"], n=r["n"] + row["n"], sum=r["sum"] + row["n"] * row[value],
+                     last=i)
+        else:
+            out.append({"side": s, "low": row["low"], "high": row["high"], "n": int(row["n"]),
+                        "sum": row["n"] * row[value], "first": i, "last": i})
+    for r in out:
+        r["mean"] = r.pop("sum") / r["n"]
+    return out
+
+
+@dataclass(frozen=True)
+class AdviceInputs:
+    """What :func:`advice_table` reads of a validation."""
+
+    verdicts: pd.DataFrame
+    bins: Mapping[str, pd.DataFrame]
+    stages: Mapping[str, str]
+    scale: tuple[float, float, float]
+    reference: float
+    robust: RobustScale
+    tails: TailShares
+    dominant: NDArray[np.intp]
+    errors: NDArray[np.float64]
+    uncertainties: NDArray[np.float64]
+    features: Mapping[str, NDArray[np.float64]]
+    uncertainty_name: str
+    tolerance: float
+    zms_reliable: bool
+
+
+def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
+         high: float = math.nan, rows: int, m: int, factor: float = math.nan) -> dict:
+    return {"stage": stage, "variable": variable, "low": low, "high": high, "rows": rows,
+            "share": rows / m, "action": action, "factor": factor, "reason": reason}
+
+
+def _dominant_reason(a: AdviceInputs, m: int) -> str:
+    n = a.dominant.size
+    share = a.tails.top_1_percent
+    if n == 0:
+        return (f"the 1 % of rows with the largest z-scores carry {fmt(100 * share, 2)} % of "
+                "sum(Z^2): a few rows decide the average; look at them (dominant_rows.csv)")
+    u = a.uncertainties
+    rest = np.ones(m, dtype=bool)
+    rest[a.dominant] = False
+    ratio = float(np.median(u[rest]) / np.median(u[a.dominant]))
+    what = [f"{n} row(s) ({fmt(100 * n / m, 2)} % of the rows) carry "
+            f"{fmt(100 * share, 2)} % of sum(Z^2) in the top 1 %"]
+    if ratio >= 3.0:
+        what.append(f"their uncertainties are {fmt(ratio, 2)}x smaller than the others' "
+                    "(median): zero-spread ensembles, crossing quantiles or points of the "
+                    "training set often give such values")
+    for name, x in a.features.items():
+        lo, hi = float(np.min(x[a.dominant])), float(np.max(x[a.dominant]))
+        inside = float(np.mean((x >= lo) & (x <= hi)))
+        if inside <= 0.25:
+            span = float(np.ptp(x))
+            what.append(f"they all have {name} from {fmt_range(lo, hi, span)}")
+    return "; ".join(what) + "; check them (dominant_rows.csv) before changing any uncertainty"
+
+
+def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
+    out = []
+    v = a.verdicts
+    zms = v[(v["stage"] == "average") & (v["statistic"] == "ZMS")].iloc[0]
+    mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")].iloc[0]
+    value, low, high = a.scale
+    band = factor_band(a.tolerance)
+    if dominated:
+        r = a.robust
+        if r.ci_low > band[1] or r.ci_high < band[0]:
+            out.append(_row("average", "scale", (
+                f"without the dominant rows' pull, the uncertainties are too "
+                f"{'small' if r.value > 1 else 'large'} on average by the robust factor "
+                f"{fmt(r.value)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}] (median of means); "
+                f"sqrt(ZMS) = {fmt(value)} is decided by a few rows"), rows=m, m=m,
+                factor=r.value))
+    elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
+        out.append(_row("average", "scale", (
+            f"the uncertainties are too {'small' if value > 1 else 'large'} on average: scale "
+            f"factor {fmt(value)} [{fmt(low)}, {fmt(high)}], beyond the ±"
+            f"{fmt(100 * a.tolerance, 2)} % tolerance"), rows=m, m=m, factor=value))
+    if mz["effect"] == "relevant":
+        direction = "too low" if mz["value"] > 0 else "too high"
+        out.append(_row("average", "correct_bias", (
+            f"the predictions are {direction} on average by {fmt(abs(mz['value']), 2)} "
+            f"uncertainties (mean z {fmt(mz['value'], 2)} [{fmt(mz['ci_low'], 2)}, "
+            f"{fmt(mz['ci_high'], 2)}]): correct the predictions' offset, not the "
+            "uncertainties"), rows=m, m=m))
+    return out
+
+
+def _relevant(verdicts: pd.DataFrame, stage: str, name: str, prefix: str) -> bool:
+    v = verdicts
+    rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]
+             & v["statistic"].str.startswith(prefix)]
+    return bool(((rows["verdict"] == "fail") & (rows["effect"] == "relevant")).any())
+
+
+def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float) -> list[dict]:
+    table = a.bins[name]
+    span = float(table["high"].max() - table["low"].min())
+    band = factor_band(a.tolerance)
+    out: list[dict] = []
+    spread = _relevant(a.verdicts, stage, name, "LZMS")
+    bias = _relevant(a.verdicts, stage, name, "LZM ")
+    if spread:
+        # relevant: the range's factor for the given uncertainties, relative to the global
+        # factor advised (1 when none), lies outside the band
+        ranges = [r for r in problem_ranges(table)
+                  if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
+                  and r["n"] >= MIN_RANGE_SHARE * m]
+        for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
+                        key=lambda r: r["low"]):
+            given = math.sqrt(r["mean"]) * a.reference  # the bins use uE·reference
+            where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
+            if a.dominant.size:  # the range's factor without the rows that decide the average
+                x = a.uncertainties if stage == "consistency" else a.features[name]
+                keep = (x >= r["low"]) & (x <= r["high"])
+                keep[a.dominant] = False
+                if keep.sum() < rules.MIN_BIN_COUNT:
+                    continue
+                given = float(np.sqrt(np.mean(np.square(a.errors[keep] / a.uncertainties[keep]))))
+                if band[0] <= given / global_factor <= band[1]:
+                    continue
+                where += " (without the dominant rows)"
+            instead = "" if global_factor == 1.0 else f" instead of the global {fmt(global_factor)}"
+            if band[0] <= given <= band[1]:
+                text = (f"{where}: the given uncertainties are right there (factor "
+                        f"{fmt(given)}); keep them{instead and ' (no global factor there)'}")
+            else:
+                how = "small" if given > 1 else "large"
+                size = given if given > 1 else 1 / given
+                text = (f"{where}: the given uncertainties are too {how} by a factor "
+                        f"{fmt(size)}; multiply them by {fmt(given)} there{instead}")
+            out.append(_row(stage, "recalibrate_per_range", text, variable=name, low=r["low"],
+                            high=r["high"], rows=r["n"], m=m, factor=given))
+    if bias:
+        ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0)
+                  if abs(r["mean"]) > a.tolerance and r["n"] >= MIN_RANGE_SHARE * m]
+        spread_text = "" if spread else "spread right; "
+        for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
+                        key=lambda r: r["low"]):
+            direction = "too low" if r["mean"] > 0 else "too high"
+            out.append(_row(stage, "correct_bias", (
+                f"{spread_text}predictions {direction} by {fmt(abs(r['mean']), 2)} "
+                f"uncertainties (mean z) where {name} is "
+                f"{fmt_range(r['low'], r['high'], span)}: correct the predictions there (a bias "
+                "that depends on it), not the uncertainties"),
+                variable=name, low=r["low"], high=r["high"], rows=r["n"], m=m))
+    return out
+
+
+def advice_table(a: AdviceInputs) -> pd.DataFrame:
+    """The advice rows of a validation (module docstring), most important first."""
+    m = int(a.uncertainties.size)
+    dominated = is_dominated(a.tails, a.scale[0], a.robust)
+    rows: list[dict] = []
+    if dominated:
+        rows.append(_row("data", "inspect_rows", _dominant_reason(a, m),
+                         rows=int(a.dominant.size) or int(math.ceil(0.01 * m)), m=m))
+    average = _average_rows(a, m, dominated)
+    rows += average
+    global_factor = next((r["factor"] for r in average if r["action"] == "scale"), 1.0)
+    conditional: Sequence[tuple[str, str]] = [("consistency", a.uncertainty_name)] + [
+        ("adaptivity", name) for name in a.features
+    ]
+    for stage, name in conditional:
+        if name in a.bins:
+            rows += _range_rows(a, stage, name, m, global_factor)
+    if not rows:
+        rows.append(_row("average", "none", (
+            f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "
+            f"tested, at this sample size ({m} rows)"), rows=m, m=m))
+    return pd.DataFrame(rows, columns=ADVICE_COLUMNS)
