@@ -9,7 +9,17 @@ uE; errors E = uE·D with D standard normal or unit-variance Student t(6). Cases
 * ``local x2.5``: E = 2.5·uE·D where x1 > 0.75 (25 % of the rows): adaptivity along x1
   must fail, along x2 not;
 * ``grows with uE``: E = uE·(uE/median uE)^0.25·D: the error SD grows faster than uE,
-  consistency must fail.
+  consistency must fail;
+* ``nearly x1.03``: E = 1.03·uE·D: significant at large M, but within the ±10 % tolerance:
+  the advice must not be ``scale``;
+* ``dominated``: calibrated, but 0.2 % of the rows state a 40x too small uE: the advice
+  must be ``inspect_rows`` first, never a global ``scale``;
+* ``bias x1``: E = uE·(D + 0.3) where x1 > 0.5: a bias, the advice must be ``correct_bias``
+  and not a recalibration of the uncertainties.
+
+Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
+row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
+``inspect_rows`` row, a ``correct_bias`` row, a ``recalibrate_per_range`` row.
 
 A stage "fails" when its verdict after scaling (``result.stage_verdicts``) is fail; the
 last column counts datasets where adaptivity fails along x1 or x2 (Holm keeps it <= 5 %).
@@ -31,9 +41,11 @@ import pandas as pd
 import uqval
 
 ERRORS = ("normal", "t6")
-CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE")
+CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
+         "dominated", "bias x1")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
-COLUMNS = (*STAGES, "adaptivity (any feature)")
+ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range")
+COLUMNS = (*STAGES, "adaptivity (any feature)", *(f"advice: {a}" for a in ADVICE))
 OUT = Path(__file__).resolve().parent / "results"
 
 
@@ -49,7 +61,24 @@ def dataset(m: int, seed: int, errors: str, case: str):
         e = np.where(x1 > 0.75, 2.5 * e, e)
     elif case == "grows with uE":
         e = e * (u / np.median(u)) ** 0.25
+    elif case == "nearly x1.03":
+        e = 1.03 * e
+    elif case == "dominated":
+        bad = rng.choice(m, size=max(1, m // 500), replace=False)
+        u = u.copy()
+        u[bad] /= 40.0
+    elif case == "bias x1":
+        e = np.where(x1 > 0.5, e + 0.3 * u, e)
     return e, u, {"x1": x1, "x2": x2}
+
+
+def advised(res, action: str) -> bool:
+    """Whether the advice holds ``action`` (for ``scale``: a factor beyond the tolerance)."""
+    rows = res.advice[res.advice["action"] == action]
+    if action == "scale":
+        t = float(res.parameters["tolerance"])
+        return bool(((rows["factor"] > 1 + t) | (rows["factor"] < 1 / (1 + t))).any())
+    return not rows.empty
 
 
 def run(sizes: dict[int, int], cases: tuple[str, ...] = CASES) -> pd.DataFrame:
@@ -65,8 +94,10 @@ def run(sizes: dict[int, int], cases: tuple[str, ...] = CASES) -> pd.DataFrame:
                     verdicts = res.stage_verdicts
                     for stage in STAGES:
                         fails[stage] += verdicts[stage] == "fail"
-                    fails[COLUMNS[-1]] += "fail" in (verdicts["adaptivity: x1"],
-                                                     verdicts["adaptivity: x2"])
+                    fails["adaptivity (any feature)"] += "fail" in (
+                        verdicts["adaptivity: x1"], verdicts["adaptivity: x2"])
+                    for action in ADVICE:
+                        fails[f"advice: {action}"] += advised(res, action)
                 rows.append({"M": m, "errors": errors, "case": case, "seeds": n_seeds,
                              **{s: 100.0 * fails[s] / n_seeds for s in COLUMNS},
                              "seconds per dataset": (time.time() - t0) / n_seeds})

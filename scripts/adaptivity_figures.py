@@ -6,9 +6,9 @@ import pandas as pd
 from uqval import binning
 from uqval._internal.atomic import write_csv
 from uqval.calibration.adaptivity import local_analysis
-from uqval.papers.adaptivity.random_order import random_order_summary, rank_correlations
 from uqval.calibration.local import global_zmean, global_zms
 from uqval.papers.adaptivity import figures as plots
+from uqval.papers.adaptivity.random_order import random_order_summary, rank_correlations
 from uqval.pipeline.scripting import run_logged
 from uqval.plots.style import save
 

@@ -20,13 +20,13 @@ import yaml
 from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
 from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
 from uqval._internal.errors import ConfigError, DataError, FetchError
-from uqval.papers.adaptivity.random_order import rank_correlations
 from uqval.calibration.average import (
     analyse,
     calibration_tests,
     decimation,
     remove_largest_uncertainties,
 )
+from uqval.papers.adaptivity.random_order import rank_correlations
 from uqval.papers.ucc.literature import curves_for_plot, dataset_gains
 from uqval.pipeline.expression import evaluate
 from uqval.pipeline.fetch import fetch_file

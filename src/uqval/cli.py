@@ -111,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
                    "features)")
     v.add_argument("--bins", type=int, default=None, metavar="N",
                    help="bins per variable (default: min(sqrt(M), M/100), 2 to 50)")
+    v.add_argument("--tolerance", type=float, default=0.10, metavar="T",
+                   help="practical tolerance: factors within [1/(1+T), 1+T] and mean z-scores "
+                   "within ±T do not matter (default: 0.10); only larger departures are advised")
     v.add_argument("--rule", choices=("uqval", "paper"), default="uqval",
                    help="decision rules (default: uqval; paper: the adaptivity paper's "
                    "flowchart)")
@@ -193,7 +196,8 @@ def _run(args: argparse.Namespace) -> int:
         errors = numeric[args.y_true] - numeric[args.y_pred]
         errors.name = f"{args.y_true} - {args.y_pred}"
     options = dict(n_boot=args.n_boot, n_permutations=args.n_permutations, n_bins=args.bins,
-                   rule=args.rule, n_workers=max(1, args.jobs), progress=say)
+                   rule=args.rule, tolerance=args.tolerance, n_workers=max(1, args.jobs),
+                   progress=say)
     try:
         if args.recalibrate is None:
             result = validate(
@@ -213,6 +217,9 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    for warning in result.warnings:
+        source = f"column {args.error!r}" if args.error else f"{args.y_true} - {args.y_pred}"
+        print(f"uqval: warning: {args.file}: {source}: {warning}", file=sys.stderr)
     say(f"writing the report to {args.out}")
     result.save(args.out)
     print(result.summary())
@@ -268,6 +275,9 @@ def _run_compare(args: argparse.Namespace) -> int:
                                       f"model {name!r}: column {unc_col!r}")
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
         raise DataError(f"{args.file}: {message}") from None
+    for name, res in result.validations.items():
+        for warning in res.warnings:
+            print(f"uqval: warning: model {name!r}: {warning}", file=sys.stderr)
     say(f"writing the report to {args.out}")
     result.save(args.out)
     print(result.summary())

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import stats
 
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.report.summary import fmt, fmt_range
@@ -55,11 +56,22 @@ def is_dominated(tails: TailShares, scale: float, robust: RobustScale) -> bool:
 
 
 def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
-                   high: str = "ci_high", target: float = 1.0) -> list[dict]:
+                   high: str = "ci_high", target: float = 1.0, *,
+                   simultaneous: bool = False) -> list[dict]:
     """Ranges of adjacent bins whose interval lies on the same side of ``target``; each with
     side (``above``/``below``), low, high, n, the first and last bin and the count-weighted
-    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>)."""
-    side = np.where(table[low] > target, "above", np.where(table[high] < target, "below", ""))
+    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>).
+
+    ``simultaneous=True`` widens each bin's 95 % interval to a Bonferroni interval over the
+    K bins (half-width on the target's side times Phi^-1(1 - 0.025/K)/Phi^-1(0.975)), so
+    that with no departure anywhere a range is named with probability <= 5 %: "where"
+    claims then control the family-wise error over the bins, not each bin's alone.
+    """
+    v, lo, hi = (table[c].to_numpy(dtype=float) for c in (value, low, high))
+    if simultaneous and len(table) > 1:
+        widen = stats.norm.ppf(1 - 0.025 / len(table)) / stats.norm.ppf(0.975)
+        lo, hi = v - widen * (v - lo), v + widen * (hi - v)
+    side = np.where(lo > target, "above", np.where(hi < target, "below", ""))
     out: list[dict] = []
     for i, s in enumerate(side):
         if not s:
@@ -137,7 +149,9 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
     band = factor_band(a.tolerance)
     if dominated:
         r = a.robust
-        if r.ci_low > band[1] or r.ci_high < band[0]:
+        # the robust factor is biased low for very heavy tails (docs/choices.md): a global
+        # factor is advised only when it and sqrt(ZMS) lie beyond the band on the same side
+        if (r.ci_low > band[1] and value > band[1]) or (r.ci_high < band[0] and value < band[0]):
             out.append(_row("average", "scale", (
                 f"without the dominant rows' pull, the uncertainties are too "
                 f"{'small' if r.value > 1 else 'large'} on average by the robust factor "
@@ -176,7 +190,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     if spread:
         # relevant: the range's factor for the given uncertainties, relative to the global
         # factor advised (1 when none), lies outside the band
-        ranges = [r for r in problem_ranges(table)
+        ranges = [r for r in problem_ranges(table, simultaneous=True)
                   if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
                   and r["n"] >= MIN_RANGE_SHARE * m]
         for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
@@ -205,7 +219,8 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
             out.append(_row(stage, "recalibrate_per_range", text, variable=name, low=r["low"],
                             high=r["high"], rows=r["n"], m=m, factor=given))
     if bias:
-        ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0)
+        ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0,
+                                            simultaneous=True)
                   if abs(r["mean"]) > a.tolerance and r["n"] >= MIN_RANGE_SHARE * m]
         spread_text = "" if spread else "spread right; "
         for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
