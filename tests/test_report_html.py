@@ -115,10 +115,10 @@ def test_user_text_is_escaped_everywhere(page):
 
 
 def test_sections_come_in_reading_order(page):
-    order = ["verdicts", "summary", "figures", "tables", "glossary", "provenance"]
+    order = ["summary", "verdicts", "figures", "tables", "glossary", "provenance"]
     positions = [page.index(f'<section id="{name}">') for name in order]
     assert positions == sorted(positions)
-    assert page.index('class="badge fail"') < page.index("<strong>too small</strong>")
+    assert page.index("<strong>too small</strong>") < page.index('class="badge fail"')
 
 
 def test_verdicts_are_coloured_badges_with_a_tally(page):

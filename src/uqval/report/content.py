@@ -50,6 +50,8 @@ class ReportContent:
             the key), rows used.
         tables: further tables by title (e.g. the bins of each feature).
         version: uqval version that made the report.
+        stage_overview: optional one row per stage (verdict, effect, ...): shown first, with
+            the full ``verdicts`` table collapsed below it.
     """
 
     title: str
@@ -61,6 +63,7 @@ class ReportContent:
     row_counts: dict[str, int] = field(default_factory=dict)
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     version: str = __version__
+    stage_overview: pd.DataFrame | None = None
 
 
 def png_bytes(figure: Figure, dpi: float = 150.0) -> bytes:

@@ -155,7 +155,7 @@ def _key_values(pairs: Mapping[str, object]) -> str:
 # --- sections -----------------------------------------------------------------------------
 
 
-def _verdicts(verdicts: pd.DataFrame) -> str:
+def _verdicts(verdicts: pd.DataFrame, overview: pd.DataFrame | None = None) -> str:
     if verdicts.empty:
         return "<p>No test was run.</p>"
     if "verdict" not in verdicts.columns:
@@ -166,7 +166,11 @@ def _verdicts(verdicts: pd.DataFrame) -> str:
         for kind in (*VERDICTS, *sorted(set(counts.index) - set(VERDICTS)))
         if kind in counts.index or kind in VERDICTS
     )
-    return f'<p class="counts">{tally}</p>{_table(verdicts, badge_column="verdict")}'
+    full = f'<p class="counts">{tally}</p>{_table(verdicts, badge_column="verdict")}'
+    if overview is None or overview.empty:
+        return full
+    return (f'{_table(overview, badge_column="verdict")}<details><summary>All '
+            f"{len(verdicts)} tests</summary>{full}</details>")
 
 
 def _png_size(png: bytes) -> tuple[int, int]:
@@ -227,9 +231,9 @@ def render_html(content: ReportContent) -> str:
     """
     figures = "".join(_figure(i, f) for i, f in enumerate(content.figures))
     sections = [
-        ("verdicts", "Verdicts", _verdicts(content.verdicts)),
         ("summary", "Summary",
          f'<div class="summary">{render_markdown(content.summary_markdown, 2)}</div>'),
+        ("verdicts", "Verdicts", _verdicts(content.verdicts, content.stage_overview)),
     ]
     if content.figures:
         sections.append(("figures", "Figures", f'<div class="figures">{figures}</div>'))

@@ -159,6 +159,7 @@ def report_content(result: ValidationResult,
         input_sha256=result.input_sha256,
         row_counts=dict(result.row_counts),
         tables=tables,
+        stage_overview=stage_overview(result),
     )
 
 
@@ -195,6 +196,26 @@ def _headline(result: ValidationResult) -> dict[str, str]:
             f"{g.gain_percent:+.1f} % (AUUCC {fmt(g.auucc, 4)} against {fmt(g.auucc_constant, 4)}"
             f", excess-deficit, in units of sd(E)), p = {fmt(g.p_value, 2)}")
     return out
+
+
+def stage_overview(result: ValidationResult) -> pd.DataFrame:
+    """One row per stage (per feature for adaptivity), judged after the global factor: the
+    verdict, the largest effect among its tests and the smallest adjusted p-value."""
+    v = result.verdicts
+    if v.empty or "effect" not in v.columns:
+        return pd.DataFrame()
+    rows = v[(v["stage"] == "average") | v["scaled"]]
+    order = {"relevant": 0, "undetermined": 1, "negligible": 2, "": 3}
+    out = []
+    for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
+        verdict = next(x for x in ("fail", "inconclusive", "pass") if x in set(group["verdict"]))
+        failing = group[group["verdict"] == "fail"]
+        effect = min((failing if not failing.empty else group)["effect"],
+                     key=lambda x: order.get(x, 3))
+        out.append({"stage": stage, "variable": feature or "(all rows)", "verdict": verdict,
+                    "effect": effect if verdict == "fail" else "",
+                    "smallest adjusted p": group["p_adjusted"].min()})
+    return pd.DataFrame(out)
 
 
 def dominant_table(result: ValidationResult) -> pd.DataFrame:
