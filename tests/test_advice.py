@@ -208,3 +208,36 @@ def test_range_ends_never_read_alike():
     assert fmt_range(0.3101, 0.3149, 4.5) == "0.310 to 0.315"
     assert fmt_range(0.31001, 0.31004, 4.5) == "0.31001 to 0.31004"
     assert fmt_range(250.0, 267.0, 150.0) == "250 to 267"
+
+
+def test_a_reused_out_folder_keeps_no_stale_file(tmp_path):
+    e, u, feats = planted("dominated", m=3000)
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")  # not written by uqval: never removed
+    first = uqval.validate(e, u, feats, seed=0, **FAST)
+    assert first.dominant_rows.size > 0
+    first.save(out)
+    assert (out / "dominant_rows.csv").exists() and (out / "lzms_x2.png").exists()
+    second = uqval.validate(e * 1.0, np.abs(e) + u, {"x1": feats["x1"]}, seed=0, **FAST)
+    assert second.dominant_rows.size == 0
+    second.save(out)
+    assert not (out / "dominant_rows.csv").exists() and not (out / "lzms_x2.png").exists()
+    assert (out / "lzms_x1.png").exists() and (out / "notes.txt").read_text() == "mine"
+
+
+def test_report_opens_with_the_summary_and_one_verdict_per_stage(results, tmp_path):
+    page = results["local"].to_html(tmp_path / "r.html").read_text()
+    assert page.index('<section id="summary">') < page.index('<section id="verdicts">')
+    assert "<details><summary>All " in page
+    assert "Advice: what to do, where" in page
+
+
+def test_pairwise_differences_say_which_model_is_better():
+    e, u, _ = planted("global", m=2000)
+    res = uqval.compare({"right": (e, 1.5 * u), "too small": (e, u)}, n_boot=200, n_sim=100,
+                        n_permutations=99, validate_models=False)
+    d = res.differences.reset_index()
+    nll = d[d["score"] == "nll"].iloc[0]
+    assert nll["better"] == "right"
+    assert set(d["better"]) <= {"right", "too small", "tie", ""}

@@ -248,7 +248,7 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval.comparison import compare
-    from uqval.validation.io import read_table, require_columns
+    from uqval.validation.io import file_sha256, read_table, require_columns
 
     models = _model_specs(args.model)
     table = read_table(args.file)
@@ -275,6 +275,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                                       f"model {name!r}: column {unc_col!r}")
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
         raise DataError(f"{args.file}: {message}") from None
+    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
     for name, res in result.validations.items():
         for warning in res.warnings:
             print(f"uqval: warning: model {name!r}: {warning}", file=sys.stderr)

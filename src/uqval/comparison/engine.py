@@ -89,6 +89,7 @@ class ModelComparison:
     )
     features: dict[str, FloatArray] = field(default_factory=dict, repr=False, compare=False)
     parameters: dict[str, Any] = field(default_factory=dict, repr=False)
+    input_sha256: str | None = None
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -192,6 +193,25 @@ def _feature_reference(
 def _p_value(deltas: FloatArray) -> float:
     tail = min(float(np.mean(deltas <= 0.0)), float(np.mean(deltas >= 0.0)))
     return min(1.0, 2.0 * tail)
+
+
+def _better(row: dict, orientation: str, alpha: float) -> str:
+    """Which model of the pair is better on the score: ``model_a``, ``model_b``, "tie" (no
+    significant difference) or "" (the score has no better direction). Bootstrap scores are
+    judged by their paired interval of the difference, the AUUCC (lower is better) by its
+    permutation p-value and the sign of the difference."""
+    if orientation not in ("lower", "higher"):
+        return ""
+    if row["score"] == "auucc" or not np.isfinite(row["ci_low"]):
+        significant = row["p_value"] <= alpha
+        a_lower = row["delta"] < 0.0
+    else:
+        significant = row["ci_high"] < 0.0 or row["ci_low"] > 0.0
+        a_lower = row["ci_high"] < 0.0
+    if not significant:
+        return "tie"
+    a_better = a_lower if orientation == "lower" else not a_lower
+    return str(row["model_a"] if a_better else row["model_b"])
 
 
 def _ranks(table: pd.DataFrame, names: Sequence[str], score: str, better: str) -> list[int]:
@@ -315,8 +335,11 @@ def compare(
             "model_a": a, "model_b": b, "score": "auucc", "delta": test.delta,
             "ci_low": np.nan, "ci_high": np.nan, "p_value": test.p_value,
         })
-    differences = pd.DataFrame(diff_rows).set_index(["model_a", "model_b", "score"])
     orientation = {s: SCORES[s][1] for s in SCORES} | {f"zmse[{f}]": "lower" for f in feats}
+    for r in diff_rows:
+        r["better"] = _better(r, "lower" if r["score"] == "auucc" else orientation.get(r["score"], ""),
+                              alpha)
+    differences = pd.DataFrame(diff_rows).set_index(["model_a", "model_b", "score"])
     ranked = [s for s, o in orientation.items() if o in ("lower", "higher")]
     ranking = pd.DataFrame(
         {s: _ranks(differences, names, s, orientation[s]) for s in ranked}, index=names

@@ -29,6 +29,7 @@ from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
+from uqval.report.manifest import replace_previous_outputs
 from uqval.report.summary import fmt
 from uqval.report.validation import safe_name
 
@@ -100,7 +101,8 @@ def summary_markdown(result: ModelComparison) -> str:
             continue
         floor = fmt(1.0 / result.n_boot, 1)
         shown = ", ".join(
-            f"{r.score} Δ = {fmt(r.delta)} "
+            f"{r.score}: " + (f"**{r.better}** better, " if r.better not in ("", "tie") else "")
+            + f"Δ = {fmt(r.delta)} "
             + (f"(p = {fmt(r.p_value, 2)})" if r.p_value > 0 else f"(p < {floor})")
             for r in sig.itertuples()
         )
@@ -168,6 +170,7 @@ def report_content(result: ModelComparison,
         summary_markdown=summary_markdown(result),
         figures=[section for _, section in figs],
         parameters=dict(result.parameters),
+        input_sha256=result.input_sha256,
         tables={
             "Ranking (1 = best)": ranking_table(result).round(3),
             "Scores with paired-bootstrap intervals and probabilistic references":
@@ -201,4 +204,5 @@ def save_all(result: ModelComparison, directory: Path) -> list[Path]:
             tmp.write_bytes(section.png)
         written.append(path)
     written.append(write_html(result, directory / "report.html", figs))
+    replace_previous_outputs(directory, written)
     return written

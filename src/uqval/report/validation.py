@@ -25,6 +25,7 @@ from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
+from uqval.report.manifest import replace_previous_outputs
 from uqval.report.summary import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
@@ -261,4 +262,5 @@ def save_all(result: ValidationResult, directory: Path) -> list[Path]:
             tmp.write_bytes(section.png)
         written.append(path)
     written.append(write_html(result, directory / "report.html", figs))
+    replace_previous_outputs(directory, written)
     return written
