@@ -24,12 +24,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.atomic import atomic_path, write_text
+from uqval._internal.atomic import write_text
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.report.manifest import replace_previous_outputs
+from uqval.report.files import finish_outputs
 from uqval.report.summary import fmt
 from uqval.report.validation import safe_name
 
@@ -198,11 +198,4 @@ def save_all(result: ModelComparison, directory: Path) -> list[Path]:
         write_text(directory / "summary.md", summary_markdown(result)),
     ]
     figs = _figures(result)
-    for stem, section in figs:
-        path = directory / f"{stem}.png"
-        with atomic_path(path, suffix=".png") as tmp:
-            tmp.write_bytes(section.png)
-        written.append(path)
-    written.append(write_html(result, directory / "report.html", figs))
-    replace_previous_outputs(directory, written)
-    return written
+    return finish_outputs(directory, written, figs, lambda page: write_html(result, page, figs))

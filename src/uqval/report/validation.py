@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.atomic import atomic_path, write_text
+from uqval._internal.atomic import write_text
 from uqval.plots import diagnostics
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.report.manifest import replace_previous_outputs
+from uqval.report.files import finish_outputs
 from uqval.report.summary import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
@@ -256,11 +256,4 @@ def save_all(result: ValidationResult, directory: Path) -> list[Path]:
     if result.ucc is not None:
         written.append(_write_csv(directory / "ucc_gain.csv", pd.DataFrame([asdict(result.ucc)])))
     figs = _figures(result)
-    for stem, section in figs:
-        path = directory / f"{stem}.png"
-        with atomic_path(path, suffix=".png") as tmp:
-            tmp.write_bytes(section.png)
-        written.append(path)
-    written.append(write_html(result, directory / "report.html", figs))
-    replace_previous_outputs(directory, written)
-    return written
+    return finish_outputs(directory, written, figs, lambda page: write_html(result, page, figs))
