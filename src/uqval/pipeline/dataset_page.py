@@ -39,6 +39,7 @@ __all__ = [
     "one_line_summary",
     "pages_html",
     "pages_index",
+    "pages_present",
     "variance_page",
 ]
 
@@ -263,6 +264,24 @@ table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ccc;paddi
 th{background:#f4f4f4} .badge{display:inline-block;border-radius:3px;padding:0 5px;margin:1px;font-size:.8em;color:#fff}
 .pass{background:#2ca02c}.fail{background:#d62728}.inconclusive{background:#ff7f0e}.note{color:#555}
 """
+
+
+def pages_present(root: str | Path, pages: Sequence[str | Path]) -> list[Path]:
+    """``pages`` and every other ``<root>/<id>/page.json`` already present (pages of earlier
+    runs), each once, sorted by folder name; links and non-regular files are passed over.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for name in ("b", "a"):
+    ...     (root / name).mkdir(); _ = (root / name / "page.json").write_text("{}")
+    >>> [p.parent.name for p in pages_present(root, [root / "b" / "page.json"])]
+    ['a', 'b']
+    """
+    found = {Path(p) for p in pages}
+    for path in Path(root).glob("*/page.json"):
+        if path.is_file() and not path.is_symlink() and not path.parent.is_symlink():
+            found.add(path)
+    return sorted(found, key=lambda p: p.parent.name)
 
 
 def pages_index(page_files: Sequence[str | Path], directory: str | Path) -> str:
