@@ -12,7 +12,8 @@ for every model) and returns a :class:`ModelComparison` with:
   bootstrap interval and two-sided p-value p = min(1, 2 min(P*(Δ* ≤ 0), P*(Δ* ≥ 0))): the rows
   are resampled together, so every model sees the same resample (the pairing removes the
   variance shared by the models). For the AUUCC (P004) the paired permutation test of
-  :func:`uqval.ucc.auucc_permutation_test` is used (intervals of errors ±uE, y = E, ŷ = 0);
+  :func:`uqval.ucc.auucc_permutation_test` is used (intervals of errors ±uE, y = E, ŷ = 0;
+  excess-deficit coordinates in units of sd(E), the AUUCC of :func:`uqval.validate`);
 * ``validations``: :func:`uqval.validate` of each model (average, consistency, adaptivity
   verdicts; ``verdicts`` gives one row per model);
 * ``ranking``: per score with an orientation (lower or higher is better), rank =
@@ -325,10 +326,11 @@ def compare(
             })
         (ea, ua), (eb, ub) = data[a], data[b]
         zero = np.zeros(m)
+        # the AUUCC of uqval.validate: excess-deficit coordinates in units of sd(E)
         test = auucc_permutation_test(
             ea, PredictionIntervals.from_uncertainty(zero, ua),
-            PredictionIntervals.from_uncertainty(ea - eb, ub),
-            n_permutations=n_permutations, exceedances=20,
+            PredictionIntervals.from_uncertainty(ea - eb, ub), "excess", "deficit",
+            normalize="std", n_permutations=n_permutations, exceedances=20,
             seed=int(rest[len(names) * (1 + len(feats)) + p].generate_state(1)[0]),
         )
         diff_rows.append({

@@ -99,7 +99,9 @@ def dataset_tables(
             pd.DataFrame([flat]).drop(columns=["dataset"], errors="ignore")
         )
     if ucc is not None:
-        tables["UCC: AUUCC gain of the uncertainties over a constant band (permutation test)"] = (
+        tables["UCC: AUUCC gain of the uncertainties over a constant band (permutation test), "
+               "in the two coordinate systems of the UCC paper (column axes; AUUCC in units of "
+               "sd(E)); uqval validate and compare report the excess-deficit one"] = (
             ucc.drop(columns=["dataset"], errors="ignore")
         )
     if report.get("filters"):
