@@ -162,3 +162,21 @@ def test_command_line_and_library_give_identical_numbers(table, tmp_path):
 def test_version_flag(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"uqval {uqval.__version__}"
+
+
+def test_rows_ending_with_a_separator_do_not_shift_the_columns(tmp_path):
+    """Writers that print "value," in a loop end every data row (not the header) with a comma;
+    the columns must stay where the header says (round 3 of the hostile-input probes)."""
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2.0, 400)
+    e = u * rng.standard_normal(400)
+    lines = ["error,sigma"] + [f"{a:.6f},{b:.6f}," for a, b in zip(e, u, strict=True)]
+    path = tmp_path / "trailing.csv"
+    path.write_text("\n".join(lines) + "\n")
+    from uqval.validation.io import read_table
+
+    table = read_table(path)
+    assert list(table.columns) == ["error", "sigma"]
+    assert np.allclose(table["sigma"], u, atol=1e-6)
+    assert main(["validate", str(path), "--error", "error", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST]) == 0

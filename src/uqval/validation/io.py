@@ -45,7 +45,10 @@ def read_table(path: Path) -> pd.DataFrame:
             table = pd.read_parquet(path)
         else:
             sep = _SUFFIXES.get(suffix)
-            table = pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
+            # index_col=False: a row ending with the separator (writers that print "value,"
+            # in a loop) must not turn the first column into the index and shift the others
+            table = pd.read_csv(path, sep=sep, engine="python" if sep is None else "c",
+                                index_col=False)
     except DataError:
         raise
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError,
