@@ -72,8 +72,8 @@ class ModelComparison:
         >>> res = compare({"good": (e, u), "too small": (e, u / 2)}, n_boot=200, n_sim=200,
         ...               n_permutations=200, validate_models=False)
         >>> d = res.differences.loc[("good", "too small", "crps")]  # CRPS(good) - CRPS(too small)
-        >>> d[["delta", "ci_low", "ci_high"]].round(3).tolist(), float(d["p_value"])
-        ([-0.047, -0.063, -0.032], 0.0)
+        >>> [round(float(d[k]), 3) for k in ("delta", "ci_low", "ci_high")], d["better"]
+        ([-0.047, -0.063, -0.032], 'good')
         >>> s = res.scores.loc[("too small", "crps")]  # far above its calibrated reference
         >>> [round(float(s[k]), 3) for k in ("value", "ref_low", "ref_high")], bool(s["inside"])
         ([0.736, 0.337, 0.386], False)
