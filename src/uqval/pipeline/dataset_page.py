@@ -44,11 +44,25 @@ __all__ = [
 ]
 
 VERDICT_ORDER = ("fail", "inconclusive", "pass")
-ZETA_COLUMNS = [
-    "statistic", "theta_est", "I_BS_low", "I_BS_high", "theta_ref_N", "I_N_low", "I_N_high",
-    "theta_ref_T", "I_T_low", "I_T_high", "zeta_BS", "zeta_SimN", "zeta_SimT", "verdict", "reason",
-]
-"""Columns of the simref table shown on a page (the full table: results/simref/sets/)."""
+ZETA_COLUMNS = {
+    "statistic": "statistic",
+    "verdict": "verdict",
+    "reason": "why",
+    "theta_est": "value on this dataset",
+    "I_BS_low": "95 % interval: low",
+    "I_BS_high": "95 % interval: high",
+    "theta_ref_N": "reference, normal errors",
+    "I_N_low": "normal: 95 % range low",
+    "I_N_high": "normal: 95 % range high",
+    "theta_ref_T": "reference, t(6) errors",
+    "I_T_low": "t(6): 95 % range low",
+    "I_T_high": "t(6): 95 % range high",
+    "zeta_BS": "zeta against the known value",
+    "zeta_SimN": "zeta against the normal reference",
+    "zeta_SimT": "zeta against the t(6) reference",
+}
+"""Columns of the simref table shown on a page, verdict first, with readable headers (the full
+table: results/simref/sets/); |zeta| <= 1 validates, 1-3 is doubtful, > 3 fails (P002)."""
 
 
 def one_line_summary(markdown: str) -> str:
@@ -83,7 +97,9 @@ def dataset_tables(
     tail screening (P001), UCC gain (P004), filters and source files."""
     tables: dict[str, pd.DataFrame] = {}
     if zeta is not None:
-        zeta = zeta[[c for c in ZETA_COLUMNS if c in zeta.columns]]
+        zeta = zeta[[c for c in ZETA_COLUMNS if c in zeta.columns]].rename(columns=ZETA_COLUMNS)
+        zeta = zeta.apply(lambda c: c.map(lambda x: float(f"{x:.4g}")) if c.dtype.kind == "f"
+                          else c)
         counts = (simref_summary or {}).get("monte_carlo", {}).get("description")
         tables["Simulated references of the statistics (simref: reference and interval "
                "simulated with this dataset's uncertainties; zeta-score verdicts"
