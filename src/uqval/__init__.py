@@ -35,6 +35,12 @@ Conditional calibration
     :func:`ence`, :func:`zmse` — binned calibration errors.
     :func:`local_analysis` — LZM and LZMS along one variable with f_v
     (:class:`LocalAnalysis`).
+    :func:`isotonic_reliability` — bin-free isotonic (PAV) fit of E² on uE² with its
+    consistency and bootstrap bands and the CORP decomposition of the QLIKE score, whose
+    miscalibration term gets a simulated p-value (:class:`IsotonicReliability`,
+    :class:`CorpDecomposition`).
+    :func:`cumulative_test` — bin-free cumulative-difference test (Kuiper or KS, permutation
+    p-value) of Z² − 1 or Z along uE or a feature (:class:`CumulativeTest`).
 
 Curves and prediction intervals
     :func:`calibration_curve` — observed against nominal coverage (:class:`CalibrationCurve`).
@@ -113,6 +119,11 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "zmse": ("uqval.scores", "zmse"),
     "local_analysis": ("uqval.calibration.adaptivity", "local_analysis"),
     "LocalAnalysis": ("uqval.calibration.adaptivity", "LocalAnalysis"),
+    "isotonic_reliability": ("uqval.calibration.isotonic", "isotonic_reliability"),
+    "IsotonicReliability": ("uqval.calibration.isotonic", "IsotonicReliability"),
+    "CorpDecomposition": ("uqval.calibration.isotonic", "CorpDecomposition"),
+    "cumulative_test": ("uqval.calibration.cumulative", "cumulative_test"),
+    "CumulativeTest": ("uqval.calibration.cumulative", "CumulativeTest"),
     # curves and prediction intervals
     "calibration_curve": ("uqval.calibration.curves", "calibration_curve"),
     "CalibrationCurve": ("uqval.calibration.curves", "CalibrationCurve"),
@@ -186,6 +197,10 @@ if TYPE_CHECKING:  # static checkers see the real objects
     from uqval.calibration.coverage import (
         local_coverage,
     )
+    from uqval.calibration.cumulative import (
+        CumulativeTest,
+        cumulative_test,
+    )
     from uqval.calibration.curves import (
         CalibrationCurve,
         ConfidenceCurve,
@@ -200,6 +215,11 @@ if TYPE_CHECKING:  # static checkers see the real objects
     from uqval.calibration.group import (
         GroupCalibration,
         adversarial_group_calibration,
+    )
+    from uqval.calibration.isotonic import (
+        CorpDecomposition,
+        IsotonicReliability,
+        isotonic_reliability,
     )
     from uqval.calibration.local import (
         local_rce,
