@@ -1,13 +1,16 @@
 """Command line: ``uqval validate FILE ...`` and ``uqval compare FILE ...`` (see ``--help``).
 
 Exit codes: 0 the validation (or comparison) ran (whatever the verdicts); 1 a test failed and
-``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr).
+``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr); 3 the report
+cannot be written where ``--out`` says (one line on stderr; checked before the computation
+where possible).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import re
 import sys
@@ -19,11 +22,34 @@ from uqval import __version__
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_MISCALIBRATED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_MISCALIBRATED, EXIT_BAD_INPUT, EXIT_CANNOT_WRITE = 0, 1, 2, 3
+
+MIN_BOOT = 100
+"""Fewest bootstrap replicates of ``validate`` (BCa intervals of the scale factor and bins)."""
+MIN_COMPARE_BOOT = 40
+"""Fewest paired-bootstrap resamples of ``compare``: a 95 % percentile interval needs at least
+one resample beyond each 2.5 % tail."""
+ALPHA = 0.05
+"""False-alarm rate of each stage of ``uqval validate`` (the library's default)."""
+
+_INPUT = """\
+The input is CSV, TSV (.tsv, .tab) or Parquet (.parquet, needs pyarrow), optionally
+compressed (.csv.gz, .tsv.xz, .bz2, .zip); the separator comes from the suffix before the
+compression suffix (.txt: sniffed on the first 64 KiB). Refused with the line or column:
+NUL bytes, lines over 1 MiB, rows with more non-empty fields than the header, duplicate
+column names, names with control characters; a compressed file may expand to at most
+min(2 GiB, max(16 MiB, 100 x its size)).
+"""
+
+_EXIT_WRITE = """\
+  3  the report cannot be written to --out (an existing file, a folder that cannot be
+     created or written, a folder holding the input file, a name too long; one line on
+     stderr), checked before computing where possible
+"""
 
 _EPILOG = """\
-Errors are reference minus prediction (--error, or --y-true and --y-pred). The input is
-CSV, TSV (.tsv) or Parquet (.parquet, needs pyarrow).
+Errors are reference minus prediction (--error, or --y-true and --y-pred).
+""" + _INPUT + """
 
 Writes to --out (default: uqval-report): report.html (open it in a browser),
 verdicts.csv, summary.md, bins_<name>.csv for the uncertainty and each feature, and the
@@ -33,7 +59,7 @@ Exit codes:
   0  validation ran (whatever the verdicts)
   1  some test failed and --fail-on-miscalibration was given (for CI)
   2  bad input or usage (one line on stderr naming the file, column and reason)
-
+""" + _EXIT_WRITE + """
 With --recalibrate the uncertainties are first recalibrated by 5-fold cross-validation
 (each fold by the method fitted on the other four) and the out-of-fold uncertainties are
 validated: an honest check of how the recalibration will do on new data.
@@ -55,10 +81,11 @@ every model with its paired-bootstrap interval and probabilistic reference), ver
 ranking.csv (rank per score, ties when not significantly different; mean and overall rank),
 summary.md and the overlay figures as PNG. The summary is also printed.
 
+""" + _INPUT + """
 Exit codes:
   0  comparison ran
   2  bad input or usage (one line on stderr)
-
+""" + _EXIT_WRITE + """
 Examples:
   uqval compare preds.csv --model A:err_a:sigma_a --model B:err_b:sigma_b --feature T
   uqval compare preds.csv --y-true y --model A:pred_a:sigma_a --model B:pred_b:sigma_b
@@ -163,16 +190,61 @@ def _progress(enabled: bool):
     return say
 
 
-def _run(args: argparse.Namespace) -> int:
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse option values the tests cannot work with, naming the option and the bound."""
     from uqval._internal.errors import DataError
-    from uqval.validation import validate
-    from uqval.validation.io import file_sha256, read_table, require_columns
-    from uqval.validation.recalibrated import parse_method, validate_recalibrated
 
+    if args.seed < 0:
+        raise DataError(f"--seed {args.seed}: the seed must be a non-negative integer "
+                        "(0, 1, 2, ...)")
+    if args.command == "compare":
+        if args.n_boot < MIN_COMPARE_BOOT:
+            raise DataError(f"--n-boot {args.n_boot}: at least {MIN_COMPARE_BOOT} paired "
+                            "bootstrap resamples are needed (95 % intervals)")
+        return
+    if args.n_boot < MIN_BOOT:
+        raise DataError(f"--n-boot {args.n_boot}: at least {MIN_BOOT} bootstrap replicates "
+                        "are needed (BCa intervals of the scale factor and of each bin)")
+    variables = max(1, len(set(args.feature)))
+    # the smallest permutation p-value 1/(n+1) must reach alpha/(2 F): two tests per variable
+    # and Holm's adjustment over the F variables of a stage
+    least = math.ceil(2 * variables / ALPHA - 1e-9) - 1
+    if args.n_permutations is not None and args.n_permutations < least:
+        raise DataError(
+            f"--n-permutations {args.n_permutations}: at least {least} are needed with "
+            f"{variables} binning variable(s) (the smallest p-value 1/(n+1) must reach "
+            f"alpha/(2 x {variables}) = {ALPHA / (2 * variables):.4g})")
+    if args.bins is not None and args.bins < 2:
+        raise DataError(f"--bins {args.bins}: at least 2 bins are needed")
+    if not 0.0 < args.tolerance < 1.0:
+        raise DataError(f"--tolerance {args.tolerance:g}: the tolerance must lie between 0 "
+                        "and 1 (0.10: factors within ±10 % do not matter)")
+
+
+def _check_bins(args: argparse.Namespace, rows: int) -> None:
+    from uqval._internal.errors import DataError
+    from uqval.validation.rules import MIN_BIN_COUNT
+
+    most = rows // MIN_BIN_COUNT
+    if args.bins is not None and most >= 2 and args.bins > most:
+        raise DataError(f"--bins {args.bins}: the {rows} rows give at most {most} bins of "
+                        f"{MIN_BIN_COUNT} rows (a bin needs at least {MIN_BIN_COUNT} rows "
+                        "for a verdict)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    # the engines are imported after the table is read: a refused file stops early and small
+    from uqval._internal.errors import DataError
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.report.files import check_output_folder
+
+    _check_options(args)
     if args.command == "compare":
         return _run_compare(args)
     recal_feature: str | None = None
     if args.recalibrate is not None:
+        from uqval.validation.recalibrated import parse_method
+
         try:
             method, recal_feature = parse_method(args.recalibrate)
         except ValueError as exc:
@@ -181,12 +253,17 @@ def _run(args: argparse.Namespace) -> int:
         raise DataError("--y-true needs --y-pred")
     if args.y_pred is not None and args.y_true is None:
         raise DataError("--y-pred needs --y-true (or use --error)")
+    check_output_folder(args.out, [args.file])
     table = read_table(args.file)
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     require_columns(table, [*error_cols, args.uncertainty, *args.feature,
                             *([recal_feature] if recal_feature else [])], args.file)
+    _check_bins(args, len(table))
+    from uqval.validation import validate
+    from uqval.validation.recalibrated import validate_recalibrated
+
     say = _progress(sys.stderr.isatty())
-    say(f"read {len(table)} rows from {args.file}")
+    say(f"read {len(table)} rows from {_text(args.file)}")
     if args.error:
         errors = table[args.error]
     else:
@@ -219,11 +296,11 @@ def _run(args: argparse.Namespace) -> int:
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
     for warning in result.warnings:
         source = f"column {args.error!r}" if args.error else f"{args.y_true} - {args.y_pred}"
-        print(f"uqval: warning: {args.file}: {source}: {warning}", file=sys.stderr)
-    say(f"writing the report to {args.out}")
-    result.save(args.out)
-    print(result.summary())
-    print(f"Report: {args.out / 'report.html'}")
+        print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
+    say(f"writing the report to {_text(args.out)}")
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -236,7 +313,8 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
         if len(parts) != 3 or not all(parts):
             raise DataError(f"--model {spec!r}: expected NAME:ERRCOL:UNCCOL (three non-empty "
                             "parts separated by ':')")
-        models.append((parts[0], parts[1], parts[2]))
+        # a model name is printed, drawn and written: without control characters
+        models.append((_text(parts[0]) or parts[0], parts[1], parts[2]))
     names = [n for n, _, _ in models]
     if len(models) < 2:
         raise DataError("compare needs at least 2 --model options")
@@ -247,11 +325,14 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
-    from uqval.comparison import compare
-    from uqval.validation.io import file_sha256, read_table, require_columns
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.report.files import check_output_folder
 
     models = _model_specs(args.model)
+    check_output_folder(args.out, [args.file])
     table = read_table(args.file)
+    from uqval.comparison import compare
+
     columns = [c for _, a, b in models for c in (a, b)]
     require_columns(table, [*([args.y_true] if args.y_true else []), *columns, *args.feature],
                     args.file)
@@ -278,24 +359,46 @@ def _run_compare(args: argparse.Namespace) -> int:
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
     for name, res in result.validations.items():
         for warning in res.warnings:
-            print(f"uqval: warning: model {name!r}: {warning}", file=sys.stderr)
-    say(f"writing the report to {args.out}")
-    result.save(args.out)
-    print(result.summary())
-    print(f"Report: {args.out / 'report.html'}")
+            print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
+    say(f"writing the report to {_text(args.out)}")
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_OK
+
+
+def _save(result, out: Path) -> None:
+    """``result.save(out)``; any write failure becomes an OutputError (exit code 3)."""
+    from uqval._internal.tables import printable
+    from uqval.report.files import OutputError
+
+    try:
+        result.save(out)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"{printable(out, None)}: cannot write the report: "
+                          f"{printable(exc.strerror or exc, 200)}") from None
+
+
+def _text(value: object, keep_newlines: bool = False) -> str:
+    """Text for the terminal: control characters (escape sequences, ...) removed."""
+    from uqval._internal.tables import printable
+
+    return printable(value, None, keep_newlines=keep_newlines)
 
 
 def _numeric(series, column: str, path: Path):
     import pandas as pd
 
     from uqval._internal.errors import DataError
+    from uqval._internal.tables import printable
 
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {series.iloc[i]!r}" for i in first)
+        shown = ", ".join(f"row {i + 1}: {printable(series.iloc[i])!r}" for i in first)
         raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})")
     return values
 
@@ -327,11 +430,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
         return int(exc.code or 0)
     from uqval._internal.errors import UqvalError
+    from uqval.report.files import OutputError
 
     try:
         return _run(args)
+    except OutputError as exc:
+        print(f"uqval: error: {_text(str(exc).replace(chr(10), ' '))}", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
     except UqvalError as exc:
-        print(f"uqval: error: {exc}", file=sys.stderr)
+        print(f"uqval: error: {_text(str(exc).replace(chr(10), ' '))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("uqval: interrupted", file=sys.stderr)

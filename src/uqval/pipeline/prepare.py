@@ -17,12 +17,13 @@ Anything else that is wrong raises DataError naming the file, column and rows: a
 whose SHA-256 no longer matches its pin, a missing file or column, duplicate column names,
 non-numeric or missing values, an empty file, values whose square overflows or underflows
 (abs(E), uE or abs(E/uE) beyond about 1e±150), or no rows left after filtering.
+CSV sources are read by the one table reader of uqval, :mod:`uqval._internal.tables` (the rules
+of ``uqval validate``: separator from the suffix, bounded decompression, NUL bytes, line length,
+rows with extra non-empty fields refused with their line number).
 """
 
 from __future__ import annotations
 
-import csv
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.errors import DataError
+from uqval._internal.tables import printable, read_csv_table
 from uqval.calibration.average import MIN_POINTS
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
@@ -80,36 +82,16 @@ def _duplicates(names: list[str]) -> list[str]:
 
 
 def _read_csv(src: dict[str, Any], path: Path) -> pd.DataFrame:
+    """A CSV source through the one table reader of uqval (:mod:`uqval._internal.tables`):
+    the rules of ``uqval validate`` (bounded decompression, NUL bytes, line length, duplicate
+    header names, rows with extra non-empty fields refused with their line) plus
+    ``skipinitialspace``, ``header: false`` and ``names``."""
     header = src.get("header", True)
     names = src.get("names")
     if names is not None and _duplicates(list(names)):
         raise DataError(f"{path}: sources[].names has duplicate column name(s) {_duplicates(list(names))}")
-    options: dict[str, Any] = {"skipinitialspace": True, "index_col": False}
-    try:
-        if header and names is None:
-            first = pd.read_csv(path, header=None, nrows=1, dtype=str, **options)
-            given = [str(v) for v in first.iloc[0].tolist() if isinstance(v, str)]
-            if _duplicates(given):
-                raise DataError(
-                    f"{path}: duplicate column name(s) in the header line: "
-                    f"{_short(', '.join(_duplicates(given)))}; rename them or give names: [...]"
-                )
-        with warnings.catch_warnings():
-            # pandas only warns when a row has more fields than the header, then drops them.
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(path, header=0 if header else None, names=names, **options)
-    except pd.errors.ParserWarning:
-        raise DataError(
-            f"{path}: some rows have more fields than the header or names (columns); "
-            f"they would be cut"
-        ) from None
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty (no header and no data rows)") from None
-    except (ValueError, csv.Error, OverflowError) as exc:
-        raise DataError(f"{path}: cannot be parsed as CSV: {_short(exc)}") from None
-    if len(df) == 0:
-        raise DataError(f"{path}: the file has a header but no data rows")
-    df.columns = [str(c) for c in df.columns]
+    df = read_csv_table(path, header=bool(header), names=names, skipinitialspace=True,
+                        duplicate_hint="rename them or give names: [...]")
     if _duplicates(list(df.columns)):
         raise DataError(f"{path}: duplicate column name(s) {_short(_duplicates(list(df.columns)))}")
     return df
@@ -151,7 +133,7 @@ def _numeric_column(series: pd.Series, path: Path, column: str) -> np.ndarray:
     missing = series.isna().to_numpy()
     non_numeric = values.isna().to_numpy() & ~missing
     if non_numeric.any():
-        examples = ", ".join(repr(v) for v in series[non_numeric].head(3))
+        examples = ", ".join(repr(printable(v)) for v in series[non_numeric].head(3))
         raise DataError(
             f"{path}: column '{column}' has non-numeric values in {_rows_text(non_numeric)} "
             f"(e.g. {examples})"

@@ -16,7 +16,7 @@ Written by :meth:`uqval.comparison.ModelComparison.save`:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,19 +24,18 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.atomic import write_text
 from uqval.plots import comparison as overlay
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.report.files import finish_outputs
+from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.summary import fmt
-from uqval.report.validation import safe_name
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.comparison import ModelComparison
 
-__all__ = ["ranking_table", "report_content", "save_all", "summary_markdown", "write_html"]
+__all__ = ["feature_stems", "ranking_table", "report_content", "save_all", "summary_markdown",
+           "write_html"]
 
 _HOW_TO_READ = {
     "calibration": "Each model's observed fraction of z-scores below the normal quantile; "
@@ -116,8 +115,15 @@ def summary_markdown(result: ModelComparison) -> str:
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 
 
+def feature_stems(result: ModelComparison) -> dict[str, str]:
+    """File-name stem of each feature (``lzms_<stem>.png``): distinct even when two names
+    sanitise alike, and never ``uE`` (the overlay along each model's uncertainty)."""
+    return unique_names(map(str, result.features), reserved=["uE"])
+
+
 def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
     models = result.data
+    stems = feature_stems(result)
     given = result.parameters.get("seed", 0)
     seed = int(given) if isinstance(given, int) else 0
     specs: list[FigureSpec] = [
@@ -130,7 +136,7 @@ def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
     ]
 
     def along(name: str, x) -> FigureSpec:
-        return (f"lzms_{safe_name(name)}", f"Local ZMS along {name}", _HOW_TO_READ["lzms"],
+        return (f"lzms_{stems[str(name)]}", f"Local ZMS along {name}", _HOW_TO_READ["lzms"],
                 lambda ax: overlay.lzms_curves_plot(models, x, x_name=name, ax=ax, seed=seed))
 
     specs += [along(name, x) for name, x in result.features.items()]
@@ -164,12 +170,16 @@ def report_content(result: ModelComparison,
                    figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
     """The :class:`uqval.report.ReportContent` of a comparison (figures drawn if not given)."""
     figs = _figures(result) if figures is None else figures
+    parameters = dict(result.parameters)
+    renamed = describe_names(feature_stems(result))
+    if renamed:
+        parameters["file names of features (name → stem)"] = renamed
     return ReportContent(
         title="Model comparison",
         verdicts=_verdict_rows(result),
         summary_markdown=summary_markdown(result),
         figures=[section for _, section in figs],
-        parameters=dict(result.parameters),
+        parameters=parameters,
         input_sha256=result.input_sha256,
         tables={
             "Ranking (1 = best)": ranking_table(result).round(3),
@@ -187,15 +197,18 @@ def write_html(result: ModelComparison, path: Path,
     return write_report(report_content(result, figures), path)
 
 
-def save_all(result: ModelComparison, directory: Path) -> list[Path]:
-    """Write every file of a comparison to ``directory`` (module docstring)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = [
-        write_text(directory / "comparison.csv", result.scores.to_csv()),
-        write_text(directory / "verdicts.csv", result.verdicts.to_csv()),
-        write_text(directory / "pairwise.csv", result.differences.to_csv()),
-        write_text(directory / "ranking.csv", ranking_table(result).to_csv()),
-        write_text(directory / "summary.md", summary_markdown(result)),
+def save_all(result: ModelComparison, directory: Path,
+             inputs: Sequence[str | Path] = ()) -> list[Path]:
+    """Write every file of a comparison to ``directory`` (module docstring), all or nothing
+    (:func:`uqval.report.files.write_outputs`); ``inputs``: files the folder must not
+    contain."""
+    files = [
+        ("comparison.csv", csv_safe(result.scores).to_csv()),
+        ("verdicts.csv", csv_safe(result.verdicts).to_csv()),
+        ("pairwise.csv", csv_safe(result.differences).to_csv()),
+        ("ranking.csv", csv_safe(ranking_table(result)).to_csv()),
+        ("summary.md", summary_markdown(result)),
     ]
     figs = _figures(result)
-    return finish_outputs(directory, written, figs, lambda page: write_html(result, page, figs))
+    return write_outputs(Path(directory), files, figs,
+                         lambda page: write_html(result, page, figs), inputs)

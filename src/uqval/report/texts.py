@@ -46,6 +46,11 @@ HOW_TO_READ: dict[str, str] = {
     "reliability_diagram_plot": "Each point is a group of predictions of similar "
     "uncertainty: observed RMSE against predicted RMV. Above the diagonal the uncertainties "
     "are too small, below it too large.",
+    "isotonic_reliability_plot": "The line is the best increasing fit of the squared errors "
+    "against the squared uncertainties (no bins). Calibrated uncertainties follow the diagonal; "
+    "the shaded band shows where the fit of calibrated data with these same uncertainties "
+    "falls. A fit above the band means the uncertainties are too small there, below it too "
+    "large.",
     "local_zm_plot": "Each point is the mean z-score <Z> of one bin with its 95 % interval and "
     "should be near 0. Points off 0 on one side mean the predictions are biased there (too "
     "low if > 0, errors = reference - prediction), in units of the uncertainty: a bias, which "

@@ -9,8 +9,7 @@ scale factor, like the conditional verdicts. The HTML page is rendered by
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,12 +19,11 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.atomic import write_text
-from uqval.plots import diagnostics
+from uqval.plots import diagnostics, reliability
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.report.files import finish_outputs
+from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
 from uqval.report.summary import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
@@ -39,6 +37,7 @@ __all__ = [
     "dominant_table",
     "safe_name",
     "save_all",
+    "variable_stems",
     "write_html",
 ]
 
@@ -46,9 +45,12 @@ FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 """(file stem, title, how to read, function drawing on an Axes)."""
 
 
-def safe_name(name: str) -> str:
-    """A file-name-safe version of a variable name (letters, digits, ``-``, ``_``, ``.``)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "variable"
+def variable_stems(result: ValidationResult) -> dict[str, str]:
+    """File-name stem of the uncertainty and of each feature (``bins_<stem>.csv``,
+    ``lzms_<stem>.png``, ...): distinct even when two names sanitise alike
+    (:func:`uqval.report.files.unique_names`)."""
+    return unique_names([str(result.names["uncertainty"]), *map(str, result.features),
+                         *map(str, result.bins)])
 
 
 def figure_specs(result: ValidationResult) -> list[FigureSpec]:
@@ -59,17 +61,22 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     seed = int(result.parameters["seed"])
     n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
+    stems = variable_stems(result)
     scaled = f" (uncertainties × {factor:.3g})"
     specs: list[FigureSpec] = [
         ("calibration_curve", "Calibration curve", HOW_TO_READ["calibration_curve_plot"],
          lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
         ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
          lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
-        (f"lzms_{safe_name(u_name)}", f"Local ZMS along {u_name} as given{scaled}",
+        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)",
+         HOW_TO_READ["isotonic_reliability_plot"],
+         lambda ax: reliability.isotonic_reliability_plot(e, u, ax=ax, seed=seed, n_sim=200,
+                                                          n_boot=100)),
+        (f"lzms_{stems[u_name]}", f"Local ZMS along {u_name} as given{scaled}",
          HOW_TO_READ["local_zms_plot"],
          lambda ax: diagnostics.local_zms_plot(e, us, u, x_name=f"{u_name} (as given)",
                                                n_bins=n_bins[u_name], ax=ax, seed=seed)),
-        (f"lzm_{safe_name(u_name)}", f"Local mean z along {u_name} as given{scaled}",
+        (f"lzm_{stems[u_name]}", f"Local mean z along {u_name} as given{scaled}",
          HOW_TO_READ["local_zm_plot"],
          lambda ax: diagnostics.local_zm_plot(e, us, u, x_name=f"{u_name} (as given)",
                                               n_bins=n_bins[u_name], ax=ax)),
@@ -78,15 +85,15 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     def along(name: str, x: np.ndarray) -> list[FigureSpec]:
         """The figures along one feature (the lambdas close over this call's name and x)."""
         return [
-            (f"lzms_{safe_name(name)}", f"Local ZMS along {name}{scaled}",
+            (f"lzms_{stems[str(name)]}", f"Local ZMS along {name}{scaled}",
              HOW_TO_READ["local_zms_plot"],
              lambda ax: diagnostics.local_zms_plot(
                  e, us, x, x_name=name, n_bins=n_bins[name], ax=ax, seed=seed)),
-            (f"lzm_{safe_name(name)}", f"Local mean z along {name}{scaled}",
+            (f"lzm_{stems[str(name)]}", f"Local mean z along {name}{scaled}",
              HOW_TO_READ["local_zm_plot"],
              lambda ax: diagnostics.local_zm_plot(
                  e, us, x, x_name=name, n_bins=n_bins[name], ax=ax)),
-            (f"z_vs_{safe_name(name)}", f"Z-scores along {name}{scaled}",
+            (f"z_vs_{stems[str(name)]}", f"Z-scores along {name}{scaled}",
              HOW_TO_READ["z_vs_feature_plot"],
              lambda ax: diagnostics.z_vs_feature_plot(e, us, x, feature_name=name, ax=ax)),
         ]
@@ -143,6 +150,9 @@ def report_content(result: ValidationResult,
     figs = _figures(result) if figures is None else figures
     params: dict[str, object] = {**_plain(result.parameters), **_headline(result),
               "heavy-tail screening": "; ".join(result.screening.reasons) or "no warning"}
+    renamed = describe_names(variable_stems(result))
+    if renamed:
+        params["file names of variables (name → stem)"] = renamed
     tables = {}
     if not result.advice.empty:
         tables["Advice: what to do, where (advice.csv)"] = result.advice.round(6)
@@ -236,24 +246,24 @@ def write_html(result: ValidationResult, path: Path,
     return write_report(report_content(result, figures), path)
 
 
-def _write_csv(path: Path, table: pd.DataFrame) -> Path:
-    return write_text(path, table.to_csv(index=False))
+def _csv(table: pd.DataFrame) -> str:
+    return csv_safe(table).to_csv(index=False)
 
 
-def save_all(result: ValidationResult, directory: Path) -> list[Path]:
-    """Write every file of a validation to ``directory`` (module docstring)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    written = [
-        _write_csv(directory / "verdicts.csv", result.verdicts),
-        write_text(directory / "summary.md", result.summary()),
-    ]
-    written += [_write_csv(directory / f"bins_{safe_name(name)}.csv", table)
-                for name, table in result.bins.items()]
+def save_all(result: ValidationResult, directory: Path,
+             inputs: Sequence[str | Path] = ()) -> list[Path]:
+    """Write every file of a validation to ``directory`` (module docstring), all or nothing
+    (:func:`uqval.report.files.write_outputs`); ``inputs``: files the folder must not
+    contain."""
+    stems = variable_stems(result)
+    files = [("verdicts.csv", _csv(result.verdicts)), ("summary.md", result.summary())]
+    files += [(f"bins_{stems[str(name)]}.csv", _csv(table)) for name, table in result.bins.items()]
     if not result.advice.empty:
-        written.append(_write_csv(directory / "advice.csv", result.advice))
+        files.append(("advice.csv", _csv(result.advice)))
     if result.dominant_rows.size:
-        written.append(_write_csv(directory / "dominant_rows.csv", dominant_table(result)))
+        files.append(("dominant_rows.csv", _csv(dominant_table(result))))
     if result.ucc is not None:
-        written.append(_write_csv(directory / "ucc_gain.csv", pd.DataFrame([asdict(result.ucc)])))
+        files.append(("ucc_gain.csv", _csv(pd.DataFrame([asdict(result.ucc)]))))
     figs = _figures(result)
-    return finish_outputs(directory, written, figs, lambda page: write_html(result, page, figs))
+    return write_outputs(Path(directory), files, figs,
+                         lambda page: write_html(result, page, figs), inputs)

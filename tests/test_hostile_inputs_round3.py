@@ -1,0 +1,539 @@
+"""Hostile and careless inputs, round 3 (issue #28): one table reader for the command line and
+the pipeline (trailing separators, extra fields, compression bombs, binary data, separators of
+compressed files, duplicate header names), one output writer (an output folder holding the
+input, colliding file names, read-only folders, all-or-nothing saves), untrusted text kept as
+text in CSV files and on the terminal, and option bounds."""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import ctypes
+import gzip
+import lzma
+import os
+import subprocess
+import sys
+import zipfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import DATASET_SCHEMA
+from uqval._internal.errors import DataError
+from uqval._internal.tables import (
+    MIN_DECOMPRESSED_LIMIT,
+    decompressed_limit,
+    printable,
+    read_csv_table,
+    read_table,
+)
+from uqval.cli import EXIT_CANNOT_WRITE, main
+from uqval.pipeline.prepare import prepare_dataset
+from uqval.pipeline.registry import load_registry
+from uqval.report import files
+from uqval.report.content import FigureSection
+from uqval.report.files import (
+    STAGING_PREFIX,
+    OutputError,
+    check_output_folder,
+    csv_safe,
+    unique_names,
+    write_outputs,
+)
+
+FAST = ["--n-boot", "100", "--n-permutations", "99"]
+
+
+def columns(m: int = 400, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    u = rng.lognormal(0.0, 0.4, m)
+    return {"err": u * rng.standard_normal(m), "sigma": u, "T": rng.uniform(250, 400, m)}
+
+
+def csv_text(data: dict[str, np.ndarray], sep: str = ",", end: str = "") -> str:
+    names = list(data)
+    lines = [sep.join(names)]
+    lines += [sep.join(f"{data[n][i]:.6f}" for n in names) + end for i in range(len(data[names[0]]))]
+    return "\n".join(lines) + "\n"
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("uqval: error: ") and "Traceback" not in err
+    return err
+
+
+# --- trailing separators and extra fields -----------------------------------------------------
+
+
+def test_trailing_empty_field_on_every_row_is_dropped(tmp_path):
+    data = columns()
+    path = tmp_path / "trailing.csv"
+    path.write_text(csv_text(data, end=","))
+    table = read_table(path)
+    assert list(table.columns) == ["err", "sigma", "T"]
+    np.testing.assert_allclose(table["sigma"], data["sigma"], atol=1e-6)
+
+
+def test_trailing_empty_fields_on_some_rows_only_are_dropped(tmp_path):
+    path = tmp_path / "some.csv"
+    path.write_text("a,b\n1,2\n3,4,\n5,6,,\n7,8\n")
+    table = read_table(path)
+    assert list(table.columns) == ["a", "b"] and table.to_numpy().tolist() == [[1, 2], [3, 4],
+                                                                                  [5, 6], [7, 8]]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "row", "value"),
+    [("a,b\n1,2\n3,4\n5,6,7\n", 4, 3, "7"),     # a later row
+     ("a,b\n1,2,x\n3,4\n", 2, 1, "x"),          # the first data row (pandas would cut it)
+     ("a,b\n1,2,\n3,4,oops\n", 3, 2, "oops"),   # after rows with an empty trailing field
+     ('a,b\n"1\n1",2\n3,4,5\n', 4, 2, "5")],    # line numbers count the lines of quoted values
+)
+def test_extra_non_empty_field_is_refused_with_its_line(tmp_path, text, line, row, value):
+    path = tmp_path / "extra.csv"
+    path.write_text(text)
+    with pytest.raises(DataError) as info:
+        read_table(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: line {line} (data row {row}): 3 fields where the header "
+                          f"has 2; field 3 holds '{value}'")
+    assert "\n" not in msg
+
+
+def test_extra_fields_are_refused_by_the_command_line_and_the_pipeline(tmp_path, capsys,
+                                                                       make_family):
+    data = columns()
+    text = csv_text(data).splitlines()
+    text[7] += ",9.5"
+    path = tmp_path / "shifted.csv"
+    path.write_text("\n".join(text) + "\n")
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == 2
+    assert "shifted.csv: line 8 (data row 7): 4 fields where the header has 3" in \
+        one_line_error(capsys)
+    raw, ddir = make_family({"T/a.csv": "E,uE\n0.1,0.2\n0.3,0.4,0.5\n"},
+                            [{"id": "d1", "sources": [{"file": "T/a.csv"}],
+                              "quantities": {"E": "E", "uE": "uE"}}])
+    with pytest.raises(DataError, match=r"a\.csv: line 3 \(data row 2\): 3 fields where the "
+                                        r"header has 2; field 3 holds '0\.5'"):
+        prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("d1"), raw)
+    raw, ddir = make_family({"T/b.csv": "E,uE\n0.1,0.2,\n0.3,0.4,\n-0.1,0.5,\n0.2,0.3,\n"},
+                            [{"id": "d2", "sources": [{"file": "T/b.csv"}],
+                              "quantities": {"E": "E", "uE": "uE"}}])
+    prepared = prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("d2"), raw)
+    assert prepared.table["uE"].tolist() == [0.2, 0.4, 0.5, 0.3]
+
+
+def test_pipeline_options_follow_the_same_rules(tmp_path):
+    path = tmp_path / "headerless.csv"
+    path.write_text("1, 2,\n3, 4,\n")
+    table = read_csv_table(path, header=False, names=["x", "y"], skipinitialspace=True)
+    assert list(table.columns) == ["x", "y"] and table.to_numpy().tolist() == [[1, 2], [3, 4]]
+    path.write_text("1,2\n3,4,5\n")
+    with pytest.raises(DataError, match=r"line 2 \(data row 2\): 3 fields where the names "
+                                        r"given list 2"):
+        read_csv_table(path, header=False, names=["x", "y"])
+
+
+# --- compression -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "sep", "pack"),
+    [("preds.tsv.gz", "\t", gzip.compress), ("preds.csv.gz", ",", gzip.compress),
+     ("preds.tsv.xz", "\t", lzma.compress), ("preds.csv.bz2", ",", bz2.compress),
+     ("preds.tab.gz", "\t", gzip.compress)],
+)
+def test_separator_comes_from_the_suffix_before_the_compression(tmp_path, name, sep, pack):
+    data = columns(200)
+    path = tmp_path / name
+    path.write_bytes(pack(csv_text(data, sep=sep).encode()))
+    table = read_table(path)
+    assert list(table.columns) == ["err", "sigma", "T"]
+    np.testing.assert_allclose(table["T"], data["T"], atol=1e-6)
+
+
+def test_zip_with_one_table_is_read_and_with_two_refused(tmp_path):
+    data = columns(100)
+    path = tmp_path / "preds.tsv.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("inner.tsv", csv_text(data, sep="\t"))
+    assert list(read_table(path).columns) == ["err", "sigma", "T"]
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("other.tsv", "x\n1\n")
+    with pytest.raises(DataError, match=r"a \.zip file must hold exactly one table, it holds 2"):
+        read_table(path)
+
+
+def test_txt_separator_is_sniffed_on_a_bounded_prefix(tmp_path):
+    data = columns(5000)  # about 150 KB: more than the 64 KiB the sniffer looks at
+    path = tmp_path / "preds.txt"
+    path.write_text(csv_text(data, sep=";"))
+    table = read_table(path)
+    assert list(table.columns) == ["err", "sigma", "T"] and len(table) == 5000
+
+
+def _gzip_bomb(path: Path, decompressed_mib: int) -> None:
+    """Header, then ``decompressed_mib`` MiB of "0,0" rows, deflated block by block."""
+    block = b"0,0\n" * (1 << 18)  # 1 MiB
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    with path.open("wb") as out:
+        out.write(packer.compress(b"a,b\n"))
+        for _ in range(decompressed_mib):
+            out.write(packer.compress(block))
+        out.write(packer.flush())
+
+
+BOMB_PROBE = """
+import resource, sys, time
+from pathlib import Path
+from uqval._internal.errors import DataError
+from uqval._internal.tables import read_table
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.monotonic()
+try:
+    read_table(Path(sys.argv[1]))
+    print("read")
+except DataError as exc:
+    print(exc)
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+seconds = round(time.monotonic() - start, 2)
+from uqval.cli import main
+code = main(["validate", sys.argv[1], "--error", "a", "--uncertainty", "b", "--out", sys.argv[2]])
+cli = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(before // 1024, after // 1024, seconds, code, cli // 1024)
+"""
+
+
+def test_gzip_bomb_fails_fast_with_bounded_memory(tmp_path, capsys):
+    bomb = tmp_path / "bomb.csv.gz"
+    _gzip_bomb(bomb, 512)  # 512 MiB of text in about 0.5 MB
+    size = bomb.stat().st_size
+    assert size < 600_000 and decompressed_limit(size) < 64 * 2**20
+    # Linux keeps ru_maxrss across execve, so a child started by this (large) pytest process
+    # would report pytest's peak: a shell forks first, and the probe starts with a fresh count.
+    run = subprocess.run(["/bin/sh", "-c", '"$@"; :', "sh", sys.executable, "-c", BOMB_PROBE,
+                          str(bomb), str(tmp_path / "o")],
+                         capture_output=True, text=True, timeout=120)
+    message, numbers = run.stdout.strip().splitlines()
+    before_mib, peak_mib, seconds, code, cli_peak_mib = numbers.split()
+    assert message.startswith(f"{bomb}: decompresses to more than ")
+    assert "compression bomb" in message
+    assert int(peak_mib) - int(before_mib) < 64, f"the read took {peak_mib} - {before_mib} MiB"
+    assert float(seconds) < 10
+    # the whole command line, interpreter and libraries included (measured: about 135 MiB)
+    assert code == "2" and "decompresses to more than" in run.stderr
+    assert int(cli_peak_mib) < 300, f"peak RSS {cli_peak_mib} MiB"
+    assert main(["compare", str(bomb), "--model", "a:a:b", "--model", "b:a:b"]) == 2
+    assert "decompresses to more than" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize("kind", ["bz2", "xz", "zip"])
+def test_small_bombs_of_every_compression_are_refused(tmp_path, kind):
+    block = b"0,0\n" * (1 << 18)  # 1 MiB, compressed once and repeated (multi-stream files)
+    repeats = MIN_DECOMPRESSED_LIMIT // len(block) + 4
+    if kind == "bz2":
+        path = tmp_path / "bomb.csv.bz2"
+        path.write_bytes(bz2.compress(b"a,b\n") + bz2.compress(block) * repeats)
+    elif kind == "xz":
+        path = tmp_path / "bomb.csv.xz"
+        path.write_bytes(lzma.compress(b"a,b\n") + lzma.compress(block) * repeats)
+    else:
+        path = tmp_path / "bomb.csv.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("bomb.csv", b"a,b\n" + block * repeats)
+    assert path.stat().st_size < 200_000
+    with pytest.raises(DataError, match=r"decompresses to more than 16 MiB, the limit for a "):
+        read_table(path)
+
+
+# --- binary data, encodings, long lines --------------------------------------------------------
+
+
+def test_nul_bytes_are_refused_as_binary_data(tmp_path):
+    path = tmp_path / "nul.csv"
+    path.write_bytes(b"a,b\n1,2\n3,\x004\n")
+    with pytest.raises(DataError, match=r"nul\.csv: binary data \(a NUL byte\) at byte 11, "
+                                        r"line 3; a table must be text$"):
+        read_table(path)
+    compressed = tmp_path / "packed.csv"
+    compressed.write_bytes(gzip.compress(b"a,b\n1,2\n"))
+    with pytest.raises(DataError, match=r"looks gzip-compressed: name it \.csv\.gz"):
+        read_table(compressed)
+
+
+def test_other_text_problems_name_the_line(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("a,b\n1,2\n3,caf\xe9\n".encode("latin-1"))
+    with pytest.raises(DataError, match=r"latin\.csv: line 3: not UTF-8 text \(byte 14: "):
+        read_table(path)
+    path = tmp_path / "long.csv"
+    path.write_bytes(b"a,b\n1,2\n3," + b"4" * (2 << 20) + b"\n")
+    with pytest.raises(DataError, match=r"long\.csv: line 3 is longer than 1 MiB"):
+        read_table(path)
+
+
+# --- header names ------------------------------------------------------------------------------
+
+
+def test_duplicate_header_names_name_both_positions(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("x,err,sigma,err\n1,2,3,4\n")
+    with pytest.raises(DataError, match=r"dup\.csv: duplicate column name\(s\) in the header "
+                                        r"line: err \(columns 2 and 4\); rename them$"):
+        read_table(path)
+
+
+def test_header_names_with_control_characters_are_refused(tmp_path, capsys):
+    path = tmp_path / "ctrl.csv"
+    path.write_bytes(b"err,sigma,\x1b[2Jname\n1,2,3\n")
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o")])
+    err = one_line_error(capsys)
+    assert code == 2 and "\x1b" not in err
+    assert "ctrl.csv: line 1, column 3: the column name '[2Jname' contains control characters" \
+        in err
+
+
+def test_messages_quote_short_sanitised_excerpts():
+    assert printable("a\x1b[31m\u202eb\r\nc") == "a[31mbc"
+    assert len(printable("v" * 1000)) == 40
+
+
+# --- CSV cells stay text -----------------------------------------------------------------------
+
+
+def test_csv_safe_neutralises_formulas_and_leaves_numbers():
+    table = pd.DataFrame({"text": ["=1+1", "+cmd", "-A1", "@SUM(A1)", "\tx", "\rx", "-1.5",
+                                   "+2", "plain", "-"],
+                          "value": [-1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, -10.0]},
+                         index=pd.Index(["=a"] * 10, name="@model"))
+    safe = csv_safe(table)
+    assert safe["text"].tolist() == ["'=1+1", "'+cmd", "'-A1", "'@SUM(A1)", "'\tx", "'\rx",
+                                     "-1.5", "+2", "plain", "'-"]
+    assert safe["value"].tolist() == table["value"].tolist()
+    assert safe.index.name == "'@model" and set(safe.index) == {"'=a"}
+    assert table["text"].iloc[0] == "=1+1"  # the input is not modified
+
+
+def _cells(path: Path) -> list[str]:
+    with path.open(newline="") as handle:
+        return [cell for record in csv.reader(handle) for cell in record]
+
+
+def test_written_csv_files_hold_no_formula(tmp_path):
+    data = columns(600, seed=3)
+    frame = pd.DataFrame({"err": data["err"], "sigma": data["sigma"], "=HYPERLINK(x)": data["T"],
+                          "@cmd": np.random.default_rng(1).normal(size=600)})
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "=HYPERLINK(x)", "--feature", "@cmd", "--out", str(out),
+                 *FAST]) == 0
+    written = sorted(out.glob("*.csv"))
+    assert {p.name for p in written} >= {"verdicts.csv", "bins_HYPERLINK_x.csv",
+                                         "bins_cmd.csv"}
+    for csv_file in written:
+        assert not any(c.startswith(("=", "@", "+")) for c in _cells(csv_file)), csv_file
+    assert "'=HYPERLINK(x)" in _cells(out / "verdicts.csv")
+    frame["pred"] = 0.0
+    frame.to_csv(path, index=False)
+    cmp_out = tmp_path / "cmp"
+    assert main(["compare", str(path), "--model", "=evil:err:sigma", "--model",
+                 "+plain:err:sigma", "--out", str(cmp_out), "--n-boot", "40"]) == 0
+    for name in ("comparison.csv", "verdicts.csv", "pairwise.csv", "ranking.csv"):
+        cells = _cells(cmp_out / name)
+        assert not any(c.startswith(("=", "+")) for c in cells), name
+        assert "'=evil" in cells
+
+
+# --- output folder -----------------------------------------------------------------------------
+
+
+def test_output_folder_holding_the_input_is_refused_and_the_input_unchanged(tmp_path, capsys,
+                                                                           monkeypatch):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    path = folder / "verdicts.csv"
+    path.write_text(csv_text(columns()))
+    before = path.read_bytes()
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(folder), *FAST])
+    assert code == EXIT_CANNOT_WRITE == 3
+    assert "the output folder contains the input file" in one_line_error(capsys)
+    assert path.read_bytes() == before and [p.name for p in folder.iterdir()] == ["verdicts.csv"]
+    nested = folder / "sub" / "x.csv"
+    nested.parent.mkdir()
+    nested.write_bytes(before)
+    with pytest.raises(OutputError, match="contains the input file"):
+        check_output_folder(folder, [nested])
+    monkeypatch.chdir(folder)  # the same folder spelt differently
+    with pytest.raises(OutputError, match="contains the input file"):
+        check_output_folder(".", [Path("sub/../verdicts.csv")])
+
+
+def test_out_naming_an_existing_file_or_a_too_long_name_exit_three(tmp_path, capsys):
+    data = tmp_path / "in.csv"
+    data.write_text(csv_text(columns()))
+    existing = tmp_path / "taken.txt"
+    existing.write_text("mine")
+    for out, message in ((existing, "the output folder is an existing file"),
+                         (existing / "sub", "taken.txt is a file, not a folder"),
+                         (tmp_path / ("x" * 300), "is longer than the 255 bytes")):
+        code = main(["validate", str(data), "--error", "err", "--uncertainty", "sigma",
+                     "--out", str(out), *FAST])
+        assert code == 3 and message in one_line_error(capsys)
+    assert existing.read_text() == "mine"
+
+
+def _drop_write_override() -> None:
+    """In the child: drop root's capabilities to ignore file permissions (bounding set)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+        libc.prctl(24, capability, 0, 0, 0)  # PR_CAPBSET_DROP
+
+
+def test_read_only_output_folder_exits_three_with_one_line(tmp_path):
+    data = tmp_path / "in.csv"
+    data.write_text(csv_text(columns()))
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    read_only.chmod(0o555)
+    preexec = _drop_write_override if os.geteuid() == 0 else None
+    try:
+        probe = subprocess.run([sys.executable, "-c",
+                                f"open({str(read_only / 'probe')!r}, 'w')"],
+                               capture_output=True, preexec_fn=preexec, timeout=60)
+        if probe.returncode == 0:
+            pytest.skip("this process can write into read-only folders")
+        for out in (read_only, read_only / "report"):
+            run = subprocess.run(
+                [sys.executable, "-m", "uqval", "validate", str(data), "--error", "err",
+                 "--uncertainty", "sigma", "--out", str(out), *FAST],
+                capture_output=True, text=True, preexec_fn=preexec, timeout=300)
+            assert run.returncode == 3, run.stderr
+            assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+            assert "cannot write the report there: Permission denied" in run.stderr
+            assert run.stdout == ""  # refused before the computation
+        assert list(read_only.iterdir()) == []
+    finally:
+        read_only.chmod(0o755)
+
+
+def _page(text: str):
+    def write(path: Path) -> Path:
+        path.write_text(text)
+        return path
+    return write
+
+
+def test_an_interrupted_save_leaves_the_previous_report_whole(tmp_path):
+    out = tmp_path / "out"
+    figure = FigureSection("f", "how", b"\x89PNG old")
+    write_outputs(out, [("verdicts.csv", "old\n"), ("bins_x.csv", "old\n")],
+                  [("lzms_x", figure)], _page("old page"))
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def interrupted(path: Path) -> Path:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(out, [("verdicts.csv", "new\n"), ("bins_y.csv", "new\n")],
+                      [("lzms_y", FigureSection("f", "how", b"\x89PNG new"))], interrupted)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # a staging folder of a killed save (pid that no longer exists) goes at the next save
+    stale = out / f"{STAGING_PREFIX}{files._HOST}-999999999-abc"
+    stale.mkdir()
+    (stale / "verdicts.csv").write_text("partial")
+    written = write_outputs(out, [("verdicts.csv", "new\n")], [], _page("new page"))
+    assert sorted(p.name for p in out.iterdir()) == [".uqval-manifest", "report.html",
+                                                     "verdicts.csv"]
+    assert [p.name for p in written] == ["verdicts.csv", "report.html"]
+    assert (out / "verdicts.csv").read_text() == "new\n"
+
+
+def test_a_folder_in_the_way_stops_the_save_before_any_file_moves(tmp_path):
+    out = tmp_path / "out"
+    write_outputs(out, [("verdicts.csv", "old\n")], [], _page("old page"))
+    (out / "bins_x.csv").mkdir()
+    with pytest.raises(OutputError, match=r"cannot write bins_x\.csv: a folder of that name"):
+        write_outputs(out, [("verdicts.csv", "new\n"), ("bins_x.csv", "new\n")], [],
+                      _page("new page"))
+    assert (out / "verdicts.csv").read_text() == "old\n"
+    assert not [p for p in out.iterdir() if p.name.startswith(STAGING_PREFIX)]
+
+
+# --- colliding file names ----------------------------------------------------------------------
+
+
+def test_unique_names_are_distinct_without_case():
+    stems = unique_names(["a b", "a_b", "a_b-2", "T", "t", "x" * 300])
+    assert len({s.casefold() for s in stems.values()}) == 6
+    assert stems["a_b"] == "a_b" and stems["a_b-2"] == "a_b-2" and stems["a b"] == "a_b-3"
+    assert stems["T"] == "T" and stems["t"] == "t-2" and len(stems["x" * 300]) == 100
+
+
+def test_colliding_feature_names_get_distinct_files(tmp_path):
+    data = columns(600, seed=5)
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"err": data["err"], "sigma": data["sigma"], "a b": data["T"],
+                          "a_b": rng.normal(size=600)})
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "a b", "--feature", "a_b", "--out", str(out), *FAST]) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"bins_a_b.csv", "bins_a_b-2.csv", "lzms_a_b.png", "lzms_a_b-2.png",
+            "z_vs_a_b.png", "z_vs_a_b-2.png"} <= names
+    spread = pd.read_csv(out / "bins_a_b-2.csv")  # the bins of "a b": its range is 250..400
+    assert spread["low"].min() >= 249 and spread["high"].max() <= 401
+    assert "a b → a_b-2" in (out / "report.html").read_text()
+
+
+# --- options and terminal output ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [(["--n-boot", "50"], "--n-boot 50: at least 100 bootstrap replicates are needed"),
+     (["--n-permutations", "20", "--feature", "T"],
+      "--n-permutations 20: at least 39 are needed with 1 binning variable(s)"),
+     (["--n-permutations", "99", "--feature", "T", "--feature", "err", "--feature", "sigma"],
+      "--n-permutations 99: at least 119 are needed with 3 binning variable(s)"),
+     (["--seed", "-1"], "--seed -1: the seed must be a non-negative integer"),
+     (["--bins", "1000000"], "--bins 1000000: the 400 rows give at most 13 bins of 30 rows"),
+     (["--bins", "1"], "--bins 1: at least 2 bins are needed"),
+     (["--tolerance", "-0.1"], "--tolerance -0.1: the tolerance must lie between 0 and 1")],
+)
+def test_option_bounds_name_the_option_and_the_minimum(tmp_path, capsys, options, message):
+    path = tmp_path / "in.csv"
+    path.write_text(csv_text(columns()))
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), "--n-boot", "100", *options])
+    err = one_line_error(capsys)
+    assert code == 2 and message in err
+    if "--seed" in options:
+        assert str(path) not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_compare_bounds_and_control_characters_on_the_terminal(tmp_path, capsys):
+    data = columns(300, seed=9)
+    path = tmp_path / "in.csv"
+    pd.DataFrame(data).to_csv(path, index=False)
+    assert main(["compare", str(path), "--model", "a:err:sigma", "--model", "b:err:sigma",
+                 "--n-boot", "10"]) == 2
+    assert "--n-boot 10: at least 40 paired bootstrap resamples" in one_line_error(capsys)
+    assert main(["compare", str(path), "--model", "\x1b[2Jevil:err:sigma", "--model",
+                 "b:err:sigma", "--n-boot", "40", "--out", str(tmp_path / "o")]) == 0
+    printed = capsys.readouterr()
+    assert "\x1b" not in printed.out and "\x1b" not in printed.err
+    assert "[2Jevil" in printed.out
