@@ -192,8 +192,12 @@ def _feature_reference(
 
 
 def _p_value(deltas: FloatArray) -> float:
-    tail = min(float(np.mean(deltas <= 0.0)), float(np.mean(deltas >= 0.0)))
-    return min(1.0, 2.0 * tail)
+    """Two-sided paired-bootstrap p-value with the add-one rule (Davison & Hinkley 1997,
+    Eq. 4.11): 2 (1 + #{d on the far side of 0})/(B + 1), never 0; its floor 2/(B + 1) says
+    "at most this" with B resamples."""
+    b = deltas.size
+    tail = min(int(np.count_nonzero(deltas <= 0.0)), int(np.count_nonzero(deltas >= 0.0)))
+    return min(1.0, 2.0 * (tail + 1) / (b + 1))
 
 
 def _better(row: dict, orientation: str, alpha: float) -> str:

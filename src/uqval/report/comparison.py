@@ -98,11 +98,13 @@ def summary_markdown(result: ModelComparison) -> str:
         if sig.empty:
             lines.append(f"- {a} vs {b}: no score differs significantly.")
             continue
-        floor = fmt(1.0 / result.n_boot, 1)
+        floor_p = 2.0 / (result.n_boot + 1)
+        floor = fmt(floor_p, 1)
         shown = ", ".join(
             f"{r.score}: " + (f"**{r.better}** better, " if r.better not in ("", "tie") else "")
             + f"Δ = {fmt(r.delta)} "
-            + (f"(p = {fmt(r.p_value, 2)})" if r.p_value > 0 else f"(p < {floor})")
+            + (f"(p = {fmt(r.p_value, 2)})" if r.p_value > floor_p * 1.0000001
+               else f"(p ≤ {floor}, the smallest with {result.n_boot} resamples)")
             for r in sig.itertuples()
         )
         lines.append(f"- {a} vs {b} (Δ = {a} − {b}): {shown}.")
