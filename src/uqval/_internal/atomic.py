@@ -33,6 +33,7 @@ import pandas as pd
 
 __all__ = [
     "atomic_path",
+    "pid_alive",
     "remove_stale_temporaries",
     "to_json_compatible",
     "write_atomic",
@@ -59,7 +60,8 @@ def _install_sigterm_cleanup() -> None:
             signal.signal(signal.SIGTERM, _sigterm_to_exit)
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (a temporary file's writer may still run)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -76,7 +78,7 @@ def _remove_stale_in(directory: Path) -> list[Path]:
             m = _TMP_NAME.match(entry.name)
             if not m or m["host"] != _HOST or not entry.is_file(follow_symlinks=False):
                 continue
-            if int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"])):
+            if int(m["pid"]) != os.getpid() and not pid_alive(int(m["pid"])):
                 with suppress(OSError):
                     os.unlink(entry.path)
                     removed.append(Path(entry.path))

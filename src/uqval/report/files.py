@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from uqval._internal.atomic import pid_alive
 from uqval._internal.errors import UqvalError
 from uqval._internal.tables import printable
 from uqval.report.content import FigureSection
@@ -249,23 +250,13 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
 # --- writing ----------------------------------------------------------------------------------
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove_stale_staging(directory: Path) -> None:
     """Remove the staging folders of killed saves of this host in ``directory``."""
     with suppress(OSError):
         for entry in os.scandir(directory):
             m = _STAGING.match(entry.name)
             if (m and m["host"] == _HOST and entry.is_dir(follow_symlinks=False)
-                    and int(m["pid"]) != os.getpid() and not _pid_alive(int(m["pid"]))):
+                    and int(m["pid"]) != os.getpid() and not pid_alive(int(m["pid"]))):
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 
