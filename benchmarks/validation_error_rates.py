@@ -110,12 +110,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="few seeds (smoke test)")
     parser.add_argument("--sizes", help="M:seeds pairs, e.g. 10000:400,100000:40")
     parser.add_argument("--null-only", action="store_true", help="calibrated case only")
+    parser.add_argument("--cases", help="comma-separated subset of the cases, e.g. "
+                        "'calibrated,nearly x1.03,dominated,bias x1'")
     parser.add_argument("--name", default="validation_error_rates", help="output file stem")
     args = parser.parse_args()
     sizes = {1000: 10, 10_000: 5} if args.quick else {1000: 200, 10_000: 100, 100_000: 15}
     if args.sizes:
         sizes = {int(m): int(n) for m, n in (pair.split(":") for pair in args.sizes.split(","))}
-    table = run(sizes, CASES[:1] if args.null_only else CASES)
+    cases = CASES[:1] if args.null_only else CASES
+    if args.cases:
+        cases = tuple(c.strip() for c in args.cases.split(","))
+        unknown = set(cases) - set(CASES)
+        if unknown:
+            parser.error(f"unknown case(s) {sorted(unknown)}; choose from {list(CASES)}")
+    table = run(sizes, cases)
     OUT.mkdir(parents=True, exist_ok=True)
     table.to_csv(OUT / f"{args.name}.csv", index=False)
     shown = table.drop(columns="seconds per dataset").round(1)

@@ -241,3 +241,66 @@ def test_pairwise_differences_say_which_model_is_better():
     nll = d[d["score"] == "nll"].iloc[0]
     assert nll["better"] == "right"
     assert set(d["better"]) <= {"right", "too small", "tie", ""}
+
+
+# --- feature ranges that only follow the uncertainty ranges (consistency first) -----------
+
+
+def _consistency_planted(m: int = 12_000, seed: int = 5, local: bool = False):
+    """uE too small by 2x for the largest third of uE; x follows log(uE) closely, so its bins
+    differ only through their mix of uE; with ``local``, x2 > 0.8 also carries a 2x error of
+    its own (x2 independent of uE)."""
+    rng = np.random.default_rng(seed)
+    u = rng.lognormal(0.0, 0.5, m)
+    e = u * rng.standard_normal(m) * np.where(u > np.quantile(u, 2 / 3), 2.0, 1.0)
+    x = np.log(u) + rng.normal(0.0, 0.05, m)
+    x2 = rng.uniform(0.0, 1.0, m)
+    if local:
+        e = np.where(x2 > 0.8, 2.0 * e, e)
+    return e, u, {"x": x, "x2": x2}
+
+
+def test_feature_ranges_explained_by_consistency_are_not_advised_separately():
+    e, u, feats = _consistency_planted()
+    res = uqval.validate(e, u, feats, seed=0, **FAST)
+    a = res.advice
+    assert ((a["stage"] == "consistency") & (a["action"] == "recalibrate_per_range")).any()
+    along_x = a[(a["stage"] == "adaptivity") & (a["variable"] == "x")]
+    assert res.stage_verdicts["adaptivity: x"] == "fail"  # the bins of x do differ
+    # ... but only through uE: no range of x is advised, one `none` row says why
+    assert set(along_x["action"]) == {"none"}
+    assert "fix consistency first" in along_x["reason"].iloc[0]
+    text = res.summary()
+    assert "follows the uncertainty ranges" in text and "isotonic" in text
+
+
+def test_a_feature_error_of_its_own_is_still_advised_beside_consistency():
+    e, u, feats = _consistency_planted(local=True)
+    res = uqval.validate(e, u, feats, seed=0, **FAST)
+    a = res.advice
+    x2 = a[(a["variable"] == "x2") & (a["action"] == "recalibrate_per_range")]
+    # the range of its own error (x2 > 0.8: 2x on top of the uE ranges) is named, and its
+    # factor for the given uncertainties is the largest along x2
+    top = x2.loc[x2["factor"].idxmax()]
+    assert 0.75 < top["low"] < 0.85 and top["high"] > 0.99 and top["factor"] > 2.0
+
+
+def test_consistency_factors_are_the_per_bin_root_mean_squares():
+    """Brute force: each row's factor is sqrt(<Z^2>) over the rows of its uE bin."""
+    from uqval.validation.advice import AdviceInputs, consistency_factors
+
+    e, u, feats = _consistency_planted(m=3000)
+    res = uqval.validate(e, u, feats, seed=0, **FAST)
+    inputs = AdviceInputs(
+        verdicts=res.verdicts, bins=res.bins, stages=res.stage_verdicts,
+        scale=(res.scale_factor.value, res.scale_factor.ci_low, res.scale_factor.ci_high),
+        reference=res.scale_factor.value, robust=res.robust_scale, tails=res.tail_shares,
+        dominant=res.dominant_rows, errors=e, uncertainties=u, features=feats,
+        uncertainty_name="uncertainty", tolerance=0.1, zms_reliable=True)
+    per_row = consistency_factors(inputs)
+    assert per_row is not None
+    table = res.bins["uncertainty"]
+    for low, high in zip(table["low"], table["high"], strict=True):
+        inside = (u >= low) & (u <= high)
+        expected = math.sqrt(float(np.mean((e[inside] / u[inside]) ** 2)))
+        np.testing.assert_allclose(per_row[inside], expected, rtol=1e-12)

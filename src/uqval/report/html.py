@@ -79,6 +79,7 @@ figure img { display: block; max-width: 100%; height: auto; margin: 6px auto 0; 
 .scroll { max-height: 460px; overflow: auto; display: inline-block; max-width: 100%;
           border-bottom: 1px solid var(--line); }
 .scroll table { margin: 0; }
+td.long { min-width: 22em; }
 .scroll th { position: sticky; top: 0; }
 dl.glossary { display: grid; grid-template-columns: max-content 1fr; gap: 6px 18px;
               font-size: 14px; }
@@ -119,6 +120,10 @@ def _badge(verdict: object) -> str:
     return f'<span class="badge {kind}">{html.escape(text)}</span>'
 
 
+LONG_CELL = 40
+"""Text cells longer than this (characters) get a minimum width (class ``long``)."""
+
+
 def _table(df: pd.DataFrame, badge_column: str | None = None, max_rows: int = 500) -> str:
     """A DataFrame as an HTML table (index dropped unless named); numbers right-aligned."""
     frame = df.reset_index() if any(name is not None for name in df.index.names) else df
@@ -134,7 +139,11 @@ def _table(df: pd.DataFrame, badge_column: str | None = None, max_rows: int = 50
                     row_class = f' class="row-{value}"'
                 continue
             text, numeric = _format(value)
-            cells.append(f'<td class="num">{text}</td>' if numeric else f"<td>{text}</td>")
+            if numeric:
+                cells.append(f'<td class="num">{text}</td>')
+            else:  # a sentence gets room to read instead of one word per line
+                cells.append(f'<td class="long">{text}</td>' if len(text) > LONG_CELL
+                             else f"<td>{text}</td>")
         rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     more = ""
     if len(frame) > max_rows:

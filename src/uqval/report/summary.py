@@ -154,6 +154,11 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
                 f"beyond chance; adjusted p = {fmt(p, 2)})."
                 + _evidence(rows, n_tests, name, alpha)]
+    explained = advice[advice["action"] == "none"]
+    advice = advice[advice["action"] != "none"]
+    if (failed["effect"] == "relevant").any() and advice.empty and not explained.empty:
+        return [f"- Across {label}: **follows the uncertainty ranges** (the bins differ beyond "
+                f"chance, adjusted p = {fmt(p, 2)}, but {explained['reason'].iloc[0]})."]
     if not (failed["effect"] == "relevant").any() or advice.empty:
         return [f"- Across {label}: **right within {_tol(result)}** (the bins differ beyond "
                 f"chance, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
@@ -163,6 +168,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
     out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
             for r, sh in zip(advice["reason"], advice["share"], strict=True)]
+    out += [f"  - Not advised separately: {r}." for r in explained["reason"]]
     return out
 
 
@@ -205,6 +211,9 @@ _ACTION_TEXT = {
 def _next_steps(result: ValidationResult) -> list[str]:
     lines = []
     for r in result.advice.itertuples(index=False):
+        if r.action == "none" and r.variable:
+            lines.append(f"- No separate action along {r.variable}: {r.reason}.")
+            continue
         if r.action == "none":
             lines.append(f"- Nothing to fix: {r.reason}; smaller miscalibrations need more data "
                          "to show.")
@@ -212,7 +221,13 @@ def _next_steps(result: ValidationResult) -> list[str]:
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
         where = f" ({r.variable})" if r.variable else ""
         lines.append(f"- {head}{where}: {r.reason}.")
-    if any(result.advice["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
+    a = result.advice
+    if ((a["stage"] == "consistency") & (a["action"] == "recalibrate_per_range")).sum() >= 2:
+        lines.append("- Several ranges of the uncertainty need different factors: a monotone "
+                     "map fitted along the uncertainty does them in one step (isotonic "
+                     "recalibration, `uqval.isotonic` or `--recalibrate isotonic`, fitted on a "
+                     "calibration set).")
+    if any(a["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
         lines.append("- Then validate again on new data.")
     if any(x == "inconclusive" for x in result.stage_verdicts.values()):
         lines.append("- Some tests are inconclusive: collect more data (more rows per bin).")

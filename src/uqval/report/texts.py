@@ -36,6 +36,16 @@ GLOSSARY: dict[str, str] = {
     "scale gives one point, here its mean excess width against its mean deficit (P004).",
     "AUUCC": "Area under the UCC; smaller is better. The gain (A_constant − A_uE)/A_constant "
     "compares the uncertainties with a band of constant width (P004 Eq. 6).",
+    "Bins tables": "One row per equal-count bin of the variable (low, high: its range in the "
+    "variable's units; n: rows). value: <Z²> of the bin with the uncertainties multiplied by "
+    "the global factor, ci_low/ci_high its 95 % BCa interval, valid: the interval contains 1; "
+    "factor, factor_low, factor_high: √<Z²> for the uncertainties as given, with its interval "
+    "(the number to multiply them by there); mean_z with mean_z_low/high: <Z> with its 95 % "
+    "interval, mean_z_valid: it contains 0.",
+    "Advice table": "One row per recommended action (advice.csv): the stage, the variable and "
+    "its range (low, high, in its units), the rows and share of rows it covers, the action "
+    "(scale, inspect_rows, correct_bias, recalibrate_per_range, none), the factor to apply and "
+    "the reason in one sentence.",
 }
 """Terms of the report's glossary and their plain-language definitions."""
 

@@ -36,7 +36,8 @@ from uqval.report.summary import fmt, fmt_range
 from uqval.validation import rules
 from uqval.validation.effects import factor_band
 
-__all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "is_dominated", "problem_ranges"]
+__all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
+           "is_dominated", "problem_ranges"]
 
 ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
                   "reason"]
@@ -180,7 +181,47 @@ def _relevant(verdicts: pd.DataFrame, stage: str, name: str, prefix: str) -> boo
     return bool(((rows["verdict"] == "fail") & (rows["effect"] == "relevant")).any())
 
 
-def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float) -> list[dict]:
+def consistency_factors(a: AdviceInputs) -> NDArray[np.float64] | None:
+    """Each row's factor for the given uncertainties in its bin of uE (sqrt(<Z^2>) over the
+    bin, without the dominant rows), or None when the consistency stage has no relevant
+    spread departure. Multiplying uE by it recalibrates per range of uE, the remedy of a
+    consistency error, to be done before judging the features (P003 Fig. 1)."""
+    name = a.uncertainty_name
+    if name not in a.bins or not _relevant(a.verdicts, "consistency", name, "LZMS"):
+        return None
+    table = a.bins[name]
+    # tie-aware bins never split a tie group: the first bin whose upper end reaches u
+    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), a.uncertainties),
+                        len(table) - 1)
+    z2 = np.square(a.errors / a.uncertainties)
+    keep = np.ones(z2.size, dtype=bool)
+    keep[a.dominant] = False
+    counts = np.bincount(labels[keep], minlength=len(table))
+    sums = np.bincount(labels[keep], weights=z2[keep], minlength=len(table))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        factor = np.sqrt(sums / counts)
+    # a bin left empty by the dominant rows keeps the given uncertainties
+    factor = np.where(np.isfinite(factor) & (factor > 0), factor, 1.0)
+    return np.asarray(factor[labels], dtype=np.float64)
+
+
+def _explained_by_consistency(a: AdviceInputs, name: str, low: float, high: float,
+                              per_row: NDArray[np.float64], band: tuple[float, float]) -> bool:
+    """Is a feature range right within the band once uE is recalibrated per range of uE?"""
+    x = a.features[name]
+    keep = (x >= low) & (x <= high)
+    keep[a.dominant] = False
+    if keep.sum() < rules.MIN_BIN_COUNT:
+        return False
+    z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
+    return band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]
+
+
+def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float,
+                per_row: NDArray[np.float64] | None = None) -> list[dict]:
+    """Advice rows along one variable. ``per_row``: the consistency factors
+    (:func:`consistency_factors`); a feature range that they bring within the band is not
+    advised on its own (one ``none`` row says so): fixing consistency fixes it."""
     table = a.bins[name]
     span = float(table["high"].max() - table["low"].min())
     band = factor_band(a.tolerance)
@@ -193,6 +234,18 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         ranges = [r for r in problem_ranges(table, simultaneous=True)
                   if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
                   and r["n"] >= MIN_RANGE_SHARE * m]
+        if per_row is not None and stage == "adaptivity":
+            explained = [r for r in ranges
+                         if _explained_by_consistency(a, name, r["low"], r["high"], per_row, band)]
+            ranges = [r for r in ranges if r not in explained]
+            if explained:
+                n = sum(r["n"] for r in explained)
+                out.append(_row(stage, "none", (
+                    f"{len(explained)} range(s) of {name} ({fmt(100 * n / m, 2)} % of the rows) "
+                    "depart only as much as their mix of uncertainties explains: once the "
+                    "uncertainties are recalibrated per range of uncertainty (consistency), "
+                    f"they are right within ±{fmt(100 * a.tolerance, 2)} %; fix consistency "
+                    "first, then validate again"), variable=name, rows=n, m=m))
         for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):
             given = math.sqrt(r["mean"]) * a.reference  # the bins use uE·reference
@@ -249,9 +302,10 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     conditional: Sequence[tuple[str, str]] = [("consistency", a.uncertainty_name)] + [
         ("adaptivity", name) for name in a.features
     ]
+    per_row = consistency_factors(a)
     for stage, name in conditional:
         if name in a.bins:
-            rows += _range_rows(a, stage, name, m, global_factor)
+            rows += _range_rows(a, stage, name, m, global_factor, per_row)
     if not rows:
         rows.append(_row("average", "none", (
             f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "

@@ -565,7 +565,7 @@ def validate(
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
-        warnings=tuple(rules.input_warnings(e, scale.value)),
+        warnings=tuple(rules.input_warnings(e, reference)),
     )
     if rule == "paper":
         return result

@@ -167,7 +167,10 @@ def verdict(adjusted_p: float, alpha: float, inconclusive: bool) -> str:
 
 
 def input_warnings(errors: NDArray[np.float64], scale: float) -> list[str]:
-    """Warnings for an error column that may not hold errors (module docstring, "Guards")."""
+    """Warnings for an error column that may not hold errors (module docstring, "Guards").
+
+    ``scale`` is the global factor the conditional stages use: sqrt(ZMS), or the robust
+    factor when a few rows decide sqrt(ZMS) (those rows get their own advice instead)."""
     out = []
     sd = float(np.std(errors, ddof=1))
     ratio = abs(float(np.mean(errors))) / sd if sd > 0 else float("inf")
