@@ -29,7 +29,7 @@ from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
-from uqval.report.summary import fmt
+from uqval.report.summary import fmt, fmt_interval
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.comparison import ModelComparison
@@ -89,8 +89,8 @@ def summary_markdown(result: ModelComparison) -> str:
         lines += ["", "## Each model's validation", ""]
         for name, res in result.validations.items():
             s = res.scale_factor
-            lines.append(f"- **{name}**: scale factor {fmt(s.value)} [{fmt(s.ci_low)}, "
-                         f"{fmt(s.ci_high)}]; {_stage_text(res.stage_verdicts)}.")
+            lines.append(f"- **{name}**: scale factor {fmt_interval(s.value, s.ci_low, s.ci_high)}"
+                         f"; {_stage_text(res.stage_verdicts)}.")
     lines += ["", "## Significant differences", ""]
     diff = result.differences.reset_index()
     for (a, b), group in diff.groupby(["model_a", "model_b"], sort=False):

@@ -36,6 +36,20 @@ def fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}g}"
 
 
+def fmt_interval(value: float, low: float, high: float) -> str:
+    """"value [low, high]" with 3 significant digits, or more (up to 6) until the three
+    numbers read apart: a narrow interval never prints as "1.03 [1.03, 1.03]".
+
+    >>> fmt_interval(1.0312, 1.0251, 1.0374), fmt_interval(1.4, 1.31, 1.5)
+    ('1.031 [1.025, 1.037]', '1.40 [1.31, 1.50]')
+    """
+    for digits in range(3, 7):
+        texts = [fmt(value, digits), fmt(low, digits), fmt(high, digits)]
+        if len(set(texts)) == 3 or not (low < value < high):
+            break
+    return f"{texts[0]} [{texts[1]}, {texts[2]}]"
+
+
 def fmt_range(low: float, high: float, span: float) -> str:
     """"low to high" with the decimals that give 3 significant digits of ``span`` (the
     variable's whole range), so both ends read alike: 0.00 to 0.80, 250 to 267."""
@@ -73,7 +87,7 @@ def _average(result: ValidationResult) -> list[str]:
     s = result.scale_factor
     zms = v[(v["stage"] == "average") & (v["statistic"] == "ZMS")].iloc[0]
     mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")].iloc[0]
-    interval = f"{fmt(s.value)} [{fmt(s.ci_low)}, {fmt(s.ci_high)}]"
+    interval = fmt_interval(s.value, s.ci_low, s.ci_high)
     lines = ["## On average", ""]
     data = _advice(result, "data")
     if not data.empty:

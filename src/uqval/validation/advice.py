@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from uqval.calibration.robust_scale import RobustScale, TailShares
-from uqval.report.summary import fmt, fmt_range
+from uqval.report.summary import fmt, fmt_interval, fmt_range
 from uqval.validation import rules
 from uqval.validation.effects import factor_band
 
@@ -156,13 +156,13 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             out.append(_row("average", "scale", (
                 f"without the dominant rows' pull, the uncertainties are too "
                 f"{'small' if r.value > 1 else 'large'} on average by the robust factor "
-                f"{fmt(r.value)} [{fmt(r.ci_low)}, {fmt(r.ci_high)}] (median of means); "
+                f"{fmt_interval(r.value, r.ci_low, r.ci_high)} (median of means); "
                 f"sqrt(ZMS) = {fmt(value)} is decided by a few rows"), rows=m, m=m,
                 factor=r.value))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
             f"the uncertainties are too {'small' if value > 1 else 'large'} on average: scale "
-            f"factor {fmt(value)} [{fmt(low)}, {fmt(high)}], beyond the ±"
+            f"factor {fmt_interval(value, low, high)}, beyond the ±"
             f"{fmt(100 * a.tolerance, 2)} % tolerance"), rows=m, m=m, factor=value))
     if mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
