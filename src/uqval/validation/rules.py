@@ -58,6 +58,10 @@ Advice (:mod:`uqval.validation.advice`)
     (<Z> on average or in ranges of a variable: the predictions are offset, the uncertainties
     are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose <Z^2> interval
     excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows).
+    When the consistency stage has a relevant spread departure, a feature range is first
+    re-judged with every row's uncertainty multiplied by its uE bin's factor
+    (:func:`uqval.validation.advice.consistency_factors`); a range then right within the
+    band is not advised (one ``none`` row for the variable: fix consistency first).
 
 Guards
     Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a
