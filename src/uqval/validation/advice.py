@@ -217,6 +217,16 @@ def _explained_by_consistency(a: AdviceInputs, name: str, low: float, high: floa
     return band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]
 
 
+def _wide_enough(a: AdviceInputs, r: dict, m: int) -> bool:
+    """A range is advised when it covers at least :data:`MIN_RANGE_SHARE` of the rows and,
+    when the screening finds Z^2 heavy-tailed (mean-square intervals unreliable), at least
+    two adjacent bins: one bin's interval then under-covers (P003 Sect. III.B.1) and a lone
+    flagged bin is weak evidence; it stays in the bins table."""
+    if r["n"] < MIN_RANGE_SHARE * m:
+        return False
+    return a.zms_reliable or r["last"] > r["first"]
+
+
 def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float,
                 per_row: NDArray[np.float64] | None = None) -> list[dict]:
     """Advice rows along one variable. ``per_row``: the consistency factors
@@ -233,7 +243,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         # factor advised (1 when none), lies outside the band
         ranges = [r for r in problem_ranges(table, simultaneous=True)
                   if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
-                  and r["n"] >= MIN_RANGE_SHARE * m]
+                  and _wide_enough(a, r, m)]
         if per_row is not None and stage == "adaptivity":
             explained = [r for r in ranges
                          if _explained_by_consistency(a, name, r["low"], r["high"], per_row, band)]
@@ -274,7 +284,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     if bias:
         ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0,
                                             simultaneous=True)
-                  if abs(r["mean"]) > a.tolerance and r["n"] >= MIN_RANGE_SHARE * m]
+                  if abs(r["mean"]) > a.tolerance and _wide_enough(a, r, m)]
         spread_text = "" if spread else "spread right; "
         for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):

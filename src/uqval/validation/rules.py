@@ -57,7 +57,9 @@ Advice (:mod:`uqval.validation.advice`)
     The actions follow the relevant effects: ``scale`` (global factor), ``correct_bias``
     (<Z> on average or in ranges of a variable: the predictions are offset, the uncertainties
     are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose <Z^2> interval
-    excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows).
+    excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows,
+    and at least two adjacent bins when the heavy-tail screening finds mean-square intervals
+    unreliable).
     When the consistency stage has a relevant spread departure, a feature range is first
     re-judged with every row's uncertainty multiplied by its uE bin's factor
     (:func:`uqval.validation.advice.consistency_factors`); a range then right within the
