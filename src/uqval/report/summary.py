@@ -44,6 +44,8 @@ def fmt_range(low: float, high: float, span: float) -> str:
     if not (math.isfinite(span) and span > 0) or max(abs(low), abs(high)) >= 1e5:
         return f"{fmt(low)} to {fmt(high)}"
     decimals = max(0, 2 - math.floor(math.log10(span)))
+    if decimals > 9:  # a tiny unit (1e-300): exponent notation
+        return f"{fmt(low)} to {fmt(high)}"
 
     def end(x: float, decimals: int) -> str:
         text = f"{x:.{decimals}f}"
@@ -140,8 +142,13 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]]
     if rows.empty:
         return []
-    table = result.bins[name]
     label = "the uncertainty itself" if stage == "consistency" else f"`{name}`"
+    if name not in result.bins:  # the variable cannot be binned (validation/degenerate.py)
+        reason = str(result.parameters.get("not_testable", {}).get(name, rows["note"].iloc[0]))
+        other = ("the average and the features are still tested" if stage == "consistency"
+                 else "the other stages are still tested")
+        return [f"- Across {label}: **not testable**: {reason}; {other}."]
+    table = result.bins[name]
     p = rows["p_adjusted"].min()
     alpha = float(result.parameters["alpha"])
     n_tests = int(v[(v["stage"] == stage) & v["scaled"]]["feature"].nunique())
