@@ -363,6 +363,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             message = message.replace(f"models[{name!r}]: uncertainties",
                                       f"model {name!r}: column {unc_col!r}")
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
+        message = re.sub(r"models\[('[^']*')\]", r"model \1", message)
         if re.search(r"\brows? \d", message):
             message += ROWS_NOTE
         raise DataError(f"{args.file}: {message}") from None

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from uqval.report.markdown import md_code, md_text
+
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.validation.engine import ValidationResult
 
@@ -80,7 +82,8 @@ def _average(result: ValidationResult) -> list[str]:
     data = _advice(result, "data")
     if not data.empty:
         r = result.robust_scale
-        lines.append(f"- **A few rows decide the average**: {data['reason'].iloc[0]}. With all "
+        lines.append(f"- **A few rows decide the average**: {md_text(data['reason'].iloc[0])}. "
+                     "With all "
                      f"rows the scale factor sqrt(ZMS) is {interval}; the robust factor (median "
                      f"of means, which those rows cannot move) is {fmt(r.value)} "
                      f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]." if r else "")
@@ -132,7 +135,7 @@ def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
     raw = float(rows["p_value"].min())
     adjusted = float(rows["p_adjusted"].min())
     if raw <= alpha < adjusted:
-        return (f" Weak evidence along {name}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
+        return (f" Weak evidence along {md_code(name)}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
                 f"testing {n_tests} variable(s) of this stage.")
     return ""
 
@@ -142,12 +145,12 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]]
     if rows.empty:
         return []
-    label = "the uncertainty itself" if stage == "consistency" else f"`{name}`"
+    label = "the uncertainty itself" if stage == "consistency" else md_code(name)
     if name not in result.bins:  # the variable cannot be binned (validation/degenerate.py)
         reason = str(result.parameters.get("not_testable", {}).get(name, rows["note"].iloc[0]))
         other = ("the average and the features are still tested" if stage == "consistency"
                  else "the other stages are still tested")
-        return [f"- Across {label}: **not testable**: {reason}; {other}."]
+        return [f"- Across {label}: **not testable**: {md_text(reason)}; {other}."]
     table = result.bins[name]
     p = rows["p_adjusted"].min()
     alpha = float(result.parameters["alpha"])
@@ -156,7 +159,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     advice = _advice(result, stage, name)
     if failed.empty:
         if (rows["verdict"] == "inconclusive").any():
-            note = rows["note"].iloc[0].split("; ")[-1]
+            note = md_text(rows["note"].iloc[0].split("; ")[-1])
             return [f"- Across {label}: **inconclusive** ({note})."]
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
                 f"beyond chance; adjusted p = {fmt(p, 2)})."
@@ -168,7 +171,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     spread = (failed["statistic"].str.startswith("LZMS") & (failed["effect"] == "relevant")).any()
     what = "the bins differ beyond chance" if spread else "spread right, but biased"
     out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
-    out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
+    out += [f"  - {md_text(r)} ({fmt(100 * sh, 2)} % of the rows)."
             for r, sh in zip(advice["reason"], advice["share"], strict=True)]
     return out
 
@@ -213,12 +216,12 @@ def _next_steps(result: ValidationResult) -> list[str]:
     lines = []
     for r in result.advice.itertuples(index=False):
         if r.action == "none":
-            lines.append(f"- Nothing to fix: {r.reason}; smaller miscalibrations need more data "
+            lines.append(f"- Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need more data "
                          "to show.")
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
-        where = f" ({r.variable})" if r.variable else ""
-        lines.append(f"- {head}{where}: {r.reason}.")
+        where = f" ({md_code(r.variable)})" if r.variable else ""
+        lines.append(f"- {head}{where}: {md_text(r.reason)}.")
     if any(result.advice["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
         lines.append("- Then validate again on new data.")
     if any(x == "inconclusive" for x in result.stage_verdicts.values()):
@@ -247,14 +250,14 @@ def summary_markdown(result: ValidationResult) -> str:
                                                     result.warnings), ""]
     if result.parameters.get("recalibration"):
         head += [f"**The uncertainties validated here are not the given ones**: they were "
-                 f"{result.parameters['recalibration']}. Each point's uncertainty comes from "
+                 f"{md_text(result.parameters['recalibration'])}. Each point's uncertainty comes from "
                  "a fit on the other folds, so the verdicts below are honest estimates of "
                  "how the recalibration will do on new data.", ""]
     if result.parameters["rule"] == "paper":
         v = result.verdicts
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
         for _, r in v.iterrows():
-            where = f" along {r['feature']}" if r["feature"] else ""
+            where = f" along {md_code(r['feature'])}" if r["feature"] else ""
             lines.append(f"- {r['stage']}{where}: {r['statistic']} = {fmt(r['value'])} "
                          f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] → **{r['verdict']}**")
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "

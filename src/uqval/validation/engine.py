@@ -513,6 +513,8 @@ def validate(
     if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
     seed = seed_value(seed)
+    if isinstance(seed, np.random.SeedSequence):  # recorded as the int every stream comes from
+        seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
     say = progress or (lambda _: None)
     inputs = clean_inputs(errors, uncertainties, features, data=data, variance=variance,
                           drop_invalid=drop_invalid, uncertainty_name=uncertainty_name)

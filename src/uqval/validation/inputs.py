@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.tables import printable
 from uqval._internal.checks import MAX_LISTED_ROWS, aligned, first_rows, refuse_masked
+from uqval._internal.tables import printable
 from uqval.validation.degenerate import z_overflow_message, z_square_overflow
 
 __all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
