@@ -389,12 +389,21 @@ def test_missing_local_file_is_named(local_user):
 
 @pytest.mark.parametrize(
     "value, expected",
-    [(None, None), ("", None), ("a", ["a"]), ("a, b,a", ["a", "b"]), (["x", 7], ["x", "7"]), ([], None)],
+    [(None, None), ("a", ["a"]), ("a, b,a", ["a", "b"]), (["x", 7], ["x", "7"])],
 )
 def test_datasets_key_accepts_lists_and_comma_separated_text(value, expected):
     from uqval.pipeline.workflow_config import selected_datasets
 
     assert selected_datasets(value) == expected
+
+
+@pytest.mark.parametrize("value", ["", " , ", [], [""]])
+def test_an_empty_datasets_selection_is_refused(value):
+    from uqval._internal.errors import ConfigError
+    from uqval.pipeline.workflow_config import selected_datasets
+
+    with pytest.raises(ConfigError, match="the selection is empty"):
+        selected_datasets(value)
 
 
 def test_simref_counts_keep_the_papers_below_the_large_set_size():
