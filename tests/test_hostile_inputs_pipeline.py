@@ -198,3 +198,191 @@ def test_too_few_rows_are_refused_after_preparation_with_the_minimum(make_family
         check_enough_rows(prepared)
     raw, ddir = make_family({"T/a.csv": rows_csv(MIN_PREPARED_ROWS)}, [entry("d1")])
     check_enough_rows(prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("d1"), raw))
+
+
+# --- the Jacobs archive in one command ---------------------------------------------------------
+
+import shutil  # noqa: E402
+import zipfile  # noqa: E402
+
+from uqval.pipeline import jacobs  # noqa: E402
+from uqval.pipeline.fetch import fetch_file  # noqa: E402
+from uqval.pipeline.registry import lock_path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "config" / "datasets" / "JAC2024.yaml"
+NAMES = ("residuals_leaveout.csv", "model_errors_leaveout_calibrated.csv")
+
+
+def jacobs_folders() -> list[str]:
+    doc = yaml.safe_load(SHIPPED.read_text())
+    return sorted({f["path"].split("/")[1] for f in doc["files"]})
+
+
+def archive_files(seed: int = 0) -> dict[str, bytes]:
+    """The deposit's files, ``<folder>/<file>`` -> bytes (single-column CSVs with a header)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for folder in jacobs_folders():
+        u = rng.uniform(0.2, 1.0, 80)
+        out[f"{folder}/{NAMES[0]}"] = ("residuals\n" + "".join(
+            f"{x:.6f}\n" for x in u * rng.standard_normal(80))).encode()
+        out[f"{folder}/{NAMES[1]}"] = ("model_errors\n" + "".join(
+            f"{x:.6f}\n" for x in u)).encode()
+    return out
+
+
+def make_zip(path: Path, files: dict[str, bytes], prefix: str = "deposit/",
+             extra: dict[str, bytes] | None = None) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(prefix + name, data)
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return path
+
+
+@pytest.fixture
+def family_dir(tmp_path) -> Path:
+    ddir = tmp_path / "datasets"
+    ddir.mkdir()
+    shutil.copy(SHIPPED, ddir / "JAC2024.yaml")
+    return ddir
+
+
+def test_the_shipped_family_expects_33_folders_of_two_files():
+    layout = jacobs.expected_layout(SHIPPED)
+    assert len(layout.folders) == 33 and len(layout.files) == 66
+    assert all(len([f for f in layout.files.values() if f.startswith(d + "/")]) == 2
+               for d in layout.folders)
+
+
+def test_a_zip_archive_is_installed_pinned_enabled_and_verified(tmp_path, family_dir):
+    files = archive_files()
+    archive = make_zip(tmp_path / "figshare.zip", files, extra={"deposit/README.txt": b"x"})
+    mirror = tmp_path / "mirror"
+    lock = jacobs.install_archive(archive, family_dir / "JAC2024.yaml", mirror)
+    assert lock == lock_path(family_dir / "JAC2024.yaml") == family_dir / "JAC2024.lock"
+    recorded = yaml.safe_load(lock.read_text())
+    assert recorded["enabled"] is True and len(recorded["files"]) == 66
+    for inner, data in files.items():
+        rel = f"JAC2024/{inner}"
+        assert recorded["files"][rel] == hashlib.sha256(data).hexdigest()
+        assert (mirror / rel).read_bytes() == data
+    assert recorded["archive"]["sha256"] == hashlib.sha256(archive.read_bytes()).hexdigest()
+    registry = load_registry(family_dir, DATASET_SCHEMA)
+    spec = registry.get("JAC2024_concrete")
+    assert spec.enabled and "JAC2024_concrete" in registry.enabled_ids()
+    entry = registry.files["JAC2024/concrete/residuals_leaveout.csv"]
+    assert entry.sha256 == recorded["files"][entry.path] and entry.mirror == str(mirror)
+    raw = tmp_path / "raw"
+    for rel in spec.source_files:  # the fetch rule: from the lock's mirror, verified
+        fetch_file(registry.files[rel], raw / rel, mirrors=[], data_root=raw)
+    prepared = prepare_dataset(spec, raw)
+    assert prepared.report["M"] == 80
+    # a file changed later is refused by the next preparation and by the next fetch
+    (raw / spec.source_files[0]).write_bytes(files[f"concrete/{NAMES[0]}"] + b"0.5\n")
+    with pytest.raises(DataError, match="no longer matches the SHA-256 pinned"):
+        prepare_dataset(spec, raw)
+    (mirror / spec.source_files[0]).write_bytes(b"residuals\n1.0\n")
+    (raw / spec.source_files[0]).unlink()
+    with pytest.raises(Exception, match="checksum mismatch"):
+        fetch_file(registry.files[spec.source_files[0]], raw / spec.source_files[0],
+                   data_root=raw)
+
+
+def test_a_folder_archive_without_wrapping_folder_is_installed(tmp_path, family_dir):
+    files = archive_files(1)
+    folder = tmp_path / "unpacked"
+    for inner, data in files.items():
+        (folder / inner).parent.mkdir(parents=True, exist_ok=True)
+        (folder / inner).write_bytes(data)
+    code = jacobs.main([str(folder), "--family-file", str(family_dir / "JAC2024.yaml"),
+                        "--mirror", str(tmp_path / "mirror")])
+    assert code == 0
+    assert len(yaml.safe_load((family_dir / "JAC2024.lock").read_text())["files"]) == 66
+
+
+def test_a_symlink_in_a_folder_archive_is_refused(tmp_path, family_dir):
+    folder = tmp_path / "unpacked"
+    for inner, data in archive_files().items():
+        (folder / inner).parent.mkdir(parents=True, exist_ok=True)
+        (folder / inner).write_bytes(data)
+    secret = tmp_path / "secret.csv"
+    secret.write_text(SECRET)
+    target = folder / "concrete" / NAMES[0]
+    target.unlink()
+    target.symlink_to(secret)
+    with pytest.raises(DataError, match="a symbolic link or not a regular file"):
+        jacobs.install_archive(folder, family_dir / "JAC2024.yaml", tmp_path / "mirror")
+    assert not (family_dir / "JAC2024.lock").exists()
+
+
+def test_a_missing_folder_or_file_is_listed_and_nothing_written(tmp_path, family_dir, capsys):
+    files = archive_files()
+    del files[f"concrete/{NAMES[0]}"], files[f"concrete/{NAMES[1]}"]
+    del files[f"heusler/{NAMES[1]}"]
+    archive = make_zip(tmp_path / "partial.zip", files)
+    code = jacobs.main([str(archive), "--family-file", str(family_dir / "JAC2024.yaml"),
+                        "--mirror", str(tmp_path / "mirror")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "(33 folders, 66 files; 3 not found under 'deposit/')" in err
+    assert "1 folder(s) missing: concrete" in err
+    assert f"file(s) missing: heusler/{NAMES[1]}" in err and "nothing was written" in err
+    assert not (tmp_path / "mirror").exists() and not (family_dir / "JAC2024.lock").exists()
+
+
+def test_zip_member_names_cannot_escape_and_stay_unread(tmp_path, family_dir):
+    files = archive_files()
+    evil = {"../escape.csv": b"x", "/abs.csv": b"x", "deposit\\win.csv": b"x",
+            f"../{'concrete'}/{NAMES[0]}": b"residuals\n9\n"}
+    archive = make_zip(tmp_path / "evil.zip", files, extra=evil)
+    mirror = tmp_path / "work" / "mirror"
+    jacobs.install_archive(archive, family_dir / "JAC2024.yaml", mirror)
+    assert not (tmp_path / "work" / "escape.csv").exists()
+    assert not (tmp_path / "escape.csv").exists() and not Path("/abs.csv").exists()
+    assert (mirror / "JAC2024" / "concrete" / NAMES[0]).read_bytes() == \
+        files[f"concrete/{NAMES[0]}"]
+    written = sorted(p.relative_to(mirror).as_posix() for p in mirror.rglob("*") if p.is_file())
+    assert written == sorted(f"JAC2024/{n}" for n in files)
+
+
+def test_oversized_and_symlinked_zip_members_are_refused(tmp_path, family_dir, monkeypatch):
+    files = archive_files()
+    monkeypatch.setattr(jacobs, "MAX_FILE_BYTES", 4096)
+    big = dict(files)
+    big[f"concrete/{NAMES[0]}"] = b"residuals\n" + b"0\n" * 100_000  # 200 kB, compresses well
+    archive = make_zip(tmp_path / "big.zip", big)
+    with pytest.raises(DataError, match="more than the 4096 allowed for one file"):
+        jacobs.install_archive(archive, family_dir / "JAC2024.yaml", tmp_path / "mirror")
+    monkeypatch.setattr(jacobs, "MAX_FILE_BYTES", 512 << 20)
+    linked = tmp_path / "link.zip"
+    with zipfile.ZipFile(linked, "w") as zf:
+        for name, data in files.items():
+            info = zipfile.ZipInfo("deposit/" + name)
+            if name == f"concrete/{NAMES[0]}":
+                info.external_attr = (0o120777 << 16)  # a symbolic link to /etc/passwd
+                data = b"/etc/passwd"
+            zf.writestr(info, data)
+    with pytest.raises(DataError, match="a symbolic link inside the zip file"):
+        jacobs.install_archive(linked, family_dir / "JAC2024.yaml", tmp_path / "mirror")
+    assert not (family_dir / "JAC2024.lock").exists()
+
+
+def test_a_lock_that_contradicts_a_pin_or_is_malformed_is_refused(tmp_path, family_dir):
+    archive = make_zip(tmp_path / "a.zip", archive_files())
+    lock = jacobs.install_archive(archive, family_dir / "JAC2024.yaml", tmp_path / "mirror")
+    doc = yaml.safe_load((family_dir / "JAC2024.yaml").read_text())
+    doc["files"][0]["sha256"] = "0" * 64
+    (family_dir / "JAC2024.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(ConfigError, match="in the lock file but 0{64} in JAC2024.yaml"):
+        load_registry(family_dir, DATASET_SCHEMA)
+    shutil.copy(SHIPPED, family_dir / "JAC2024.yaml")
+    recorded = yaml.safe_load(lock.read_text())
+    recorded["files"]["JAC2024/concrete/residuals_leaveout.csv"] = "abc"
+    lock.write_text(yaml.safe_dump(recorded))
+    with pytest.raises(ConfigError, match="is not 64 hex digits"):
+        load_registry(family_dir, DATASET_SCHEMA)
+    lock.unlink()
+    assert not load_registry(family_dir, DATASET_SCHEMA).get("JAC2024_concrete").enabled

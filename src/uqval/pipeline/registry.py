@@ -53,6 +53,7 @@ from uqval.pipeline.workflow_config import deep_merge
 __all__ = [
     "MAX_ID_LENGTH",
     "LOCAL_SUFFIXES",
+    "LOCK_SUFFIX",
     "MAX_YAML_BYTES",
     "RESERVED_FEATURES",
     "RESERVED_IDS",
@@ -62,10 +63,12 @@ __all__ = [
     "check_dataset_id",
     "check_feature_name",
     "check_key_value_pattern",
+    "apply_lock",
     "check_relative_path",
     "load_family",
     "load_registry",
     "load_yaml",
+    "lock_path",
     "resolve_local",
     "resolve_under",
 ]
@@ -273,6 +276,51 @@ def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local
     return target
 
 
+LOCK_SUFFIX = ".lock"
+"""Suffix of a family's lock file (``JAC2024.lock`` beside ``JAC2024.yaml``), written by
+``python -m uqval.pipeline.jacobs``: SHA-256 pins, the mirror folder and ``enabled``."""
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def lock_path(family_file: str | Path) -> Path:
+    """The lock file beside a family file: ``JAC2024.yaml`` -> ``JAC2024.lock``."""
+    return Path(family_file).with_suffix(LOCK_SUFFIX)
+
+
+def apply_lock(path: Path, doc: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The family document ``doc`` of ``path`` with the pins and ``enabled`` of its lock file
+    (if any), and the lock's mirror folder (None without lock). ConfigError for a lock that is
+    not a regular file, names another family, lists an unknown file or a malformed digest, or
+    contradicts a digest pinned in the YAML."""
+    lock_file = lock_path(path)
+    if not lock_file.exists() and not lock_file.is_symlink():
+        return doc, None
+    if lock_file.is_symlink():
+        raise ConfigError(f"{lock_file}: a symbolic link; refused (write the lock file with "
+                          "`python -m uqval.pipeline.jacobs`)")
+    lock = load_yaml(lock_file)
+    if not isinstance(lock, dict) or lock.get("family") != doc.get("family") or not isinstance(
+            lock.get("files"), dict):
+        raise ConfigError(f"{lock_file}: not a lock file of family '{doc.get('family')}' "
+                          "(rewrite it with `python -m uqval.pipeline.jacobs ARCHIVE`)")
+    files = [dict(f) for f in doc.get("files", [])]
+    known = {f.get("path"): f for f in files}
+    for rel, digest in lock["files"].items():
+        if rel not in known:
+            raise ConfigError(f"{lock_file}: file '{_short(rel, 120)}' is not listed in {path.name}")
+        if not isinstance(digest, str) or not _HEX64.match(digest):
+            raise ConfigError(f"{lock_file}: the SHA-256 of '{_short(rel, 120)}' is not 64 hex "
+                              "digits")
+        pinned = known[rel].get("sha256")
+        if pinned is not None and pinned != digest:
+            raise ConfigError(f"{lock_file}: '{_short(rel, 120)}' has SHA-256 {digest} in the lock "
+                              f"file but {pinned} in {path.name}; one of them is wrong")
+        known[rel]["sha256"] = digest
+    mirror = lock.get("mirror")
+    return ({**doc, "files": files, "enabled": bool(lock.get("enabled", True))},
+            str(mirror) if isinstance(mirror, str) else None)
+
+
 def _path_key(rel: str) -> str:
     """Comparison key of a registered path: normalised and case-folded, so two spellings of
     one file on a case-insensitive file system count as duplicates."""
@@ -356,6 +404,8 @@ class RegisteredFile:
     sha256: str | None
     url: str | None
     family: str
+    mirror: str | None = None
+    """A mirror folder holding the file (from the family's lock file), tried first."""
 
 
 @dataclass(frozen=True)
@@ -452,6 +502,7 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
         kind = type(doc).__name__ if not isinstance(doc, dict) else "mapping without them"
         raise ConfigError(f"{path}: not a dataset family file (it needs the keys 'family' and "
                           f"'datasets'; found a {kind}); its content is not shown")
+    doc, mirror = apply_lock(path, doc)
     # Unsafe paths first, with the reason in words (the schema pattern says the same in regex).
     listed = doc.get("files") if isinstance(doc, dict) else None
     for i, f in enumerate(listed if isinstance(listed, list) else []):
@@ -476,7 +527,8 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
         if key in keys:
             raise ConfigError(f"{path}: files[{i}].path '{rel}' is listed twice (as '{keys[key]}')")
         keys[key] = rel
-        files.append(RegisteredFile(path=rel, sha256=f["sha256"], url=f.get("url"), family=family))
+        files.append(RegisteredFile(path=rel, sha256=f["sha256"], url=f.get("url"), family=family,
+                                    mirror=mirror))
     known_paths = {f.path for f in files} | set(local)
     pins = {f.path: f.sha256 for f in files}
     defaults = doc.get("defaults", {})
