@@ -135,7 +135,7 @@ def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
     raw = float(rows["p_value"].min())
     adjusted = float(rows["p_adjusted"].min())
     if raw <= alpha < adjusted:
-        return (f" Weak evidence along {md_code(name)}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
+        return (f" Weak evidence along {md_text(name)}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
                 f"testing {n_tests} variable(s) of this stage.")
     return ""
 
@@ -220,7 +220,7 @@ def _next_steps(result: ValidationResult) -> list[str]:
                          "to show.")
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
-        where = f" ({md_code(r.variable)})" if r.variable else ""
+        where = f" ({md_text(r.variable)})" if r.variable else ""
         lines.append(f"- {head}{where}: {md_text(r.reason)}.")
     if any(result.advice["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
         lines.append("- Then validate again on new data.")
@@ -257,7 +257,7 @@ def summary_markdown(result: ValidationResult) -> str:
         v = result.verdicts
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
         for _, r in v.iterrows():
-            where = f" along {md_code(r['feature'])}" if r["feature"] else ""
+            where = f" along {md_text(r['feature'])}" if r["feature"] else ""
             lines.append(f"- {r['stage']}{where}: {r['statistic']} = {fmt(r['value'])} "
                          f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] → **{r['verdict']}**")
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "
