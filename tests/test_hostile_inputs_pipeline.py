@@ -386,3 +386,27 @@ def test_a_lock_that_contradicts_a_pin_or_is_malformed_is_refused(tmp_path, fami
         load_registry(family_dir, DATASET_SCHEMA)
     lock.unlink()
     assert not load_registry(family_dir, DATASET_SCHEMA).get("JAC2024_concrete").enabled
+
+
+# --- one uncertainty for every row in the simulated-reference stage (simref_set) -------------
+
+
+def test_simref_statistics_comparing_uncertainties_are_not_testable_on_a_constant_u():
+    from uqval import simref
+
+    rng = np.random.default_rng(0)
+    e, u = 0.7 * rng.standard_normal(400), np.full(400, 0.7)
+    stats = [simref.as_statistic(s, 20) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
+    refs = {"N": simref.simulated_references(u, stats, "normal", 50, 1),
+            "T": simref.simulated_references(u, stats, ("t", 6), 50, 2)}
+    out = {}
+    for i, stat in enumerate(stats):
+        v = simref.validate_statistic(e, u, stat, n_boot=100, n_mc=50, seed=3, all_schemes=True,
+                                      references={k: r[i] for k, r in refs.items()})
+        out[stat.name] = v
+        assert v.as_row()["verdict"] == v.verdict
+    assert out["ZMS"].verdict in ("validated", "not validated")
+    assert out["ZMS"].estimate == pytest.approx(np.mean((e / u) ** 2), rel=1e-12)
+    for name in ("CC", "ENCE", "ZMSE"):
+        assert out[name].verdict == "not testable"
+        assert "one uncertainty value (0.7) in every row" in out[name].reason
