@@ -2,7 +2,10 @@
 the pipeline (trailing separators, extra fields, compression bombs, binary data, separators of
 compressed files, duplicate header names), one output writer (an output folder holding the
 input, colliding file names, read-only folders, all-or-nothing saves), untrusted text kept as
-text in CSV files and on the terminal, and option bounds."""
+text in CSV files, Markdown and on the terminal, option bounds, degenerate inputs (one
+uncertainty value, all-zero errors, extreme scales, near-constant features, too few rows)
+and library inputs (Series labels, masked arrays, seeds, row numbers). The pipeline's probes
+are in test_hostile_inputs_pipeline.py."""
 
 from __future__ import annotations
 
