@@ -321,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(layout.folders)} Jacobs sets ({len(layout.files)} files) verified and copied "
           f"to {args.mirror.resolve()}; SHA-256 pinned in {lock}; family {FAMILY} enabled.")
     print("Every run verifies the files against the lock file; e.g. "
-          "`snakemake --cores 2 heavytails`.")
+          "`snakemake --cores 2 all`.")
     return 0
 
 
