@@ -404,6 +404,15 @@ def test_an_empty_datasets_selection_is_refused(value):
 
     with pytest.raises(ConfigError, match="the selection is empty"):
         selected_datasets(value)
+    with pytest.raises(ConfigError, match="the selection is empty"):  # --config datasets=
+        selected_datasets(None, explicit=True)
+
+
+def test_an_empty_datasets_option_stops_the_run_with_one_message(project):
+    proj, _ = project
+    res = run(proj, "-n", "--config", "datasets=")
+    assert res.returncode != 0 and "Traceback" not in res.stdout
+    assert "datasets: the selection is empty" in res.stdout
 
 
 def test_simref_counts_keep_the_papers_below_the_large_set_size():
