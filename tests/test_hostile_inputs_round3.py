@@ -848,3 +848,15 @@ def test_pipeline_dataset_table_is_formula_safe(tmp_path):
     table = summarize_reports([path])
     assert table.loc[0, "title"].startswith("'=") and table.loc[0, "units"] == "'@SUM(A1)"
     assert table.loc[0, "source"] == "'+cmd" and table.loc[0, "M"] == 100
+
+
+def test_every_seeded_function_names_a_bad_seed():
+    from uqval import bca_bootstrap
+    from uqval.validation.engine import SQRT_ZMS
+
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, a numpy.random."
+                                         "SeedSequence or None, got Generator"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="got str 'abc'"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed="abc")

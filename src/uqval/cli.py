@@ -48,7 +48,10 @@ _EXIT_WRITE = """\
 """
 
 _EPILOG = """\
-Errors are reference minus prediction (--error, or --y-true and --y-pred).
+Errors are reference minus prediction (--error, or --y-true and --y-pred). Rows in messages
+are data rows counted from 1. A variable that cannot be cut into two bins of 30 rows without
+separating equal values (one uncertainty for every row, a feature with one value almost
+everywhere) is reported as "not testable"; the other stages still run.
 """ + _INPUT + """
 
 Writes to --out (default: uqval-report): report.html (open it in a browser),
