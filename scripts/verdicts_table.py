@@ -4,6 +4,7 @@ import pandas as pd
 
 from uqval._internal.atomic import write_csv
 from uqval.pipeline.scripting import run_logged
+from uqval.report.files import csv_safe
 from uqval.validation.flowchart import Check, verdicts
 
 
@@ -22,7 +23,7 @@ def main(smk):
             "failed_tests": "; ".join(failed),
             "notes": "; ".join(sorted({c.note for c in checks if c.note})),
         })
-    write_csv(pd.DataFrame(rows), smk.output.table)
+    write_csv(csv_safe(pd.DataFrame(rows)), smk.output.table)  # features come from YAML files
 
 
 run_logged(snakemake, main)  # noqa: F821

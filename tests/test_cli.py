@@ -76,8 +76,6 @@ def test_tsv_and_variances(table, tmp_path):
          "column 'T' has non-numeric values (row 8: 'abc')"),
         ("negative", ["--error", "y", "--uncertainty", "sigma"],
          "column 'sigma' has 1 non-positive value(s) (row 5)"),
-        (None, ["--error", "y", "--uncertainty", "sigma", "--feature", "yhat"],
-         "column 'yhat' is constant"),
         ("short", ["--error", "y", "--uncertainty", "sigma"], "at least 60 are needed"),
         (None, ["--error", "y", "--uncertainty", "sigma", "--y-pred", "yhat"],
          "--y-pred needs --y-true"),

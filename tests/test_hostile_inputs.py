@@ -267,7 +267,7 @@ def test_key_value_pattern_length_is_bounded(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [("k=" + "1" * 2000 + "\n", "line 1 is longer than 1000"), ("a=1\na=2\n", "defined twice"),
-     ("a=+-\n", "value '\\+-' of 'a' is not a number"), ("nothing here\n", "no key/value pair")],
+     ("a=+-\n", "line 1: the value matched by the pattern is not a number"), ("nothing here\n", "no key/value pair")],
 )
 def test_key_value_file_problems_name_file_and_line(tmp_path, text, message):
     raw = tmp_path / "raw"
@@ -329,7 +329,7 @@ def test_nonpositive_uncertainty_false_keeps_valid_data(tmp_path):
 
 def test_too_few_rows_stop_after_preparation(tmp_path):
     out = prepare_text(tmp_path, "E,uE\n0.1,0.2\n0.3,0.4\n")
-    with pytest.raises(DataError, match=r"dataset 't_d' .*M = 2 row\(s\) after filtering .*at least 4"):
+    with pytest.raises(DataError, match=r"dataset 't_d' .*M = 2 row\(s\) after filtering .*at least 60 are needed"):
         check_enough_rows(out)
 
 

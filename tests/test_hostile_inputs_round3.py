@@ -2,7 +2,10 @@
 the pipeline (trailing separators, extra fields, compression bombs, binary data, separators of
 compressed files, duplicate header names), one output writer (an output folder holding the
 input, colliding file names, read-only folders, all-or-nothing saves), untrusted text kept as
-text in CSV files and on the terminal, and option bounds."""
+text in CSV files, Markdown and on the terminal, option bounds, degenerate inputs (one
+uncertainty value, all-zero errors, extreme scales, near-constant features, too few rows)
+and library inputs (Series labels, masked arrays, seeds, row numbers). The pipeline's probes
+are in test_hostile_inputs_pipeline.py."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import ctypes
 import gzip
 import lzma
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -537,3 +541,322 @@ def test_compare_bounds_and_control_characters_on_the_terminal(tmp_path, capsys)
     printed = capsys.readouterr()
     assert "\x1b" not in printed.out and "\x1b" not in printed.err
     assert "[2Jevil" in printed.out
+
+
+# --- degenerate inputs get a verdict or a clear message (issue #28) ---------------------------
+
+from uqval import compare, validate  # noqa: E402
+from uqval.report.markdown import render_markdown  # noqa: E402
+from uqval.validation.degenerate import untestable_reason  # noqa: E402
+
+QUICK = dict(n_boot=100, n_permutations=99, n_ucc_permutations=99)
+
+
+def arrays(m: int = 400, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    data = columns(m, seed)
+    return data["err"], data["sigma"], data["T"]
+
+
+def test_constant_uncertainties_test_the_average_and_say_consistency_is_not_testable():
+    e, _, t = arrays()
+    u = np.full(e.size, 0.7)
+    res = validate(e, u, {"T": t}, **QUICK)
+    assert res.stage_verdicts["consistency"] == "not testable"
+    assert res.stage_verdicts["adaptivity: T"] in ("pass", "fail", "inconclusive")
+    # the average stage is computed on the data: sqrt(<(E/uE)^2>) by hand
+    assert res.scale_factor.value == pytest.approx(np.sqrt(np.mean((e / 0.7) ** 2)), rel=1e-12)
+    assert res.stage_verdicts["average"] == "fail"  # errors ~ lognormal(0, 0.4) sd, not 0.7
+    assert res.parameters["not_testable"] == {"uncertainty": "one uncertainty value (0.7) in "
+                                                             "every row"}
+    assert "uncertainty" not in res.bins and "T" in res.bins
+    row = res.verdicts[res.verdicts["stage"] == "consistency"]
+    assert row["verdict"].tolist() == ["not testable"]
+    assert "not testable: one uncertainty value" in row["note"].iloc[0]
+    assert "**not testable**: one uncertainty value (0.7) in every row" in res.summary()
+
+
+def test_constant_uncertainties_through_the_command_line_and_compare(tmp_path, capsys):
+    e, u, t = arrays()
+    path = tmp_path / "const.csv"
+    pd.DataFrame({"err": e, "sigma": np.full(e.size, 0.7), "good": u, "T": t}).to_csv(
+        path, index=False)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "T", "--out", str(tmp_path / "o"), *FAST])
+    assert code == 0, capsys.readouterr().err
+    assert "not testable" in (tmp_path / "o" / "summary.md").read_text()
+    verdicts = pd.read_csv(tmp_path / "o" / "verdicts.csv")
+    assert "not testable" in set(verdicts["verdict"])
+    assert not (tmp_path / "o" / "bins_sigma.csv").exists()
+    res = compare({"constant": (e, np.full(e.size, 0.7)), "varying": (e, u)}, {"T": t},
+                  n_boot=40, n_sim=40, n_permutations=40)
+    assert res.validations["constant"].stage_verdicts["consistency"] == "not testable"
+    # the rank correlation of a constant uncertainty is undefined: no winner on it
+    row = res.differences.loc[("constant", "varying", "rank_correlation")]
+    assert row["better"] == "" and np.isnan(row["p_value"])
+    code = main(["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:good",
+                 "--n-boot", "40", "--out", str(tmp_path / "c")])
+    assert code == 0, capsys.readouterr().err
+
+
+def test_all_zero_errors_are_refused_with_the_reason(tmp_path, capsys):
+    _, u, t = arrays()
+    with pytest.raises(ValueError, match="errors: every value is 0 \\(400 rows\\)"):
+        validate(np.zeros(400), u, **QUICK)
+    with pytest.raises(ValueError, match="negligible against its uncertainty"):
+        validate(np.full(400, 1e-200), u, **QUICK)  # every Z^2 underflows to 0
+    with pytest.raises(ValueError, match="models\\['a'\\]: errors: every value is 0"):
+        compare({"a": (np.zeros(400), u), "b": (np.ones(400), u)}, n_boot=40)
+    path = tmp_path / "zero.csv"
+    pd.DataFrame({"y": np.ones(400), "p": np.ones(400), "sigma": u}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--y-true", "y", "--y-pred", "p", "--uncertainty",
+                 "sigma", "--out", str(tmp_path / "o"), *FAST])
+    err = one_line_error(capsys)
+    assert code == 2 and "errors ('y' - 'p'): every value is 0" in err
+
+
+def test_tiny_and_huge_scales_give_the_verdicts_of_the_unscaled_data(tmp_path, capsys):
+    e, u, t = arrays()
+    reference = validate(e, u, {"T": t}, **QUICK)
+    for unit in (1e-300, 1e300):
+        res = validate(e * unit, u * unit, {"T": t}, **QUICK)
+        assert res.stage_verdicts == reference.stage_verdicts
+        assert res.scale_factor.value == pytest.approx(reference.scale_factor.value, rel=1e-9)
+        assert res.ucc.gain_percent == pytest.approx(reference.ucc.gain_percent, rel=1e-6)
+        assert res.screening.zms_reliable == reference.screening.zms_reliable
+        np.testing.assert_allclose(res.bins["uncertainty"]["low"],
+                                   reference.bins["uncertainty"]["low"] * unit, rtol=1e-12)
+    path = tmp_path / "huge.csv"
+    pd.DataFrame({"err": e * 1e300, "sigma": u * 1e300, "T": t}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "T", "--out", str(tmp_path / "o"), *FAST])
+    assert code == 0, capsys.readouterr().err
+    assert "e+300" in (tmp_path / "o" / "bins_sigma.csv").read_text()
+    with pytest.raises(ValueError, match="under- or overflows"):
+        compare({"a": (e * 1e-300, u * 1e-300), "b": (e * 1e-300, 2 * u * 1e-300)}, n_boot=40)
+
+
+def test_a_row_whose_z_square_overflows_is_named_or_dropped(tmp_path, capsys):
+    e, u, _ = arrays()
+    e = e.copy()
+    e[6] = 1e300
+    with pytest.raises(ValueError, match=r"1 row\(s\) \(row 7\) have \|E/uE\| = .*e\+299"):
+        validate(e, u, **QUICK)
+    res = validate(e, u, drop_invalid=True, **QUICK)
+    assert res.row_counts["removed: (E/uE)^2 overflows"] == 1
+    assert res.row_counts["rows used"] == 399
+    path = tmp_path / "one.csv"
+    pd.DataFrame({"err": e, "sigma": u}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST])
+    err = one_line_error(capsys)
+    assert code == 2 and "(row 7)" in err and "rows are data rows counted from 1" in err
+
+
+def _brute_force_testable(x: np.ndarray, least: int) -> bool:
+    xs = sorted(x)
+    return any(xs[c - 1] != xs[c] and c >= least and len(xs) - c >= least
+               for c in range(1, len(xs)))
+
+
+def test_untestable_reason_agrees_with_a_brute_force_search():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = int(rng.integers(1, 120))
+        x = rng.choice(rng.normal(size=int(rng.integers(1, 5))), size=m,
+                       p=None).astype(float)
+        assert (untestable_reason(x, 30) is None) == _brute_force_testable(x, 30)
+
+
+def test_near_constant_features_are_not_testable_and_tied_groups_stay_together(tmp_path,
+                                                                             capsys):
+    e, u, _ = arrays()
+    almost = np.r_[np.zeros(399), 1.0]
+    res = validate(e, u, {"almost": almost}, **QUICK)
+    assert res.stage_verdicts["adaptivity: almost"] == "not testable"
+    assert "399 of 400 rows share the value 0" in res.parameters["not_testable"]["almost"]
+    two = np.r_[np.zeros(370), np.ones(30)]  # two groups, the smaller has 30 rows: testable
+    res = validate(e, u, {"two": two}, **QUICK)
+    assert res.bins["two"]["n"].tolist() == [370, 30]
+    path = tmp_path / "near.csv"
+    pd.DataFrame({"err": e, "sigma": u, "almost": almost}).to_csv(path, index=False)
+    for command in (["validate", str(path), "--error", "err", "--uncertainty", "sigma", *FAST],
+                    ["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:sigma",
+                     "--n-boot", "40"]):
+        code = main([*command, "--feature", "almost", "--out", str(tmp_path / command[0])])
+        assert code == 0, capsys.readouterr().err
+    assert "not testable" in (tmp_path / "validate" / "summary.md").read_text()
+
+
+def test_too_few_rows_say_how_many_are_needed(tmp_path, capsys):
+    e, u, _ = arrays(59)
+    with pytest.raises(ValueError, match="59 usable rows; at least 60 are needed"):
+        validate(e, u, **QUICK)
+    path = tmp_path / "few.csv"
+    pd.DataFrame({"err": e[:20], "sigma": u[:20]}).to_csv(path, index=False)
+    code = main(["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:sigma",
+                 "--out", str(tmp_path / "c")])
+    err = one_line_error(capsys)
+    assert code == 2 and "20 data rows; compare needs at least 60" in err
+
+
+# --- library inputs ------------------------------------------------------------------------
+
+
+def test_series_are_paired_by_label_or_refused_naming_both_arguments():
+    e, u, t = arrays()
+    labels = [f"r{i}" for i in range(400)]
+    order = np.random.default_rng(1).permutation(400)
+    es = pd.Series(e, index=labels)
+    us = pd.Series(u, index=labels).iloc[order]  # same labels, another order
+    ts = pd.Series(t, index=labels).iloc[order[::-1]]
+    paired = validate(es, us, {"T": ts}, **QUICK)
+    reference = validate(e, u, {"T": t}, **QUICK)
+    assert paired.scale_factor == reference.scale_factor
+    assert paired.verdicts.equals(reference.verdicts)
+    with pytest.raises(ValueError, match="errors and uncertainties are pandas Series with "
+                                         "different labels \\(label 'r0' of errors"):
+        validate(es, pd.Series(u), **QUICK)
+    with pytest.raises(ValueError, match="errors and features\\['T'\\] are pandas Series"):
+        validate(es, u, {"T": pd.Series(t, index=[f"s{i}" for i in range(400)])}, **QUICK)
+    with pytest.raises(ValueError, match="models\\['a'\\]: errors and models\\['b'\\]: errors"):
+        compare({"a": (es, us), "b": (pd.Series(e), u)}, n_boot=40)
+
+
+def test_masked_values_are_refused_with_their_rows():
+    e, u, _ = arrays()
+    masked = np.ma.masked_array(e, mask=np.arange(400) == 4)
+    with pytest.raises(ValueError, match=r"errors has 1 masked value\(s\) \(row 5\)"):
+        validate(masked, u, **QUICK)
+    with pytest.raises(ValueError, match="masked value"):
+        compare({"a": (masked, u), "b": (e, u)}, n_boot=40)
+    fine = np.ma.masked_array(e, mask=False)  # nothing masked: used as it is
+    assert validate(fine, u, **QUICK).scale_factor == validate(e, u, **QUICK).scale_factor
+
+
+def test_seed_none_is_drawn_recorded_and_repeats_the_run():
+    e, u, _ = arrays()
+    res = validate(e, u, seed=None, **QUICK)
+    seed = res.parameters["seed"]
+    assert isinstance(seed, int) and 0 <= seed < 2**63
+    again = validate(e, u, seed=seed, **QUICK)
+    assert again.scale_factor == res.scale_factor and again.verdicts.equals(res.verdicts)
+    assert validate(e, u, seed=np.int64(3), **QUICK).parameters["seed"] == 3
+    cmp = compare({"a": (e, u), "b": (e, 2 * u)}, seed=None, n_boot=40, n_sim=40,
+                  n_permutations=40, validate_models=False)
+    assert isinstance(cmp.parameters["seed"], int)
+
+
+@pytest.mark.parametrize(("seed", "message"), [
+    (np.random.default_rng(0), "got Generator .*a Generator's state cannot be recorded"),
+    ("7", "got str '7'"), (-1, "got int -1"), (1.5, "got float 1.5"), (True, "got bool True"),
+])
+def test_bad_seeds_are_refused_naming_the_argument(seed, message):
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, a "
+                                         "numpy.random.SeedSequence or None, " + message):
+        validate(e, u, seed=seed, **QUICK)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        compare({"a": (e, u), "b": (e, u)}, seed=seed, n_boot=40)
+
+
+def test_the_same_bad_cell_has_the_same_row_whatever_the_options(tmp_path, capsys):
+    e, u, _ = arrays(100)
+    y, p = e + 5.0, np.full(100, 5.0)
+    frame = pd.DataFrame({"y": y, "p": p, "err": e, "sigma": u}).astype(object)
+    frame.loc[8, ["p", "err"]] = np.nan  # data row 9 (line 10 of the file)
+    path = tmp_path / "nan.csv"
+    frame.to_csv(path, index=False)
+    messages = []
+    for option in (["--error", "err"], ["--y-true", "y", "--y-pred", "p"]):
+        code = main(["validate", str(path), *option, "--uncertainty", "sigma",
+                     "--out", str(tmp_path / "o"), *FAST])
+        assert code == 2
+        messages.append(one_line_error(capsys))
+    assert all("(row 9)" in m and "rows are data rows counted from 1" in m for m in messages)
+    assert "column 'err'" in messages[0]
+    assert "column 'p' has 1 empty, NaN or infinite value(s) (row 9)" in messages[1]
+    assert "y - p" not in messages[1]
+    frame.loc[8, ["p", "err"]] = "1.2.3"
+    frame.to_csv(path, index=False)
+    for option, column in ((["--error", "err"], "err"), (["--y-true", "y", "--y-pred", "p"], "p")):
+        main(["validate", str(path), *option, "--uncertainty", "sigma",
+              "--out", str(tmp_path / "o"), *FAST])
+        assert f"column '{column}' has non-numeric values (row 9: '1.2.3')" in \
+            one_line_error(capsys)
+
+
+def test_library_messages_quote_short_sanitised_excerpts():
+    e, u, _ = arrays()
+    bad = pd.Series(e.astype(object))
+    bad[2] = "\x1b[31m" + "s3cr3t" * 50
+    with pytest.raises(ValueError) as info:
+        validate(bad, u, **QUICK)
+    message = str(info.value)
+    assert "\x1b" not in message and len(message) < 200 and "row 3" in message
+
+
+# --- untrusted text in Markdown --------------------------------------------------------------
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** [link](http://evil) `x` | y"
+
+
+def test_names_cannot_inject_markup_into_summaries(tmp_path):
+    e, u, t = arrays()
+    x = np.random.default_rng(2).uniform(0, 1, 400)
+    e2 = e * np.where(x > 0.5, 1.8, 0.5)  # a planted problem: the feature name is quoted
+    res = validate(e2, u, {HOSTILE: x}, uncertainty_name="s<script>", **QUICK)
+    text = res.summary()
+    outside_code = re.sub(r"(`+) .*? \1|(`+)[^`].*?\2", "", text)  # code spans show text
+    assert "<img" not in outside_code.replace("\\<img", "")
+    assert "[link](" not in outside_code.replace("\\[link](", "")
+    assert "<script>" not in outside_code
+    html_text = render_markdown(text)
+    assert "<img" not in html_text and "<script" not in html_text and "href" not in html_text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html_text  # shown as text
+    cmp = compare({HOSTILE: (e, u), "b": (e, 2 * u)}, n_boot=40, n_sim=40, n_permutations=40)
+    summary = cmp.summary()
+    assert "<img" not in re.sub(r"(`+).*?\1", "", summary).replace("\\<img", "")
+    assert "<img" not in render_markdown(summary)
+
+
+def test_pipeline_summary_neutralises_yaml_fields():
+    from uqval.validation.flowchart import summary_markdown, validate_variance
+
+    e, u, t = arrays()
+    table = pd.DataFrame({"E": e, "uE": u, "X_T": t})
+    checks = validate_variance(table, ["T"], 100, 0)
+    report = {"title": "<script>alert(1)</script>", "M": 400, "n_raw": 400,
+              "units": "eV | **x**", "citation": "[paper](javascript:alert(1))"}
+    text = summary_markdown("d1", report, checks)
+    assert re.search(r"(?<!\\)<script", text) is None and "\\<script>" in text
+    assert "\\[paper](javascript" in text and "eV \\| \\*\\*x" in text
+    rendered = render_markdown(text)
+    assert "<script" not in rendered and "javascript:alert(1))" not in rendered.replace(
+        "(javascript:alert(1))", "")
+
+
+def test_pipeline_dataset_table_is_formula_safe(tmp_path):
+    import json
+
+    from uqval.pipeline.datasets_summary import summarize_reports
+
+    report = {"id": "d1", "family": "F", "title": "=HYPERLINK(\"http://x\")", "M": 100,
+              "n_raw": 100, "filters": [], "kind": "uncertainty", "features": ["T"],
+              "units": "@SUM(A1)", "citation": "+cmd"}
+    path = tmp_path / "d1.json"
+    path.write_text(json.dumps(report))
+    table = summarize_reports([path])
+    assert table.loc[0, "title"].startswith("'=") and table.loc[0, "units"] == "'@SUM(A1)"
+    assert table.loc[0, "source"] == "'+cmd" and table.loc[0, "M"] == 100
+
+
+def test_every_seeded_function_names_a_bad_seed():
+    from uqval import bca_bootstrap
+    from uqval.validation.engine import SQRT_ZMS
+
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, a numpy.random."
+                                         "SeedSequence or None, got Generator"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="got str 'abc'"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed="abc")

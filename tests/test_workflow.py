@@ -389,12 +389,30 @@ def test_missing_local_file_is_named(local_user):
 
 @pytest.mark.parametrize(
     "value, expected",
-    [(None, None), ("", None), ("a", ["a"]), ("a, b,a", ["a", "b"]), (["x", 7], ["x", "7"]), ([], None)],
+    [(None, None), ("a", ["a"]), ("a, b,a", ["a", "b"]), (["x", 7], ["x", "7"])],
 )
 def test_datasets_key_accepts_lists_and_comma_separated_text(value, expected):
     from uqval.pipeline.workflow_config import selected_datasets
 
     assert selected_datasets(value) == expected
+
+
+@pytest.mark.parametrize("value", ["", " , ", [], [""]])
+def test_an_empty_datasets_selection_is_refused(value):
+    from uqval._internal.errors import ConfigError
+    from uqval.pipeline.workflow_config import selected_datasets
+
+    with pytest.raises(ConfigError, match="the selection is empty"):
+        selected_datasets(value)
+    with pytest.raises(ConfigError, match="the selection is empty"):  # --config datasets=
+        selected_datasets(None, explicit=True)
+
+
+def test_an_empty_datasets_option_stops_the_run_with_one_message(project):
+    proj, _ = project
+    res = run(proj, "-n", "--config", "datasets=")
+    assert res.returncode != 0 and "Traceback" not in res.stdout
+    assert "datasets: the selection is empty" in res.stdout
 
 
 def test_simref_counts_keep_the_papers_below_the_large_set_size():
@@ -414,3 +432,34 @@ def test_simref_counts_keep_the_papers_below_the_large_set_size():
     assert (big.n_mc, big.n_boot) == (200, 200)
     assert simref_counts(settings, 10_000_000).n_mc == 200
     assert "200 simulated sets" in big.describe() and "200 groups" in big.describe()
+
+
+def test_jacobs_archive_command_enables_the_family_and_runs_verify_it(project, tmp_path):
+    """`python -m uqval.pipeline.jacobs` on a synthetic deposit (33 folders, two files each):
+    the workflow then fetches a set from the lock's mirror and prepares it; a mirror file
+    changed afterwards is refused by the next fetch."""
+    from uqval.pipeline import jacobs
+
+    proj, _ = project
+    family_file = proj / "config" / "datasets" / "JAC2024.yaml"
+    layout = jacobs.expected_layout(family_file)
+    rng = np.random.default_rng(11)
+    deposit = tmp_path / "deposit"
+    for inner in layout.files.values():
+        values = rng.uniform(0.2, 1.0, 90)
+        if inner.endswith("residuals_leaveout.csv"):
+            values = values * rng.standard_normal(90)
+        (deposit / inner).parent.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame({"v": values}).to_csv(deposit / inner, index=False)
+    assert jacobs.main([str(deposit), "--family-file", str(family_file),
+                        "--mirror", str(proj / "data" / "archives")]) == 0
+    target = "data/prepared/JAC2024_concrete.csv"
+    res = run(proj, target, "--config", "datasets=JAC2024_concrete")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert len(pd.read_csv(proj / target)) == 90
+    mirror_file = proj / "data" / "archives" / "JAC2024" / "concrete" / "residuals_leaveout.csv"
+    mirror_file.write_text("v\n1.0\n")
+    (proj / "data" / "raw" / "JAC2024" / "concrete" / "residuals_leaveout.csv").unlink()
+    (proj / target).unlink()
+    res = run(proj, target, "--config", "datasets=JAC2024_concrete")
+    assert res.returncode != 0 and "checksum mismatch" in res.stdout

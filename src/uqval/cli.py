@@ -48,7 +48,10 @@ _EXIT_WRITE = """\
 """
 
 _EPILOG = """\
-Errors are reference minus prediction (--error, or --y-true and --y-pred).
+Errors are reference minus prediction (--error, or --y-true and --y-pred). Rows in messages
+are data rows counted from 1. A variable that cannot be cut into two bins of 30 rows without
+separating equal values (one uncertainty for every row, a feature with one value almost
+everywhere) is reported as "not testable"; the other stages still run.
 """ + _INPUT + """
 
 Writes to --out (default: uqval-report): report.html (open it in a browser),
@@ -270,6 +273,8 @@ def _run(args: argparse.Namespace) -> int:
         numeric = {}
         for col in error_cols:
             numeric[col] = _numeric(table[col], col, args.file)
+            if not args.drop_invalid:  # name the column, not their difference
+                _finite(numeric[col], col, args.file)
         errors = numeric[args.y_true] - numeric[args.y_pred]
         errors.name = f"{args.y_true} - {args.y_pred}"
     options = dict(n_boot=args.n_boot, n_permutations=args.n_permutations, n_bins=args.bins,
@@ -295,7 +300,8 @@ def _run(args: argparse.Namespace) -> int:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
     for warning in result.warnings:
-        source = f"column {args.error!r}" if args.error else f"{args.y_true} - {args.y_pred}"
+        source = (f"column {args.error!r}" if args.error
+                  else f"errors ({args.y_true!r} - {args.y_pred!r})")
         print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
@@ -336,6 +342,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     columns = [c for _, a, b in models for c in (a, b)]
     require_columns(table, [*([args.y_true] if args.y_true else []), *columns, *args.feature],
                     args.file)
+    from uqval.validation.inputs import MIN_ROWS
+
+    if len(table) < MIN_ROWS:
+        raise DataError(f"{args.file}: {len(table)} data rows; compare needs at least "
+                        f"{MIN_ROWS} (each model is validated in at least two bins of 30 rows)")
     say = _progress(sys.stderr.isatty())
     numeric = {c: _numeric(table[c], c, args.file)
                for c in {*columns, *args.feature, *([args.y_true] if args.y_true else [])}}
@@ -355,6 +366,9 @@ def _run_compare(args: argparse.Namespace) -> int:
             message = message.replace(f"models[{name!r}]: uncertainties",
                                       f"model {name!r}: column {unc_col!r}")
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
+        message = re.sub(r"models\[('[^']*')\]", r"model \1", message)
+        if re.search(r"\brows? \d", message):
+            message += ROWS_NOTE
         raise DataError(f"{args.file}: {message}") from None
     result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
     for name, res in result.validations.items():
@@ -388,6 +402,23 @@ def _text(value: object, keep_newlines: bool = False) -> str:
     return printable(value, None, keep_newlines=keep_newlines)
 
 
+ROWS_NOTE = " (rows are data rows counted from 1, the header line not counted)"
+
+
+def _finite(values, column: str, path: Path) -> None:
+    """Refuse NaN (empty cells) and infinite values in ``column``, naming it and the rows."""
+    import numpy as np
+
+    from uqval._internal.checks import first_rows
+    from uqval._internal.errors import DataError
+
+    bad = ~np.isfinite(values.to_numpy(dtype=float))
+    if bad.any():
+        raise DataError(f"{path}: column {column!r} has {int(bad.sum())} empty, NaN or infinite "
+                        f"value(s) ({first_rows(bad)}); remove them or pass --drop-invalid"
+                        f"{ROWS_NOTE}")
+
+
 def _numeric(series, column: str, path: Path):
     import pandas as pd
 
@@ -399,15 +430,17 @@ def _numeric(series, column: str, path: Path):
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
         shown = ", ".join(f"row {i + 1}: {printable(series.iloc[i])!r}" for i in first)
-        raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})")
+        raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
+                        f"{ROWS_NOTE}")
     return values
 
 
 def _column_names(message: str, args: argparse.Namespace) -> str:
     """Rephrase the API's argument names as the user's column names and options."""
-    error_name = args.error or f"{args.y_true} - {args.y_pred}"
+    error_name = (f"column {args.error!r}" if args.error
+                  else f"errors ({args.y_true!r} - {args.y_pred!r})")
     replacements = {
-        "errors": f"column {error_name!r}",
+        "errors": error_name,
         "uncertainties": f"column {args.uncertainty!r}",
         "variances": f"column {args.uncertainty!r} (variances)",
         "drop_invalid=True": "--drop-invalid",
@@ -419,7 +452,8 @@ def _column_names(message: str, args: argparse.Namespace) -> str:
         replacements["features['recalibration feature']"] = f"column {name!r}"
     keys = sorted(replacements, key=len, reverse=True)
     pattern = "|".join(re.escape(k) for k in keys)
-    return re.sub(pattern, lambda match: replacements[match.group(0)], message)
+    message = re.sub(pattern, lambda match: replacements[match.group(0)], message)
+    return message + (ROWS_NOTE if re.search(r"\brows? \d", message) else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,12 +39,16 @@ ANALYSIS = _deep_update(
     config.get("profiles", {}).get(config["profile"], {}).get("analysis", {}),
 )
 
-# Datasets chosen on the command line (`--config datasets=a,b`): the run builds only these.
-USER_SELECTION = selected_datasets(config.get("datasets"))
-
 # The built-in literature registry plus the user's datasets_dir. A bad dataset file stops the
-# run with uqval's message alone (one block, no traceback).
+# run with uqval's message alone (one block, no traceback); so does an empty selection.
 try:
+    # Datasets chosen on the command line (`--config datasets=a,b`): the run builds only these.
+    _OVERRIDES = (
+        getattr(getattr(workflow, "config_settings", None), "config", None) or {}
+    )
+    USER_SELECTION = selected_datasets(
+        config.get("datasets"), explicit="datasets" in _OVERRIDES
+    )
     REGISTRY = load_registry(
         registry_dirs(f"{UQVAL_DIR}/config/datasets", config["datasets_dir"]),
         f"{UQVAL_DIR}/config/schema/dataset.schema.yaml",

@@ -7,22 +7,35 @@ Every exported function turns its array arguments into 1-D float64 arrays throug
 how many there are and where: **row numbers count data rows from 1** (the first value of an
 array is row 1), everywhere in uqval (library, command line and pipeline).
 
-Accepted arrays: NumPy arrays, lists and pandas Series (by position). Masked arrays are
-refused when any value is masked (drop or fill the masked values first): silently using the
-values behind the mask would validate numbers the user has excluded.
+Accepted arrays: NumPy arrays, lists and pandas Series. Several Series given together are
+paired by label (:func:`aligned`): reordered to the first one's index when they hold the same
+labels, refused (naming both arguments) when the labels differ. Masked arrays are refused
+when any value is masked (drop or fill the masked values first): silently using the values
+behind the mask would validate numbers the user has excluded.
+
+Seeds (:func:`seed_value`): an integer >= 0, a ``numpy.random.SeedSequence`` or None (a
+fresh seed is drawn and returned, so that results can record it and the run be repeated).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.types import FloatArray
 
 __all__ = [
     "MAX_LISTED_ROWS",
+    "aligned",
+    "refuse_masked",
+    "seed_value",
+    "unit_scaled",
     "bin_count",
     "errors_uncertainties",
     "first_rows",
@@ -41,6 +54,96 @@ def first_rows(bad: NDArray[np.bool_]) -> str:
     shown = ", ".join(str(int(i)) for i in rows[:MAX_LISTED_ROWS])
     more = ", ..." if rows.size > MAX_LISTED_ROWS else ""
     return f"row{'s' if rows.size > 1 else ''} {shown}{more}"
+
+
+def refuse_masked(values: object, name: str) -> None:
+    """Raise a ValueError naming ``name`` when ``values`` is a masked array with masked values.
+
+    >>> refuse_masked(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), "errors")
+    Traceback (most recent call last):
+    ...
+    ValueError: errors has 1 masked value(s) (row 2); drop or fill them first (numpy.ma.compressed or .filled)
+    """
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        mask = np.ma.getmaskarray(values).ravel()
+        raise ValueError(f"{name} has {int(mask.sum())} masked value(s) ({first_rows(mask)}); "
+                         "drop or fill them first (numpy.ma.compressed or .filled)")
+
+
+def _label(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def aligned(named: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments in ``named`` (name -> values), with every pandas Series paired by label to
+    the first Series: unchanged when its index equals the first one's, reordered when it
+    holds the same (unique) labels in another order, refused when the labels differ.
+
+    >>> a = pd.Series([1.0, 2.0], index=["x", "y"])
+    >>> b = pd.Series([20.0, 10.0], index=["y", "x"])
+    >>> aligned({"errors": a, "uncertainties": b})["uncertainties"].tolist()
+    [10.0, 20.0]
+    >>> aligned({"errors": a, "uncertainties": pd.Series([1.0, 2.0])})
+    Traceback (most recent call last):
+    ...
+    ValueError: errors and uncertainties are pandas Series with different labels (label 'x' of errors is not in uncertainties): pair them by label first, or pass .to_numpy() to pair them by position
+    """
+    out = dict(named)
+    series = [(k, v) for k, v in named.items() if isinstance(v, pd.Series)]
+    if len(series) < 2:
+        return out
+    first, ref = series[0]
+    for name, values in series[1:]:
+        if values.index.equals(ref.index):
+            continue
+        same = (len(values) == len(ref) and ref.index.is_unique and values.index.is_unique
+                and set(values.index) == set(ref.index))
+        if same:
+            out[name] = values.reindex(ref.index)
+            continue
+        if len(values) != len(ref):
+            continue  # the length check names the arguments and their lengths
+        missing = [x for x in ref.index if x not in set(values.index)][:1]
+        if missing:
+            why = f"label {_label(missing[0])} of {first} is not in {name}"
+        else:
+            extra = [x for x in values.index if x not in set(ref.index)][:1]
+            why = (f"label {_label(extra[0])} of {name} is not in {first}" if extra
+                   else "repeated labels in another order")
+        raise ValueError(f"{first} and {name} are pandas Series with different labels ({why}): "
+                         "pair them by label first, or pass .to_numpy() to pair them by "
+                         "position")
+    return out
+
+
+def seed_value(seed: object, name: str = "seed") -> int | np.random.SeedSequence:
+    """``seed`` checked: an int >= 0 (NumPy integers too) or a ``SeedSequence`` is returned
+    as is; None draws a fresh 63-bit seed from the operating system's entropy and returns it
+    (record it to repeat the run). Anything else (a Generator, a string, a float, a bool, a
+    negative integer) raises a ValueError naming ``name``.
+
+    >>> seed_value(7)
+    7
+    >>> 0 <= seed_value(None) < 2**63
+    True
+    >>> seed_value("7")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed must be an integer >= 0, a numpy.random.SeedSequence or None, got str '7'
+    """
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> np.uint64(1))
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and int(seed) >= 0:
+        return int(seed)
+    hint = ""
+    if isinstance(seed, np.random.Generator):
+        hint = (" (a Generator's state cannot be recorded in the result; pass an integer, e.g. "
+                "int(rng.integers(2**63)))")
+    raise ValueError(f"{name} must be an integer >= 0, a numpy.random.SeedSequence or None, got "
+                     f"{type(seed).__name__} {_label(seed)}{hint}")
 
 
 def vector(
@@ -65,9 +168,7 @@ def vector(
     ...
     ValueError: uncertainties has 1 non-positive value(s) (row 2); uncertainties must be > 0
     """
-    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
-        n = int(np.ma.count_masked(values))
-        raise ValueError(f"{name} has {n} masked value(s); drop or fill them first")
+    refuse_masked(values, name)
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -160,3 +261,24 @@ def bin_count(n_bins: object, m: int, name: str = "n_bins") -> int:
     if n > m:
         raise ValueError(f"{name} = {n} exceeds the number of points ({m})")
     return n
+
+
+_SAFE_LOG2 = 400  # values within 2^-400 .. 2^400 square without under- or overflow
+
+
+def unit_scaled(e: FloatArray, u: FloatArray) -> tuple[FloatArray, FloatArray, float]:
+    """Errors and uncertainties ``(e, u)`` divided by a common power of two ``unit`` when
+    their magnitudes would under- or overflow on squaring (values near 1e-300 or 1e300),
+    else unchanged (``unit`` 1): ``(e / unit, u / unit, unit)``. Exact in floating point, so
+    Z = E/uE and every statistic of Z are unchanged.
+
+    >>> e, u, unit = unit_scaled(np.array([1e300, -2e300]), np.array([1e300, 1e300]))
+    >>> float(e[1] / u[1]), bool(np.isfinite(np.square(u)).all())
+    (-2.0, True)
+    """
+    scale = float(np.median(u))
+    exponent = math.frexp(scale)[1]
+    if abs(exponent) < _SAFE_LOG2 and np.isfinite(np.square(e)).all():
+        return e, u, 1.0
+    factor = math.ldexp(1.0, -exponent)
+    return e * factor, u * factor, math.ldexp(1.0, exponent)

@@ -10,6 +10,7 @@ import hashlib
 
 import numpy as np
 
+from uqval._internal.checks import seed_value
 from uqval._internal.types import SeedLike
 
 
@@ -19,6 +20,14 @@ def derive_seed(base: int, *labels: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
-def seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
-    """``seed`` itself if it is a ``SeedSequence``, else ``SeedSequence(seed)`` (int or None)."""
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+def seed_sequence(seed: SeedLike, name: str = "seed") -> np.random.SeedSequence:
+    """``seed`` itself if it is a ``SeedSequence``, else ``SeedSequence(seed)`` (an int >= 0,
+    or None for fresh entropy). Anything else (a Generator, a string, a float, a negative
+    int) raises a ValueError naming ``name`` (:func:`uqval._internal.checks.seed_value`)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is None:
+        return np.random.SeedSequence()
+    checked = seed_value(seed, name)
+    return checked if isinstance(checked, np.random.SeedSequence) else np.random.SeedSequence(
+        checked)

@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._internal.checks import probability
+from uqval._internal.checks import aligned, probability, seed_value, unit_scaled
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
@@ -53,6 +53,7 @@ from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, s
 from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import ValidationResult, validate
+from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.inputs import MIN_ROWS
 
 __all__ = ["ModelComparison", "compare"]
@@ -130,12 +131,26 @@ def _checked(
 ) -> tuple[dict[str, tuple[FloatArray, FloatArray]], dict[str, FloatArray]]:
     if len(models) < 2:
         raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    named = aligned({**{f"models[{k!r}]: {what}": v for k, pair in models.items()
+                        for what, v in zip(("errors", "uncertainties"), pair, strict=True)},
+                     **{f"features[{k!r}]": v for k, v in (features or {}).items()}})
+    models = {k: (named[f"models[{k!r}]: errors"], named[f"models[{k!r}]: uncertainties"])
+              for k in models}
+    features = {k: named[f"features[{k!r}]"] for k in (features or {})}
     data = {}
     for name, pair in models.items():
         try:
-            data[str(name)] = check_inputs(*pair)
+            e, u = data[str(name)] = check_inputs(*pair)
+            check_errors_not_all_zero(e, u)
         except ValueError as err:
             raise ValueError(f"models[{name!r}]: {err}") from None
+        if unit_scaled(e, u)[2] != 1.0:
+            big = float(max(np.abs(e).max(), u.max()))
+            raise ValueError(
+                f"models[{name!r}]: the values reach {big:.3g} (median uncertainty "
+                f"{float(np.median(u)):.3g}): the scores square errors and uncertainties (and NLL "
+                "takes their logarithm), which under- or overflows in floating point; express "
+                "them in a unit where they lie between about 1e-100 and 1e100")
     sizes = {len(e) for e, _ in data.values()}
     if len(sizes) != 1:
         raise ValueError(f"models have different numbers of points: {sorted(sizes)}")
@@ -195,7 +210,10 @@ def _p_value(deltas: FloatArray) -> float:
     """Two-sided paired-bootstrap p-value with the add-one rule (Davison & Hinkley 1997,
     Eq. 4.11): 2 (1 + #{d on the far side of 0})/(B + 1), never 0; its floor 2/(B + 1) says
     "at most this" with B resamples."""
+    deltas = deltas[np.isfinite(deltas)]  # a score undefined for the data (constant uE)
     b = deltas.size
+    if b == 0:
+        return float("nan")
     tail = min(int(np.count_nonzero(deltas <= 0.0)), int(np.count_nonzero(deltas >= 0.0)))
     return min(1.0, 2.0 * (tail + 1) / (b + 1))
 
@@ -205,7 +223,7 @@ def _better(row: dict, orientation: str, alpha: float) -> str:
     significant difference) or "" (the score has no better direction). Bootstrap scores are
     judged by their paired interval of the difference, the AUUCC (lower is better) by its
     permutation p-value and the sign of the difference."""
-    if orientation not in ("lower", "higher"):
+    if orientation not in ("lower", "higher") or not np.isfinite(row["p_value"]):
         return ""
     if row["score"] == "auucc" or not np.isfinite(row["ci_low"]):
         significant = row["p_value"] <= alpha
@@ -286,6 +304,7 @@ def compare(
         good       [1, 1, 1, 1, 1]
         too small  [2, 2, 2, 1, 1]
     """
+    seed = seed_value(seed)
     data, feats = _checked(models, features)
     probability(confidence)
     names = list(data)
@@ -360,7 +379,7 @@ def compare(
                 n_bins=n_bins, alpha=1.0 - confidence, uncertainty_name="uE",
             )
     parameters = {
-        "seed": seed if isinstance(seed, int | np.integer) else repr(seed), "n_boot": n_boot,
+        "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,
         "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
         "n_bins": settings.n_bins, "distribution": distribution, "confidence": confidence,
         "points": m,

@@ -8,9 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from uqval.report.files import csv_safe
+
 
 def summarize_reports(report_files: Iterable[str | Path]) -> pd.DataFrame:
-    """One row per dataset: id, family, M, raw rows, rows removed per filter, units, source."""
+    """One row per dataset: id, family, M, raw rows, rows removed per filter, units, source.
+
+    Titles, units and sources come from contributed YAML files: text cells are made
+    formula-safe for spreadsheets (:func:`uqval.report.files.csv_safe`)."""
     rows = []
     for path in report_files:
         rep = json.loads(Path(path).read_text())
@@ -30,7 +35,7 @@ def summarize_reports(report_files: Iterable[str | Path]) -> pd.DataFrame:
                 "source": rep["citation"],
             }
         )
-    return pd.DataFrame(rows)
+    return csv_safe(pd.DataFrame(rows))
 
 
 def size_values(summary: pd.DataFrame) -> pd.DataFrame:

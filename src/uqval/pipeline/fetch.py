@@ -116,6 +116,8 @@ def fetch_file(
         if expected.resolve() != dest.resolve():
             raise ConfigError(f"{where}: destination {dest} is not {expected}; refused")
     tried: list[str] = []
+    if entry.mirror is not None:  # the folder the family's lock file names, first
+        mirrors = [entry.mirror, *(m for m in mirrors if Path(m) != Path(entry.mirror))]
     for mirror in mirrors:
         candidate = resolve_under(mirror, entry.path, where)
         if not candidate.is_file():

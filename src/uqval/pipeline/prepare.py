@@ -33,13 +33,14 @@ import pandas as pd
 
 from uqval._internal.errors import DataError
 from uqval._internal.tables import printable, read_csv_table
-from uqval.calibration.average import MIN_POINTS
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property
 from uqval.pipeline.registry import DatasetSpec, check_key_value_pattern, resolve_under
+from uqval.validation.inputs import MIN_ROWS
 
-__all__ = ["FilterCount", "PreparedDataset", "check_enough_rows", "prepare_dataset"]
+__all__ = ["MIN_PREPARED_ROWS", "FilterCount", "PreparedDataset", "check_enough_rows",
+           "prepare_dataset"]
 
 _MAX_ROWS_LISTED = 10
 _MAX_KEY_VALUE_BYTES = 1 << 20
@@ -75,6 +76,11 @@ def _rows_text(mask: np.ndarray) -> str:
 def _short(text: object, limit: int = 200) -> str:
     text = str(text)
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _fingerprint(path: Path) -> tuple[int, int, int]:
+    info = path.stat()
+    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 def _duplicates(names: list[str]) -> list[str]:
@@ -116,12 +122,14 @@ def _read_key_values(src: dict[str, Any], path: Path) -> dict[str, float]:
             name = template.replace("{key}", key)
             try:
                 number_value = float(value)
-            except ValueError:
-                raise DataError(
-                    f"{path}: line {number}: value '{_short(value, 40)}' of '{_short(name, 40)}' is not a number"
+            except ValueError:  # neither the key nor the value is quoted: the file may hold
+                raise DataError(  # secrets (a local: path naming the wrong file)
+                    f"{path}: line {number}: the value matched by the pattern is not a number "
+                    f"({len(value)} characters; not shown)"
                 ) from None
             if name in constants and constants[name] != number_value:
-                raise DataError(f"{path}: line {number}: '{_short(name, 40)}' is defined twice with different values")
+                raise DataError(f"{path}: line {number}: a key is defined twice with different "
+                                "values")
             constants[name] = number_value
     if not constants:
         raise DataError(f"{path}: no key/value pair matches the pattern '{_short(pattern.pattern)}'")
@@ -151,6 +159,8 @@ class _Sources:
         self.constants: dict[str, float] = {}
         self.sha256: dict[str, str] = {}
         """SHA-256 of each source file as read (recorded in the sidecar)."""
+        self._read: list[tuple[Path, tuple[int, int, int], str]] = []
+        self._id = spec.id
         for src in spec.entry["sources"]:
             local = spec.local_files.get(src["file"])
             if local is not None:  # a user's own file, read in place (no pin)
@@ -160,7 +170,9 @@ class _Sources:
             if not path.is_file():
                 hint = f"(listed in {spec.config_file})" if local else "(fetch it first)"
                 raise DataError(f"dataset '{spec.id}': source file {path} does not exist {hint}")
+            before = _fingerprint(path)
             digest = self.sha256[src["file"]] = sha256_file(path)
+            self._read.append((path, before, digest))
             pin = spec.pins.get(src["file"])
             if pin is not None and digest != pin:
                 raise DataError(
@@ -180,6 +192,18 @@ class _Sources:
                 f"dataset '{spec.id}': sources have different row counts and cannot be joined: {lengths}"
             )
         self.n_rows = next(iter(lengths.values()))
+
+    def check_unchanged(self) -> None:
+        """DataError when a source file changed while it was read: its size, modification
+        time or inode differ from before, or its SHA-256 is no longer the one recorded. The
+        job then fails and writes nothing, so the next run prepares the dataset again (a
+        prepared table older than an edit is never kept as if it were current)."""
+        for path, before, digest in self._read:
+            if _fingerprint(path) != before or sha256_file(path) != digest:
+                raise DataError(
+                    f"dataset '{self._id}': source file {path} changed while it was being "
+                    f"prepared (SHA-256 {digest[:16]}... when first read); nothing was written. "
+                    "Run again once the file is no longer being written")
 
     def check_columns(self, spec: DatasetSpec) -> None:
         """One DataError listing every column that an expression or a formula feature of the
@@ -329,14 +353,21 @@ def _check_magnitudes(
             )
 
 
+MIN_PREPARED_ROWS = MIN_ROWS
+"""Fewest rows of a prepared dataset: its page validates it in at least two bins of 30 rows
+(:data:`uqval.validation.inputs.MIN_ROWS`); the simulated references bin it too."""
+
+
 def check_enough_rows(prepared: PreparedDataset) -> None:
-    """DataError unless the table has the MIN_POINTS rows the calibration tests need; the
-    workflow calls it after preparing, so a tiny dataset stops before any analysis."""
+    """DataError unless the table has the MIN_PREPARED_ROWS (60) rows its page and the
+    binned tests need; the workflow calls it after preparing, so a tiny dataset stops there,
+    with the minimum stated, before any analysis."""
     report = prepared.report
-    if report["M"] < MIN_POINTS:
+    if report["M"] < MIN_PREPARED_ROWS:
         raise DataError(
             f"dataset '{report['id']}' ({report['config_file']}): M = {report['M']} row(s) after "
-            f"filtering ({report['n_raw']} raw); the calibration tests need at least {MIN_POINTS}"
+            f"filtering ({report['n_raw']} raw); at least {MIN_PREPARED_ROWS} are needed (the "
+            "validation bins the rows in at least two bins of 30)"
         )
 
 
@@ -400,4 +431,5 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "filters": [c.__dict__ for c in counts],
         "M": len(table),
     }
+    sources.check_unchanged()
     return PreparedDataset(table=table, report=report)

@@ -11,7 +11,21 @@ Dataset files are exchanged between users, so they are read as untrusted input:
 * ``files[].path`` must be a relative POSIX path without ``.``/``..`` or empty segments,
   absolute paths or backslashes (:func:`check_relative_path`), and after joining it must stay
   under its root (:func:`resolve_under`); paths are compared case-insensitively for duplicates;
-* family names, dataset ids and file paths are unique across all files of the registry;
+* family names, dataset ids and file paths are unique across all files of the registry
+  (ids also without regard to case: ``a`` and ``A`` would share a folder on macOS/Windows);
+* dataset ids (:func:`check_dataset_id`): at most ``MAX_ID_LENGTH`` (64) characters; not a
+  reserved name (``index``, ``index.html``, ``all``, ``gallery``, device names such as
+  ``con``, ...: an output named like a page of the workflow makes its graph cyclic); no
+  slash, no ``..``, not ending in ``.``, ``-`` or ``_`` or in a file suffix the workflow
+  writes (``.html``, ``.csv``, ...), and not ending in a run of more than
+  ``MAX_TRAILING_REPEAT`` equal characters (Snakemake matches wildcards by regular
+  expressions: such ids make file names ambiguous or slow to match);
+* feature names must not be the workflow's own column names (``E``, ``uE``, ``Z``, ``V``,
+  ``row``, ``U_...``, without regard to case): they would collide with them in the last job;
+* a family file must be a regular file (a FIFO or a device named ``*.yaml`` is refused
+  without being opened) inside its folder: a symbolic link to a file elsewhere is refused
+  and named, never quoted; messages about a file that is not a dataset family file (no
+  ``family``/``datasets`` keys, or invalid YAML) give the line and column, not its content;
 * every expression is checked (:func:`uqval.pipeline.expression.check_expression`) and every
   ``key_value`` pattern compiled and screened (:func:`check_key_value_pattern`) at load time.
 
@@ -23,6 +37,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -36,15 +51,24 @@ from uqval.pipeline.expression import check_expression
 from uqval.pipeline.workflow_config import deep_merge
 
 __all__ = [
+    "MAX_ID_LENGTH",
+    "LOCAL_SUFFIXES",
+    "LOCK_SUFFIX",
     "MAX_YAML_BYTES",
+    "RESERVED_FEATURES",
+    "RESERVED_IDS",
     "DatasetSpec",
     "RegisteredFile",
     "Registry",
+    "check_dataset_id",
+    "check_feature_name",
     "check_key_value_pattern",
+    "apply_lock",
     "check_relative_path",
     "load_family",
     "load_registry",
     "load_yaml",
+    "lock_path",
     "resolve_local",
     "resolve_under",
 ]
@@ -54,6 +78,24 @@ MAX_YAML_BYTES = 1 << 20
 MAX_PATTERN_LENGTH = 200
 MAX_LISTED_ERRORS = 50
 MAX_PATTERN_REPEATS = 4
+MAX_ID_LENGTH = 64
+"""Longest dataset id (ids name folders and files of every stage)."""
+MAX_TRAILING_REPEAT = 3
+"""Longest run of one character at the end of a dataset id."""
+RESERVED_IDS = frozenset({
+    "index", "index.html", "all", "gallery", "report", "summary", "datasets", "tables",
+    "values", "sets", "figures", "logs", "data", "results",
+    "con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+    *(f"lpt{i}" for i in range(1, 10)),
+})
+"""Ids refused without regard to case: pages and folders of the workflow, Windows devices."""
+_WRITTEN_SUFFIXES = (".html", ".htm", ".csv", ".json", ".md", ".png", ".pdf", ".svg", ".tsv",
+                     ".log", ".yaml", ".yml", ".txt", ".rst", ".zip", ".gz", ".parquet")
+LOCAL_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".dat", ".parquet", ".pq")
+"""Suffixes of a user's own file (``files: [{local: PATH}]``)."""
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zip")
+RESERVED_FEATURES = frozenset({"e", "ue", "z", "v", "row"})
+"""Feature names refused without regard to case (the prepared table's own columns)."""
 _MAX_SHOWN = 200
 
 
@@ -101,7 +143,11 @@ def load_yaml(path: str | Path) -> Any:
     """
     path = Path(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()  # follows links, opens nothing: a FIFO is refused unread
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"{path}: not a regular file (a FIFO, device or folder named "
+                              "like a dataset file); refused without reading it")
+        size = info.st_size
         if size > MAX_YAML_BYTES:
             raise ConfigError(
                 f"{path}: {size} bytes, more than the {MAX_YAML_BYTES} allowed for a dataset file"
@@ -111,10 +157,55 @@ def load_yaml(path: str | Path) -> Any:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {_short(exc, 500)}") from None
+        raise ConfigError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from None
     except RecursionError:
         raise ConfigError(f"{path}: not valid YAML: nested too deeply") from None
 
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The problem and its line/column, without the excerpt of the file that PyYAML quotes
+    (the file may not be a dataset file at all: a secrets file named in error)."""
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "syntax error"
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return _short(str(problem).replace("\n", " "), 200) + where
+
+
+def check_dataset_id(value: str, where: str) -> str:
+    """Return the dataset id ``value`` or raise ConfigError with the rule it breaks (module
+    docstring)."""
+    shown = f"'{_short(value, 80)}'"
+    reason = None
+    folded = value.casefold()
+    run = len(value) - len(value.rstrip(value[-1])) if value else 0
+    if len(value) > MAX_ID_LENGTH:
+        reason = f"it has {len(value)} characters, at most {MAX_ID_LENGTH} are allowed"
+    elif folded in RESERVED_IDS:
+        reason = ("it is a reserved name (a page or folder of the workflow, or a device name "
+                  "on Windows)")
+    elif "/" in value or "\\" in value or ".." in value:
+        reason = "slashes and '..' are not allowed"
+    elif value.endswith((".", "-", "_")):
+        reason = "it must not end in '.', '-' or '_'"
+    elif folded.endswith(_WRITTEN_SUFFIXES):
+        reason = "it must not end in a file suffix (.html, .csv, ...)"
+    elif run > MAX_TRAILING_REPEAT:
+        reason = (f"it ends in {run} repeated '{value[-1]}'; at most {MAX_TRAILING_REPEAT} are "
+                  "allowed (wildcard matching of file names)")
+    if reason:
+        raise ConfigError(f"{where}: dataset id {shown} is refused: {reason}; use letters, "
+                          "digits and _ or - inside, such as FAMILY_set1")
+    return value
+
+
+def check_feature_name(name: str, where: str) -> str:
+    """Return the feature ``name`` unless it is one of the prepared table's own columns."""
+    if name.casefold() in RESERVED_FEATURES or name.casefold().startswith("u_"):
+        raise ConfigError(f"{where}: feature name '{_short(name, 80)}' is reserved (the prepared "
+                          "table's columns E, uE, Z, V, row and U_<level>, in any case); rename "
+                          "the feature")
+    return name
 
 
 def check_relative_path(rel: Any, where: str) -> str:
@@ -174,7 +265,60 @@ def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local
         )
     if not target.is_file():
         raise ConfigError(f"{where}: local file '{_short(value)}' ({target}) is not a regular file")
+    suffixes = [x.lower() for x in target.suffixes[-2:]]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes = suffixes[:-1]
+    if not suffixes or suffixes[-1] not in LOCAL_SUFFIXES:
+        raise ConfigError(
+            f"{where}: local file '{_short(value)}' is not named like a data table "
+            f"({', '.join(LOCAL_SUFFIXES)}, optionally compressed); refused without reading it "
+            "(a local: path must name your predictions, not another file)")
     return target
+
+
+LOCK_SUFFIX = ".lock"
+"""Suffix of a family's lock file (``JAC2024.lock`` beside ``JAC2024.yaml``), written by
+``python -m uqval.pipeline.jacobs``: SHA-256 pins, the mirror folder and ``enabled``."""
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def lock_path(family_file: str | Path) -> Path:
+    """The lock file beside a family file: ``JAC2024.yaml`` -> ``JAC2024.lock``."""
+    return Path(family_file).with_suffix(LOCK_SUFFIX)
+
+
+def apply_lock(path: Path, doc: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The family document ``doc`` of ``path`` with the pins and ``enabled`` of its lock file
+    (if any), and the lock's mirror folder (None without lock). ConfigError for a lock that is
+    not a regular file, names another family, lists an unknown file or a malformed digest, or
+    contradicts a digest pinned in the YAML."""
+    lock_file = lock_path(path)
+    if not lock_file.exists() and not lock_file.is_symlink():
+        return doc, None
+    if lock_file.is_symlink():
+        raise ConfigError(f"{lock_file}: a symbolic link; refused (write the lock file with "
+                          "`python -m uqval.pipeline.jacobs`)")
+    lock = load_yaml(lock_file)
+    if not isinstance(lock, dict) or lock.get("family") != doc.get("family") or not isinstance(
+            lock.get("files"), dict):
+        raise ConfigError(f"{lock_file}: not a lock file of family '{doc.get('family')}' "
+                          "(rewrite it with `python -m uqval.pipeline.jacobs ARCHIVE`)")
+    files = [dict(f) for f in doc.get("files", [])]
+    known = {f.get("path"): f for f in files}
+    for rel, digest in lock["files"].items():
+        if rel not in known:
+            raise ConfigError(f"{lock_file}: file '{_short(rel, 120)}' is not listed in {path.name}")
+        if not isinstance(digest, str) or not _HEX64.match(digest):
+            raise ConfigError(f"{lock_file}: the SHA-256 of '{_short(rel, 120)}' is not 64 hex "
+                              "digits")
+        pinned = known[rel].get("sha256")
+        if pinned is not None and pinned != digest:
+            raise ConfigError(f"{lock_file}: '{_short(rel, 120)}' has SHA-256 {digest} in the lock "
+                              f"file but {pinned} in {path.name}; one of them is wrong")
+        known[rel]["sha256"] = digest
+    mirror = lock.get("mirror")
+    return ({**doc, "files": files, "enabled": bool(lock.get("enabled", True))},
+            str(mirror) if isinstance(mirror, str) else None)
 
 
 def _path_key(rel: str) -> str:
@@ -260,6 +404,8 @@ class RegisteredFile:
     sha256: str | None
     url: str | None
     family: str
+    mirror: str | None = None
+    """A mirror folder holding the file (from the family's lock file), tried first."""
 
 
 @dataclass(frozen=True)
@@ -352,6 +498,11 @@ def _expressions(merged: dict[str, Any]) -> list[tuple[str, Any]]:
 def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile], list[DatasetSpec]]:
     """Read and validate one family file; return its files and merged dataset specs."""
     doc = load_yaml(path)
+    if not isinstance(doc, dict) or "family" not in doc or "datasets" not in doc:
+        kind = type(doc).__name__ if not isinstance(doc, dict) else "mapping without them"
+        raise ConfigError(f"{path}: not a dataset family file (it needs the keys 'family' and "
+                          f"'datasets'; found a {kind}); its content is not shown")
+    doc, mirror = apply_lock(path, doc)
     # Unsafe paths first, with the reason in words (the schema pattern says the same in regex).
     listed = doc.get("files") if isinstance(doc, dict) else None
     for i, f in enumerate(listed if isinstance(listed, list) else []):
@@ -376,14 +527,18 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
         if key in keys:
             raise ConfigError(f"{path}: files[{i}].path '{rel}' is listed twice (as '{keys[key]}')")
         keys[key] = rel
-        files.append(RegisteredFile(path=rel, sha256=f["sha256"], url=f.get("url"), family=family))
+        files.append(RegisteredFile(path=rel, sha256=f["sha256"], url=f.get("url"), family=family,
+                                    mirror=mirror))
     known_paths = {f.path for f in files} | set(local)
     pins = {f.path: f.sha256 for f in files}
     defaults = doc.get("defaults", {})
     datasets = []
     for entry in doc["datasets"]:
         merged = deep_merge(defaults, entry)
+        check_dataset_id(merged["id"], f"{path}: datasets[].id")
         where = f"{path}: dataset '{merged['id']}'"
+        for name in merged.get("features", {}):
+            check_feature_name(name, f"{where}, features")
         if "sources" not in merged or "quantities" not in merged:
             raise ConfigError(f"{where} needs sources and quantities")
         for k, src in enumerate(merged["sources"]):
@@ -431,6 +586,10 @@ def _family_files(dirs: Sequence[Path]) -> list[Path]:
     by_name: dict[str, Path] = {}
     for folder in dirs:
         for path in sorted(folder.glob("*.yaml")):
+            if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
+                raise ConfigError(
+                    f"{path}: a symbolic link to a file outside {folder}; refused (its target "
+                    "is neither read nor shown): copy the dataset file into the folder")
             by_name[path.name] = path
     return [by_name[name] for name in sorted(by_name)]
 
@@ -457,6 +616,7 @@ def load_registry(datasets_dir: str | Path | Sequence[str | Path], schema_path: 
     path_keys: dict[str, tuple[str, Path]] = {}
     families: dict[str, Path] = {}
     datasets: dict[str, DatasetSpec] = {}
+    folded: dict[str, str] = {}
     for path in family_files:
         fam_files, fam_datasets = load_family(path, schema)
         family = fam_datasets[0].family
@@ -480,5 +640,12 @@ def load_registry(datasets_dir: str | Path | Sequence[str | Path], schema_path: 
                 raise ConfigError(
                     f"{path}: dataset id '{d.id}' is already defined in {datasets[d.id].config_file}"
                 )
+            twin = folded.get(d.id.casefold())
+            if twin is not None:
+                raise ConfigError(
+                    f"{path}: dataset id '{d.id}' differs from '{twin}' (in "
+                    f"{datasets[twin].config_file}) only in case; ids name folders and files, "
+                    "which are one on macOS and Windows: rename one")
+            folded[d.id.casefold()] = d.id
             datasets[d.id] = d
     return Registry(files=files, datasets=datasets)

@@ -67,16 +67,26 @@ def effective_config(
     return deep_merge(defaults, given)
 
 
-def selected_datasets(value: Any) -> list[str] | None:
+def selected_datasets(value: Any, explicit: bool = False) -> list[str] | None:
     """Dataset ids of the ``datasets`` key: a list, or a comma-separated text (as written on
-    the command line, ``--config datasets=a,b``); None (every dataset) when unset or empty."""
-    if value is None:
+    the command line, ``--config datasets=a,b``); None (every enabled dataset) when unset
+    (``null``). An empty selection (``--config datasets=``) is a ConfigError: it would
+    otherwise build every dataset, downloads included. ``explicit``: the key was given on
+    the command line, where Snakemake turns ``datasets=`` into None."""
+    if value is None and not explicit:
         return None
+    if value is None:
+        value = ""
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)):
         items = [items]
     ids = [str(v).strip() for v in items if str(v).strip()]
-    return list(dict.fromkeys(ids)) or None
+    if not ids:
+        raise ConfigError(
+            "datasets: the selection is empty (--config datasets= with no id); name at least "
+            "one dataset id (--config datasets=ID1,ID2), or leave the key out to build every "
+            "enabled dataset")
+    return list(dict.fromkeys(ids))
 
 
 def registry_dirs(builtin_dir: str | Path, datasets_dir: str) -> list[str]:

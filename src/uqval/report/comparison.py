@@ -29,6 +29,7 @@ from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
+from uqval.report.markdown import md_text
 from uqval.report.summary import fmt, fmt_interval
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
@@ -59,7 +60,7 @@ def ranking_table(result: ModelComparison) -> pd.DataFrame:
 
 
 def _stage_text(verdicts: dict[str, str]) -> str:
-    return ", ".join(f"{stage} **{v}**" for stage, v in verdicts.items())
+    return ", ".join(f"{md_text(stage)} **{v}**" for stage, v in verdicts.items())
 
 
 def summary_markdown(result: ModelComparison) -> str:
@@ -83,17 +84,19 @@ def summary_markdown(result: ModelComparison) -> str:
         "",
     ]
     for name, row in ranks.iterrows():
-        lines.append(f"- rank {int(row['overall'])}: **{name}** (mean rank "
+        lines.append(f"- rank {int(row['overall'])}: **{md_text(name)}** (mean rank "
                      f"{row['mean_rank']:.2f})")
     if result.validations:
         lines += ["", "## Each model's validation", ""]
         for name, res in result.validations.items():
             s = res.scale_factor
-            lines.append(f"- **{name}**: scale factor {fmt_interval(s.value, s.ci_low, s.ci_high)}"
-                         f"; {_stage_text(res.stage_verdicts)}.")
+            lines.append(f"- **{md_text(name)}**: scale factor "
+                         f"{fmt_interval(s.value, s.ci_low, s.ci_high)}; "
+                         f"{_stage_text(res.stage_verdicts)}.")
     lines += ["", "## Significant differences", ""]
     diff = result.differences.reset_index()
-    for (a, b), group in diff.groupby(["model_a", "model_b"], sort=False):
+    for (a_name, b_name), group in diff.groupby(["model_a", "model_b"], sort=False):
+        a, b = md_text(a_name), md_text(b_name)
         sig = group[group["p_value"] < alpha]
         if sig.empty:
             lines.append(f"- {a} vs {b}: no score differs significantly.")
@@ -101,7 +104,7 @@ def summary_markdown(result: ModelComparison) -> str:
         floor_p = 2.0 / (result.n_boot + 1)
         floor = fmt(floor_p, 1)
         shown = ", ".join(
-            f"{r.score}: " + (f"**{r.better}** better, " if r.better not in ("", "tie") else "")
+            f"{md_text(r.score)}: " + (f"**{md_text(r.better)}** better, " if r.better not in ("", "tie") else "")
             + f"Δ = {fmt(r.delta)} "
             + (f"(p = {fmt(r.p_value, 2)})" if r.p_value > floor_p * 1.0000001
                else f"(p ≤ {floor}, the smallest with {result.n_boot} resamples)")

@@ -1,4 +1,4 @@
-"""A small, safe markdown renderer for report text.
+r"""A small, safe markdown renderer for report text.
 
 Every character of the input is HTML-escaped before any markup is added, so text such as
 ``<script>`` can only ever appear as text; raw HTML in the input is never passed through.
@@ -7,7 +7,15 @@ unordered (``-``, ``*``, ``+``) and ordered (``1.``) lists nested by indentation
 code blocks (three backticks), block quotes (``>``), horizontal rules (``---``), pipe tables,
 and inline ``**bold**``, ``*italics*``, ``_italics_``, backtick code spans and links
 ``[text](url)``, which are written as "text (url)" so that the page has no link to an
-external resource.
+external resource. Backslash escapes of ASCII punctuation (``\*``, ``\<``, ``\|``) give the
+character itself, as in CommonMark.
+
+Untrusted text (column, feature and model names, dataset titles and citations from YAML
+files) is put into Markdown through :func:`md_text` (or :func:`md_code`): control
+characters removed, and every character that could start markup (emphasis, code, links,
+images, raw HTML, table cells) backslash-escaped, so that a name such as
+``<img src=x onerror=...>`` or ``**x** | y`` reads as itself in any CommonMark renderer
+(GitHub, Snakemake reports) and in this one.
 """
 
 from __future__ import annotations
@@ -15,7 +23,37 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["render_inline", "render_markdown"]
+__all__ = ["md_code", "md_text", "render_inline", "render_markdown"]
+
+_MD_SPECIAL = re.compile(r"([\\`*_<|~&])")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def md_text(value: object) -> str:
+    r"""``value`` as literal Markdown text (module docstring).
+
+    >>> print(md_text("<b>x</b> | *y*"))
+    \<b>x\</b> \| \*y\*
+    >>> render_inline(md_text("[a](http://e) **b**"))
+    '[a](http://e) **b**'
+    """
+    text = _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub("", str(value)))
+    # "[" starts a link only when "](" or "][" follows: plain intervals "[1.2, 1.5]" stay
+    return text if not re.search(r"\](\(|\[)", text) else text.replace("[", "\\[")
+
+
+def md_code(value: object) -> str:
+    """``value`` as a Markdown code span, whatever backticks or pipes it holds.
+
+    >>> md_code("a`b")
+    '``a`b``'
+    """
+    text = _CONTROL.sub("", str(value)).replace("|", "\u00a6")  # a pipe would split a cell
+    runs = [len(r) for r in re.findall("`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
@@ -23,7 +61,7 @@ _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
-_CODE = re.compile(r"`([^`]+)`")
+_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 _ITALIC = re.compile(
@@ -36,10 +74,18 @@ def render_inline(text: str) -> str:
     codes: list[str] = []
 
     def keep_code(match: re.Match[str]) -> str:
-        codes.append(f"<code>{html.escape(match.group(1))}</code>")
+        code = match.group(2)
+        if len(code) > 2 and code.startswith(" ") and code.endswith(" "):
+            code = code[1:-1]
+        codes.append(f"<code>{html.escape(code)}</code>")
+        return f"\x00{len(codes) - 1}\x00"
+
+    def keep_literal(match: re.Match[str]) -> str:
+        codes.append(html.escape(match.group(1)))
         return f"\x00{len(codes) - 1}\x00"
 
     out = _CODE.sub(keep_code, text.replace("\x00", ""))
+    out = _ESCAPED.sub(keep_literal, out)
     out = html.escape(out)
     out = _LINK.sub(r"\1 (\2)", out)
     out = _BOLD.sub(lambda m: f"<strong>{m.group(1) or m.group(2)}</strong>", out)
@@ -61,7 +107,7 @@ def _cells(row: str) -> list[str]:
     row = row.strip()
     row = row[1:] if row.startswith("|") else row
     row = row[:-1] if row.endswith("|") else row
-    return [cell.strip() for cell in row.split("|")]
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", row)]
 
 
 def _table(lines: list[str]) -> str:

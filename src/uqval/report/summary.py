@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from uqval.report.markdown import md_code, md_text
+
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.validation.engine import ValidationResult
 
@@ -58,6 +60,8 @@ def fmt_range(low: float, high: float, span: float) -> str:
     if not (math.isfinite(span) and span > 0) or max(abs(low), abs(high)) >= 1e5:
         return f"{fmt(low)} to {fmt(high)}"
     decimals = max(0, 2 - math.floor(math.log10(span)))
+    if decimals > 9:  # a tiny unit (1e-300): exponent notation
+        return f"{fmt(low)} to {fmt(high)}"
 
     def end(x: float, decimals: int) -> str:
         text = f"{x:.{decimals}f}"
@@ -92,7 +96,8 @@ def _average(result: ValidationResult) -> list[str]:
     data = _advice(result, "data")
     if not data.empty:
         r = result.robust_scale
-        lines.append(f"- **A few rows decide the average**: {data['reason'].iloc[0]}. With all "
+        lines.append(f"- **A few rows decide the average**: {md_text(data['reason'].iloc[0])}. "
+                     "With all "
                      f"rows the scale factor sqrt(ZMS) is {interval}; the robust factor (median "
                      f"of means, which those rows cannot move) is {fmt(r.value)} "
                      f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]." if r else "")
@@ -144,7 +149,7 @@ def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
     raw = float(rows["p_value"].min())
     adjusted = float(rows["p_adjusted"].min())
     if raw <= alpha < adjusted:
-        return (f" Weak evidence along {name}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
+        return (f" Weak evidence along {md_text(name)}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
                 f"testing {n_tests} variable(s) of this stage.")
     return ""
 
@@ -154,8 +159,13 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]]
     if rows.empty:
         return []
+    label = "the uncertainty itself" if stage == "consistency" else md_code(name)
+    if name not in result.bins:  # the variable cannot be binned (validation/degenerate.py)
+        reason = str(result.parameters.get("not_testable", {}).get(name, rows["note"].iloc[0]))
+        other = ("the average and the features are still tested" if stage == "consistency"
+                 else "the other stages are still tested")
+        return [f"- Across {label}: **not testable**: {md_text(reason)}; {other}."]
     table = result.bins[name]
-    label = "the uncertainty itself" if stage == "consistency" else f"`{name}`"
     p = rows["p_adjusted"].min()
     alpha = float(result.parameters["alpha"])
     n_tests = int(v[(v["stage"] == stage) & v["scaled"]]["feature"].nunique())
@@ -163,7 +173,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     advice = _advice(result, stage, name)
     if failed.empty:
         if (rows["verdict"] == "inconclusive").any():
-            note = rows["note"].iloc[0].split("; ")[-1]
+            note = md_text(rows["note"].iloc[0].split("; ")[-1])
             return [f"- Across {label}: **inconclusive** ({note})."]
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
                 f"beyond chance; adjusted p = {fmt(p, 2)})."
@@ -172,7 +182,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     advice = advice[advice["action"] != "none"]
     if (failed["effect"] == "relevant").any() and advice.empty and not explained.empty:
         return [f"- Across {label}: **follows the uncertainty ranges** (the bins differ beyond "
-                f"chance, adjusted p = {fmt(p, 2)}, but {explained['reason'].iloc[0]})."]
+                f"chance, adjusted p = {fmt(p, 2)}, but {md_text(explained['reason'].iloc[0])})."]
     if not (failed["effect"] == "relevant").any() or advice.empty:
         return [f"- Across {label}: **right within {_tol(result)}** (the bins differ beyond "
                 f"chance, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
@@ -180,9 +190,9 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     spread = (failed["statistic"].str.startswith("LZMS") & (failed["effect"] == "relevant")).any()
     what = "the bins differ beyond chance" if spread else "spread right, but biased"
     out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
-    out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
+    out += [f"  - {md_text(r)} ({fmt(100 * sh, 2)} % of the rows)."
             for r, sh in zip(advice["reason"], advice["share"], strict=True)]
-    out += [f"  - Not advised separately: {r}." for r in explained["reason"]]
+    out += [f"  - Not advised separately: {md_text(r)}." for r in explained["reason"]]
     return out
 
 
@@ -226,15 +236,16 @@ def _next_steps(result: ValidationResult) -> list[str]:
     lines = []
     for r in result.advice.itertuples(index=False):
         if r.action == "none" and r.variable:
-            lines.append(f"- No separate action along {r.variable}: {r.reason}.")
+            lines.append(f"- No separate action along {md_text(r.variable)}: "
+                         f"{md_text(r.reason)}.")
             continue
         if r.action == "none":
-            lines.append(f"- Nothing to fix: {r.reason}; smaller miscalibrations need more data "
+            lines.append(f"- Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need more data "
                          "to show.")
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
-        where = f" ({r.variable})" if r.variable else ""
-        lines.append(f"- {head}{where}: {r.reason}.")
+        where = f" ({md_text(r.variable)})" if r.variable else ""
+        lines.append(f"- {head}{where}: {md_text(r.reason)}.")
     a = result.advice
     if ((a["stage"] == "consistency") & (a["action"] == "recalibrate_per_range")).sum() >= 2:
         lines.append("- Several ranges of the uncertainty need different factors: a monotone "
@@ -269,14 +280,14 @@ def summary_markdown(result: ValidationResult) -> str:
                                                     result.warnings), ""]
     if result.parameters.get("recalibration"):
         head += [f"**The uncertainties validated here are not the given ones**: they were "
-                 f"{result.parameters['recalibration']}. Each point's uncertainty comes from "
+                 f"{md_text(result.parameters['recalibration'])}. Each point's uncertainty comes from "
                  "a fit on the other folds, so the verdicts below are honest estimates of "
                  "how the recalibration will do on new data.", ""]
     if result.parameters["rule"] == "paper":
         v = result.verdicts
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
         for _, r in v.iterrows():
-            where = f" along {r['feature']}" if r["feature"] else ""
+            where = f" along {md_text(r['feature'])}" if r["feature"] else ""
             lines.append(f"- {r['stage']}{where}: {r['statistic']} = {fmt(r['value'])} "
                          f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] → **{r['verdict']}**")
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from uqval._internal.checks import unit_scaled
 from uqval.plots import diagnostics, reliability
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
@@ -55,14 +56,16 @@ def variable_stems(result: ValidationResult) -> dict[str, str]:
 
 def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     """The report's figures, in page order."""
-    e, u = result.errors, result.uncertainties
+    # values near 1e-300 or 1e300 are drawn in a common unit (E and uE square safely)
+    e, u, unit = unit_scaled(result.errors, result.uncertainties)
+    in_unit = "" if unit == 1.0 else f", E and uE in units of {unit:.3g}"
     factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
     us = u * factor
     seed = int(result.parameters["seed"])
     n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
     stems = variable_stems(result)
-    scaled = f" (uncertainties × {factor:.3g})"
+    scaled = f" (uncertainties × {factor:.3g}{in_unit})"
     specs: list[FigureSpec] = [
         ("calibration_curve", "Calibration curve", HOW_TO_READ["calibration_curve_plot"],
          lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
@@ -72,6 +75,9 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
          HOW_TO_READ["isotonic_reliability_plot"],
          lambda ax: reliability.isotonic_reliability_plot(e, u, ax=ax, seed=seed, n_sim=200,
                                                           n_boot=100)),
+    ]
+    if u_name in n_bins:  # not when the uncertainty cannot be binned (not testable)
+        specs += [
         (f"lzms_{stems[u_name]}", f"Local ZMS along {u_name} as given{scaled}",
          HOW_TO_READ["local_zms_plot"],
          lambda ax: diagnostics.local_zms_plot(e, us, u, x_name=f"{u_name} (as given)",
@@ -80,7 +86,7 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
          HOW_TO_READ["local_zm_plot"],
          lambda ax: diagnostics.local_zm_plot(e, us, u, x_name=f"{u_name} (as given)",
                                               n_bins=n_bins[u_name], ax=ax)),
-    ]
+        ]
 
     def along(name: str, x: np.ndarray) -> list[FigureSpec]:
         """The figures along one feature (the lambdas close over this call's name and x)."""
@@ -99,7 +105,8 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
         ]
 
     for name, x in result.features.items():
-        specs += along(name, x)
+        if name in n_bins:
+            specs += along(name, x)
     specs += [
         ("confidence_curve", "Confidence curve", HOW_TO_READ["confidence_curve_plot"],
          lambda ax: diagnostics.confidence_curve_plot(e, u, ax=ax, seed=seed)),
@@ -219,7 +226,8 @@ def stage_overview(result: ValidationResult) -> pd.DataFrame:
     order = {"relevant": 0, "undetermined": 1, "negligible": 2, "": 3}
     out = []
     for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
-        verdict = next(x for x in ("fail", "inconclusive", "pass") if x in set(group["verdict"]))
+        verdict = next(x for x in ("fail", "inconclusive", "pass", "not testable")
+                       if x in set(group["verdict"]))
         failing = group[group["verdict"] == "fail"]
         effect = min((failing if not failing.empty else group)["effect"],
                      key=lambda x: order.get(x, 3))

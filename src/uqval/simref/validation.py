@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from uqval._internal.checks import errors_uncertainties
@@ -55,8 +56,9 @@ class Validation:
         sensitivity: abs(delta) = abs(theta_N - theta_T), u_combined = sqrt(u_N^2 + u_T^2), the
             threshold k u_combined, ratio_to_U_BS = abs(delta)/U_BS, sensitive (bool), criterion.
         mc_precision_ok: 2 u(theta_ref) < U_BS for every simulated reference (Sect. II.D.2).
-        verdict: "validated", "not validated", "borderline" (Sim zetas disagree) or
-            "do not use" (sensitive to D).
+        verdict: "validated", "not validated", "borderline" (Sim zetas disagree),
+            "do not use" (sensitive to D) or "not testable" (a statistic without reference,
+            CC, ENCE or ZMSE, on one uncertainty value for every row).
         scheme: the scheme(s) the verdict rests on; reason: explanation.
 
     Examples:
@@ -129,6 +131,23 @@ def _verdict_from(zetas: Mapping[str, float], schemes: Sequence[str]) -> tuple[s
     return "borderline", f"{label} disagree on |zeta| <= 1"
 
 
+NOT_TESTABLE = "not testable"
+"""Verdict of a statistic that compares uncertainties when every uncertainty is the same."""
+
+
+def _not_testable(label: str, m: int, value: float, n_boot: int) -> Validation:
+    """The :class:`Validation` of a statistic without reference (CC, ENCE, ZMSE: they compare
+    the uncertainties with each other) on one uncertainty value for every row: undefined (the
+    rank correlation) or arbitrary (bins of tied values), so not testable."""
+    nan = float("nan")
+    return Validation(
+        statistic=label, M=m, n_boot=n_boot, n_mc=0, estimate=nan, ci_low=nan, ci_high=nan,
+        se_bs=nan, bias_bs=nan, half_range_bs=nan, reference=None, references={}, zeta={},
+        sensitivity={}, mc_precision_ok=None, verdict=NOT_TESTABLE, scheme="-",
+        reason=(f"not testable: one uncertainty value ({value:.6g}) in every row; {label} "
+                "compares the uncertainties with each other (ZMS, the average, is testable)"))
+
+
 def validate_statistic(
     errors: ArrayLike,
     uncertainties: ArrayLike,
@@ -196,6 +215,8 @@ def validate_statistic(
     """
     stat = as_statistic(statistic)
     e, ue = errors_uncertainties(errors, uncertainties)
+    if stat.reference is None and np.ptp(ue) == 0.0:
+        return _not_testable(stat.label, e.size, float(ue[0]), n_boot)
     boot_seed, seed_n, seed_t = seed_sequence(seed).spawn(3)
     bs = bootstrap_statistic(
         e,

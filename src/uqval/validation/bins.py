@@ -22,6 +22,9 @@ __all__ = ["MAX_DEFAULT_BINS", "Bins", "default_n_bins", "tie_aware_bins"]
 
 MAX_DEFAULT_BINS = 50
 """Cap of the default number of bins (see :func:`default_n_bins`)."""
+MIN_SPLIT_COUNT = 30
+"""When ties leave one bin, the fallback split keeps at least this many rows on each side
+(if some tie-group boundary allows it; the validation engine checks that one does)."""
 
 
 def default_n_bins(m: int) -> int:
@@ -103,8 +106,11 @@ def tie_aware_bins(x: NDArray[np.float64], n_bins: int) -> Bins:
     moved = np.searchsorted(xs, xs[bounds[1:-1]], side="left")
     edges = np.unique(np.concatenate([[0], moved, [m]])).astype(np.int64)
     edges = _merge_small(edges, max(1, (m // n_bins) // 2))
-    if edges.size < 3:  # ties swallowed everything: split at the largest tie group boundary
-        cuts = np.flatnonzero(np.diff(xs)) + 1
+    if edges.size < 3:  # ties swallowed everything: split at the tie-group boundary nearest
+        cuts = np.flatnonzero(np.diff(xs)) + 1  # the middle that leaves both bins min_count
+        smallest = min(MIN_SPLIT_COUNT, m // 2)  # rows, if there is one
+        fair = cuts[(cuts >= smallest) & (m - cuts >= smallest)]
+        cuts = fair if fair.size else cuts
         best = cuts[np.argmin(np.abs(cuts - m / 2))]
         edges = np.array([0, best, m], dtype=np.int64)
     counts = np.diff(edges)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import probability
+from uqval._internal.checks import probability, seed_value, unit_scaled
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
@@ -53,6 +53,11 @@ from uqval.ucc import (
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
+from uqval.validation.degenerate import (
+    NOT_TESTABLE,
+    check_errors_not_all_zero,
+    untestable_reason,
+)
 from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
@@ -212,7 +217,8 @@ class ValidationResult:
         for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
             key = stage if stage != "adaptivity" else f"adaptivity: {feature}"
             values = set(group["verdict"])
-            out[key] = next(x for x in ("fail", "inconclusive", "pass") if x in values)
+            out[key] = next(x for x in ("fail", "inconclusive", "pass", NOT_TESTABLE)
+                            if x in values)
         return out
 
     @property
@@ -379,7 +385,7 @@ def validate(
     *,
     data: pd.DataFrame | None = None,
     variance: bool = False,
-    seed: int = 0,
+    seed: int | np.random.SeedSequence | None = 0,
     n_boot: int = 1000,
     n_permutations: int | None = None,
     n_bins: int | None = None,
@@ -426,7 +432,9 @@ def validate(
             ``data``. Numeric, not constant.
         data: optional DataFrame holding the named columns.
         variance: ``uncertainties`` are variances uE^2.
-        seed: seed of every random step (bootstrap, permutations).
+        seed: seed of every random step (bootstrap, permutations): an integer >= 0, a
+            ``SeedSequence``, or None to draw one (recorded in ``parameters["seed"]``, so the
+            run can be repeated).
         n_boot: bootstrap replicates of the scale factor and of each bin's interval (1000
             by default: enough for 95 % BCa limits; at M = 10^6 each 1000 replicates of the
             scale factor cost about 10^9 random reads).
@@ -455,8 +463,15 @@ def validate(
 
     Raises:
         ValueError: naming the argument, for mismatched lengths, non-numeric, NaN or
-            infinite values, non-positive uncertainties, a constant feature, fewer than 60
-            usable rows, or bad options.
+            infinite values, non-positive uncertainties, errors that are all 0, a row whose
+            (E/uE)^2 overflows, fewer than 60 usable rows, or bad options (a seed that is
+            not an integer >= 0, a SeedSequence or None).
+
+    Degenerate inputs (:mod:`uqval.validation.degenerate`): a variable that cannot be split
+    into two bins of 30 rows without separating equal values (one uncertainty for every
+    row, a feature with one value in almost every row) gets the verdict ``"not testable"``
+    with the reason (``parameters["not_testable"]``); the other stages are still tested.
+    Values near 1e-300 or 1e300 are handled by a common change of unit.
 
     Examples:
         Small ``n_boot`` and permutation counts keep the example fast; keep the defaults for
@@ -497,15 +512,20 @@ def validate(
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    seed = seed_value(seed)
+    if isinstance(seed, np.random.SeedSequence):  # recorded as the int every stream comes from
+        seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
     say = progress or (lambda _: None)
     inputs = clean_inputs(errors, uncertainties, features, data=data, variance=variance,
                           drop_invalid=drop_invalid, uncertainty_name=uncertainty_name)
     e, u = inputs.errors, inputs.uncertainties
+    check_errors_not_all_zero(e, u)
+    e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
     boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed = seed_sequence(seed).spawn(5)
 
-    scr = screen(e, u)
+    scr = screen(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
     boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=boot_seed, n_workers=n_workers)
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
@@ -516,9 +536,16 @@ def validate(
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
     reference = robust.value if dominated else scale.value
 
-    variables = [("consistency", inputs.uncertainty_name, u)] + [
+    candidates = [("consistency", inputs.uncertainty_name, u)] + [
         ("adaptivity", name, x) for name, x in inputs.features.items()
     ]
+    untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
+        x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
+    if rule == "paper" and untestable:
+        name, reason = next(iter(untestable.items()))
+        raise ValueError(f"rule='paper' cannot bin {name!r}: {reason}; use the default rule, "
+                         "which reports it as not testable")
+    variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
     binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
     u_scaled = u * reference
     tables = {}
@@ -535,20 +562,25 @@ def validate(
         say(f"{n_permutations} permutations for {len(binned)} binning variable(s)")
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
-                                    n_workers=n_workers)
-        rows = average + _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p), alpha)
+                                    n_workers=n_workers) if binned else []
+        rows = average + (_conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
+                                            alpha) if binned else [])
+        rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
+                         np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
+                 for stage, name, _ in candidates if name in untestable]
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
     say("UCC gain over a constant band (permutation test)")
-    ucc = _ucc_gain(e, u, n_ucc_permutations, ucc_seed, n_workers)
+    ucc = _ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
     dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
     ucc_without = None
     if dominant.size:
         keep = np.ones(m, dtype=bool)
         keep[dominant] = False
         say("UCC gain without the dominant rows")
-        ucc_without = _ucc_gain(e[keep], u[keep], n_ucc_permutations, ucc_seed, n_workers)
+        ucc_without = _ucc_gain(e_unit[keep], u_unit[keep], n_ucc_permutations, ucc_seed,
+                                n_workers)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
@@ -558,6 +590,7 @@ def validate(
         "min_bin_count": rules.MIN_BIN_COUNT,
         "tolerance": tolerance,
         "conditional_scaling": reference,
+        "not_testable": untestable,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     result = ValidationResult(
@@ -565,7 +598,7 @@ def validate(
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
-        warnings=tuple(rules.input_warnings(e, reference)),
+        warnings=tuple(rules.input_warnings(e_unit, reference)),
     )
     if rule == "paper":
         return result

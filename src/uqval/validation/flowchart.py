@@ -28,6 +28,7 @@ from uqval.calibration.coverage import global_coverage, local_coverage
 from uqval.calibration.fraction_valid import FractionValid, fraction_valid
 from uqval.calibration.local import global_zmean
 from uqval.calibration.screening import SkewnessLimits, screen
+from uqval.report.markdown import md_code, md_text
 
 FV_TARGET = 0.95
 FV_MIN_M = 10_000
@@ -153,10 +154,11 @@ def summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str
     the table of tests."""
     v = verdicts(checks)
     lines = [
-        f"# Validation of `{dataset}`",
+        f"# Validation of {md_code(dataset)}",
         "",
-        f"{report.get('title', dataset)} — M = {report['M']} ({report['n_raw']} raw rows), units "
-        f"{report.get('units') or 'n/a'}. Source: {report.get('citation', '')}",
+        f"{md_text(report.get('title', dataset))} — M = {report['M']} ({report['n_raw']} raw "
+        f"rows), units {md_text(report.get('units') or 'n/a')}. Source: "
+        f"{md_text(report.get('citation', ''))}",
         "",
         "## Verdicts (average calibration → consistency → adaptivity)",
         "",
@@ -165,16 +167,16 @@ def summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str
         failed = [c for c in checks if (c.stage == stage or f"{c.stage}:{c.conditioning}" == stage) and not c.passed]
         reason = "; ".join(f"{c.test} = {c.value:.3g} [{c.ci_low:.3g}, {c.ci_high:.3g}] vs {c.target:g}"
                            for c in failed)
-        lines.append(f"- **{stage}**: {verdict}" + (f" — {reason}" if reason else ""))
+        lines.append(f"- **{md_text(stage)}**: {verdict}" + (f" — {reason}" if reason else ""))
     if v.get("average") == "fail":
         lines += ["", "Average calibration fails: conditional tests are reported but cannot validate "
                   "the uncertainties (P003 Fig. 1)."]
     notes = sorted({c.note for c in checks if c.note})
     if notes:
-        lines += ["", "Notes:", *[f"- {n}" for n in notes]]
+        lines += ["", "Notes:", *[f"- {md_text(n)}" for n in notes]]
     lines += ["", "## Tests", "", "| stage | conditioning | test | value | 95 % interval | target | pass |",
               "|---|---|---|---|---|---|---|"]
     for c in checks:
-        lines.append(f"| {c.stage} | {c.conditioning} | {c.test} | {c.value:.4g} | "
+        lines.append(f"| {c.stage} | {md_text(c.conditioning)} | {c.test} | {c.value:.4g} | "
                      f"[{c.ci_low:.4g}, {c.ci_high:.4g}] | {c.target:g} | {'yes' if c.passed else 'no'} |")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,11 @@ Accepted forms: arrays or pandas Series for ``errors`` and ``uncertainties``; ``
 as a mapping name -> array, a DataFrame (every column a feature) or, with ``data=``, a list
 of column names. With ``data=`` a DataFrame, ``errors`` and ``uncertainties`` are column
 names. Every problem raises a ``ValueError`` that names the argument (and column).
+
+pandas Series are paired **by label** when their indexes hold the same labels in another
+order, and refused (naming both arguments) when the labels differ; masked arrays with
+masked values are refused (:func:`uqval._internal.checks.aligned`). Row numbers in
+messages count data rows from 1, in the order of ``errors``.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import MAX_LISTED_ROWS, first_rows
+from uqval._internal.checks import MAX_LISTED_ROWS, aligned, first_rows, refuse_masked
+from uqval._internal.tables import printable
+from uqval.validation.degenerate import z_overflow_message, z_square_overflow
 
 __all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
 
@@ -48,12 +55,13 @@ def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
 
 
 def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
+    refuse_masked(values, argument)
     if isinstance(values, pd.Series) and not pd.api.types.is_numeric_dtype(values.dtype):
         converted = pd.to_numeric(values, errors="coerce")
         bad = converted.isna() & values.notna()
         if bad.any():
             rows = np.flatnonzero(bad.to_numpy())[:MAX_LISTED_ROWS]
-            examples = ", ".join(f"row {i + 1}: {values.iloc[i]!r}" for i in rows)
+            examples = ", ".join(f"row {i + 1}: {printable(values.iloc[i])!r}" for i in rows)
             raise ValueError(f"{argument} has non-numeric values ({examples})")
         values = converted
     try:
@@ -108,8 +116,12 @@ def clean_inputs(
         uncertainty_name = str(uncertainties.name)
     u_name = uncertainty_name or "uncertainty"
     what = "variances" if variance else "uncertainties"
-    arrays = {"errors": _as_float(errors, "errors"), what: _as_float(uncertainties, what)}
     feats = _features(features, data)
+    named = aligned({"errors": errors, what: uncertainties,
+                     **{f"features[{k!r}]": v for k, v in feats.items()}})
+    errors, uncertainties = named["errors"], named[what]
+    feats = {k: named[f"features[{k!r}]"] for k in feats}
+    arrays = {"errors": _as_float(errors, "errors"), what: _as_float(uncertainties, what)}
     if u_name in feats:
         raise ValueError(f"features: name {u_name!r} is used for the uncertainties; rename it")
     labels = {"errors": "errors", what: what}
@@ -143,6 +155,14 @@ def clean_inputs(
             )
         counts[f"removed: non-positive {what}"] = int(nonpositive.sum())
         keep &= ~nonpositive
+    unc_all = np.sqrt(np.abs(arrays[what])) if variance else arrays[what]
+    overflow = keep & z_square_overflow(arrays["errors"], unc_all)
+    if overflow.any():
+        message = z_overflow_message(arrays["errors"], unc_all, overflow)
+        if not drop_invalid:
+            raise ValueError(f"{message}, or pass drop_invalid=True")
+        counts["removed: (E/uE)^2 overflows"] = int(overflow.sum())
+        keep &= ~overflow
     m = int(keep.sum())
     counts["rows used"] = m
     if m < MIN_ROWS:
@@ -151,12 +171,5 @@ def clean_inputs(
         )
     clean = {k: v[keep] for k, v in arrays.items()}
     unc = np.sqrt(clean[what]) if variance else clean[what]
-    out_features = {}
-    for name in feats:
-        x = clean[f"features[{name!r}]"]
-        if np.ptp(x) == 0:
-            raise ValueError(
-                f"features[{name!r}] is constant ({x[0]:g} in every row): it cannot be binned"
-            )
-        out_features[name] = x
+    out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts)
