@@ -72,6 +72,13 @@ Scores, recalibration and model comparison
     :func:`compare` — scores, paired differences and ranking of several models
     (:class:`ModelComparison`).
 
+Ensembles, quantiles, intervals and predictive distributions
+    :class:`Normal`, :class:`StudentT`, :class:`Laplace` — parametric predictives given by mean
+    and standard deviation; :class:`Ensemble`, :class:`Samples` — members or draws in columns;
+    :class:`Quantiles` — a quantile set; :class:`Intervals` — central intervals by level. Each
+    gives the point prediction, variance, PIT, CDF, central intervals and CRPS, and counts its
+    data problems (:class:`DataIssues`). ``validate(y_true, predictive, ...)`` validates them.
+
 Names are loaded on first use, so ``import uqval`` stays fast. The paper reproductions are
 in :mod:`uqval.papers` and the Snakemake plumbing in :mod:`uqval.pipeline`; neither is needed
 to validate your own data.
@@ -171,6 +178,15 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "BinnedScaling": ("uqval.recalibration", "BinnedScaling"),
     "cross_validate": ("uqval.recalibration", "cross_validate"),
     "compare": ("uqval.comparison", "compare"),
+    # predictive outputs of every kind
+    "Normal": ("uqval.predictive", "Normal"),
+    "StudentT": ("uqval.predictive", "StudentT"),
+    "Laplace": ("uqval.predictive", "Laplace"),
+    "Ensemble": ("uqval.predictive", "Ensemble"),
+    "Samples": ("uqval.predictive", "Samples"),
+    "Quantiles": ("uqval.predictive", "Quantiles"),
+    "Intervals": ("uqval.predictive", "Intervals"),
+    "DataIssues": ("uqval.predictive", "DataIssues"),
     "ModelComparison": ("uqval.comparison", "ModelComparison"),
 }
 
@@ -235,6 +251,16 @@ if TYPE_CHECKING:  # static checkers see the real objects
     from uqval.comparison import (
         ModelComparison,
         compare,
+    )
+    from uqval.predictive import (
+        DataIssues,
+        Ensemble,
+        Intervals,
+        Laplace,
+        Normal,
+        Quantiles,
+        Samples,
+        StudentT,
     )
     from uqval.recalibration import (
         BinnedScaling,
