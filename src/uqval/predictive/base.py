@@ -183,6 +183,10 @@ class Predictive:
         """PIT F(y) per row (continuous kinds: no randomness, ``seed`` unused)."""
         return self.cdf(y)
 
+    def quantile(self, p: float) -> FloatArray:  # pragma: no cover - abstract
+        """F^-1(p) per row."""
+        raise NotImplementedError
+
     def interval(self, level: float) -> tuple[FloatArray, FloatArray]:  # pragma: no cover
         raise NotImplementedError
 

@@ -87,6 +87,19 @@ class _LocationScale(Predictive):
         """F(y) per row (continuous: ``seed`` unused)."""
         return self.cdf(y)
 
+    def _unit_logpdf(self, z: FloatArray) -> FloatArray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def log_density(self, y: ArrayLike) -> FloatArray:
+        """ln p(y) per row (for the negative log-likelihood)."""
+        yy = observations(y, self._m)
+        return self._nan_outside(self._unit_logpdf((yy - self._mean) / self._sd)
+                                 - np.log(self._sd))
+
+    def quantile(self, p: float) -> FloatArray:
+        """F^-1(p) = μ + sd·q_p per row, q_p the p-quantile of the unit-variance law."""
+        return self._nan_outside(self._mean + self._sd * self._unit_ppf(p))
+
     def interval(self, level: float) -> tuple[FloatArray, FloatArray]:
         """μ ± sd·q, q the (1 + L)/2 quantile of the unit-variance law."""
         _, high = central_probabilities(level)
@@ -119,6 +132,9 @@ class Normal(_LocationScale):
 
     def _unit_cdf(self, z: FloatArray) -> FloatArray:
         return special.ndtr(z)
+
+    def _unit_logpdf(self, z: FloatArray) -> FloatArray:
+        return stats.norm.logpdf(z)
 
     def _unit_ppf(self, p: float) -> FloatArray:
         return special.ndtri(p)
@@ -153,6 +169,9 @@ class Laplace(_LocationScale):
 
     def _unit_cdf(self, z: FloatArray) -> FloatArray:
         return stats.laplace.cdf(z * math.sqrt(2.0))
+
+    def _unit_logpdf(self, z: FloatArray) -> FloatArray:
+        return stats.laplace.logpdf(z * math.sqrt(2.0)) + 0.5 * math.log(2.0)
 
     def _unit_ppf(self, p: float) -> FloatArray:
         return stats.laplace.ppf(p) / math.sqrt(2.0)
@@ -219,6 +238,10 @@ class StudentT(_LocationScale):
 
     def _unit_cdf(self, z: FloatArray) -> FloatArray:
         return stats.t.cdf(z * np.sqrt(self._nu / (self._nu - 2.0)), self._nu)
+
+    def _unit_logpdf(self, z: FloatArray) -> FloatArray:
+        k = np.sqrt(self._nu / (self._nu - 2.0))
+        return stats.t.logpdf(z * k, self._nu) + np.log(k)
 
     def _unit_ppf(self, p: float) -> FloatArray:
         return stats.t.ppf(p, self._nu) * np.sqrt((self._nu - 2.0) / self._nu)
