@@ -64,11 +64,22 @@ With --recalibrate the uncertainties are first recalibrated by 5-fold cross-vali
 (each fold by the method fitted on the other four) and the out-of-fold uncertainties are
 validated: an honest check of how the recalibration will do on new data.
 
+Predictive outputs: the coverage of central intervals at each level (exact binomial tests,
+and along the interval width and each feature), the shape of the predictive distributions
+(PIT uniformity) and, where a variance exists, the variance stages on y - mean with the sd.
+Data problems (crossing quantiles, low > high, NaN members, zero spread) are counted with
+their rows and handled by the documented rule, never silently; scores.csv lists every score
+that applies (crps, interval scores, check score, ...).
+
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
   uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
+  uqval validate ngb.csv --y-true y --y-pred mu --uncertainty sd --distribution t:4
+  uqval validate rf.csv --y-true y --members 'tree_*' --feature T
+  uqval validate qgb.csv --y-true y --quantiles 0.05:q05,0.5:q50,0.95:q95
+  uqval validate conformal.csv --y-true y --interval 0.9:lo90:hi90 --interval 0.5:lo50:hi50
 """
 
 _COMPARE_EPILOG = """\
@@ -123,8 +134,28 @@ def _parser() -> argparse.ArgumentParser:
     err.add_argument("--error", metavar="COL", help="column of errors (reference - prediction)")
     err.add_argument("--y-true", metavar="COL", help="column of reference values (with --y-pred)")
     v.add_argument("--y-pred", metavar="COL", help="column of predictions (with --y-true)")
-    v.add_argument("--uncertainty", metavar="COL", required=True,
-                   help="column of standard uncertainties (or variances with --variance)")
+    v.add_argument("--uncertainty", metavar="COL",
+                   help="column of standard uncertainties (or variances with --variance); with "
+                   "--distribution, the standard deviation of the predictive distribution")
+    p = v.add_argument_group(
+        "predictive outputs (with --y-true; instead of --uncertainty alone)",
+        "Give exactly one of: --y-pred with --uncertainty and --distribution, --members, "
+        "--samples, --quantiles, or --interval (repeatable). Adds the coverage and shape stages "
+        "and scores.csv; see the examples below.")
+    p.add_argument("--distribution", metavar="FAMILY",
+                   help="predictive family of --y-pred (mean) and --uncertainty (sd): normal, "
+                   "laplace, t:NU (a number > 2) or t:COL (nu per row)")
+    p.add_argument("--members", metavar="PATTERN",
+                   help="ensemble members: a glob over column names ('tree_*') or a comma list")
+    p.add_argument("--samples", metavar="PATTERN",
+                   help="draws of a predictive (MC dropout, posterior): glob or comma list")
+    p.add_argument("--quantiles", metavar="LEVEL:COL,...",
+                   help="predicted quantiles, e.g. 0.05:q05,0.5:q50,0.95:q95")
+    p.add_argument("--interval", metavar="LEVEL:LOW:HIGH", action="append", default=[],
+                   help="a central prediction interval, e.g. 0.9:lo:hi (repeatable)")
+    p.add_argument("--levels", metavar="L,...",
+                   help="levels of the central intervals checked (default: the given ones, "
+                   "else 0.5,0.8,0.9,0.95)")
     v.add_argument("--variance", action="store_true", help="the uncertainty column holds variances")
     v.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature to test along (repeatable)")
@@ -232,6 +263,168 @@ def _check_bins(args: argparse.Namespace, rows: int) -> None:
                         "for a verdict)")
 
 
+_PREDICTIVE = ("distribution", "members", "samples", "quantiles", "interval")
+
+
+def _columns_of(pattern: str, columns: Sequence[str], option: str,
+                exclude: Sequence[str]) -> list[str]:
+    """Columns named by a comma list or matched by a glob, in table order."""
+    import fnmatch
+
+    from uqval._internal.errors import DataError
+
+    if any(ch in pattern for ch in "*?["):
+        found = [c for c in columns if fnmatch.fnmatchcase(str(c), pattern) and c not in exclude]
+    else:
+        found = [c.strip() for c in pattern.split(",") if c.strip()]
+    if len(found) < 2:
+        raise DataError(f"{option} {pattern!r}: needs at least 2 columns, found "
+                        f"{len(found)} ({', '.join(map(str, found)) or 'none'})")
+    return found
+
+
+def _level(text: str, option: str) -> float:
+    from uqval._internal.errors import DataError
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise DataError(f"{option}: level {text!r} must be a number between 0 and 1")
+    return value
+
+
+def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[str, dict]:
+    """Which predictive the options describe, and its columns: (kind, spec)."""
+    from uqval._internal.errors import DataError
+
+    given = [k for k in _PREDICTIVE if getattr(args, k)]
+    kinds = [k for k in given if k != "distribution"]
+    if len(kinds) > 1 or ("distribution" in given and kinds):
+        raise DataError("give exactly one of --y-pred/--uncertainty/--distribution, --members, "
+                        "--samples, --quantiles, --interval; got "
+                        + ", ".join("--" + k for k in given))
+    if args.error or args.y_true is None:
+        raise DataError("predictive outputs need --y-true COL (the observed values), not --error")
+    if args.recalibrate or args.rule != "uqval":
+        raise DataError("--recalibrate and --rule paper apply to --uncertainty alone")
+    exclude = [args.y_true, *args.feature]
+    if "distribution" in given:
+        if not (args.y_pred and args.uncertainty):
+            raise DataError("--distribution needs --y-pred COL (mean) and --uncertainty COL (sd)")
+        family, _, nu = args.distribution.partition(":")
+        if family not in ("normal", "laplace", "t") or (family == "t") != bool(nu):
+            raise DataError(f"--distribution {args.distribution!r}: expected normal, laplace, "
+                            "t:NU or t:COL")
+        spec: dict = {"family": family, "mean": args.y_pred, "sd": args.uncertainty}
+        if family == "t":
+            try:
+                spec["nu"] = float(nu)
+            except ValueError:
+                spec["nu_column"] = nu
+        return "distribution", spec
+    if args.y_pred or args.uncertainty or args.variance:
+        raise DataError("--y-pred, --uncertainty and --variance go with --distribution (or "
+                        "without any predictive option)")
+    if args.members or args.samples:
+        option = "--members" if args.members else "--samples"
+        pattern = args.members or args.samples
+        return option[2:], {"columns": _columns_of(pattern, columns, option, exclude)}
+    if args.quantiles:
+        pairs = {}
+        for part in args.quantiles.split(","):
+            level, sep, col = part.strip().partition(":")
+            if not sep or not col:
+                raise DataError(f"--quantiles: {part!r} is not LEVEL:COL")
+            pairs[_level(level, "--quantiles")] = col
+        return "quantiles", {"pairs": dict(sorted(pairs.items()))}
+    intervals = {}
+    for text in args.interval:
+        parts = text.split(":")
+        if len(parts) != 3 or not all(parts):
+            raise DataError(f"--interval {text!r}: expected LEVEL:LOW:HIGH")
+        intervals[_level(parts[0], "--interval")] = (parts[1], parts[2])
+    return "interval", {"intervals": intervals}
+
+
+def _spec_columns(kind: str, spec: dict) -> list[str]:
+    if kind == "distribution":
+        return [spec["mean"], spec["sd"], *([spec["nu_column"]] if "nu_column" in spec else [])]
+    if kind in ("members", "samples"):
+        return list(spec["columns"])
+    if kind == "quantiles":
+        return list(spec["pairs"].values())
+    return [c for pair in spec["intervals"].values() for c in pair]
+
+
+def _build_predictive(kind: str, spec: dict, numeric: dict, variance: bool):
+    import numpy as np
+
+    from uqval import predictive as pr
+
+    if kind == "distribution":
+        sd = numeric[spec["sd"]].to_numpy()
+        sd = np.sqrt(sd) if variance else sd
+        mean = numeric[spec["mean"]].to_numpy()
+        if spec["family"] == "normal":
+            return pr.Normal(mean, sd)
+        if spec["family"] == "laplace":
+            return pr.Laplace(mean, sd)
+        nu = numeric[spec["nu_column"]].to_numpy() if "nu_column" in spec else spec["nu"]
+        return pr.StudentT(mean, sd, nu)
+    if kind in ("members", "samples"):
+        block = np.column_stack([numeric[c].to_numpy() for c in spec["columns"]])
+        return pr.Ensemble(block) if kind == "members" else pr.Samples(block)
+    if kind == "quantiles":
+        levels = list(spec["pairs"])
+        return pr.Quantiles(levels, np.column_stack([numeric[c].to_numpy()
+                                                     for c in spec["pairs"].values()]))
+    return pr.Intervals({level: (numeric[lo].to_numpy(), numeric[hi].to_numpy())
+                         for level, (lo, hi) in spec["intervals"].items()})
+
+
+def _run_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.errors import DataError
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.report.files import check_output_folder
+
+    check_output_folder(args.out, [args.file])
+    table = read_table(args.file)
+    kind, spec = _predictive_spec(args, list(table.columns))
+    used = _spec_columns(kind, spec)
+    require_columns(table, [args.y_true, *used, *args.feature], args.file)
+    _check_bins(args, len(table))
+    levels = None
+    if args.levels:
+        levels = [_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
+    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
+    from uqval.validation import validate
+
+    say = _progress(sys.stderr.isatty())
+    say(f"read {len(table)} rows from {_text(args.file)}")
+    try:
+        predictive = _build_predictive(kind, spec, numeric, args.variance)
+        result = validate(
+            numeric[args.y_true], predictive, {f: numeric[f] for f in args.feature},
+            levels=levels, seed=args.seed, n_boot=args.n_boot,
+            n_permutations=args.n_permutations, n_bins=args.bins, tolerance=args.tolerance,
+            drop_invalid=args.drop_invalid, n_workers=max(1, args.jobs), progress=say)
+    except ValueError as exc:
+        message = str(exc).replace("y_true", f"column {args.y_true!r}")
+        message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
+        raise DataError(f"{args.file}: {message.replace('drop_invalid=True', '--drop-invalid')}"
+                        ) from None
+    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    for warning in result.warnings:
+        print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
+    say(f"writing the report to {_text(args.out)}")
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
+    return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
+
+
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
     from uqval._internal.errors import DataError
@@ -241,6 +434,14 @@ def _run(args: argparse.Namespace) -> int:
     _check_options(args)
     if args.command == "compare":
         return _run_compare(args)
+    if any(getattr(args, k) for k in _PREDICTIVE):
+        return _run_predictive(args)
+    if args.uncertainty is None:
+        raise DataError("--uncertainty COL is required (or give a predictive output: "
+                        "--distribution, --members, --samples, --quantiles or --interval)")
+    if args.levels:
+        raise DataError("--levels goes with a predictive output (--distribution, --members, "
+                        "--samples, --quantiles, --interval)")
     recal_feature: str | None = None
     if args.recalibrate is not None:
         from uqval.validation.recalibrated import parse_method

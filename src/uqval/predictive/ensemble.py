@@ -164,9 +164,10 @@ class Ensemble(Predictive):
     def quantile(self, p: float) -> FloatArray:
         """Empirical quantile at probability p per row (module docstring)."""
         if not self._weighted:
-            with np.errstate(invalid="ignore"):
-                q = np.nanquantile(np.where(self._usable[:, None], self.members, 0.0), p,
-                                   axis=1, method="weibull")
+            q = np.quantile(self._x, p, axis=1, method="weibull")
+            partial = ~self._finite.all(axis=1) & self._usable
+            if partial.any():  # nanquantile is slow: only for rows with NaN members
+                q[partial] = np.nanquantile(self.members[partial], p, axis=1, method="weibull")
             return np.where(self._usable, q, np.nan)
         order = np.argsort(self._x, axis=1, kind="stable")
         xs = np.take_along_axis(self._x, order, axis=1)
