@@ -47,6 +47,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.binned_errors import zmse_batch
+from uqval.predictive import Predictive
 from uqval.report.comparison import save_all, summary_markdown, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
@@ -252,8 +253,18 @@ def compare(
     confidence: float = 0.95,
     seed: SeedLike = 0,
     validate_models: bool = True,
-) -> ModelComparison:
+    y_true: ArrayLike | None = None,
+    levels: Sequence[float] | None = None,
+) -> Any:
     """Compare the uncertainties of several models on the same points (module doc).
+
+    **Predictive outputs.** With ``y_true=`` and every model a predictive object
+    (:class:`uqval.Normal`, :class:`uqval.Ensemble`, :class:`uqval.Quantiles`, ...), models of
+    different kinds are compared on the scores that apply to all of them (check score at common
+    quantile levels, interval scores at common levels, CRPS and NLL where every model has them)
+    and their coverage (:mod:`uqval.comparison.predictive`; returns a
+    :class:`~uqval.comparison.predictive.PredictiveComparison`; ``features``, ``n_sim``,
+    ``distribution`` and the validations do not apply there).
 
     Args:
         models: name -> (errors, uncertainties), same points in the same order.
@@ -286,6 +297,13 @@ def compare(
         good       [1, 1, 1, 1, 1]
         too small  [2, 2, 2, 1, 1]
     """
+    if y_true is not None or any(isinstance(v, Predictive) for v in models.values()):
+        if y_true is None:
+            raise ValueError("y_true is needed to compare predictive objects")
+        from uqval.comparison.predictive import compare_predictive
+
+        return compare_predictive(models, y_true, levels=levels,  # type: ignore[arg-type]
+                                  n_boot=n_boot, confidence=confidence, seed=seed)
     data, feats = _checked(models, features)
     probability(confidence)
     names = list(data)

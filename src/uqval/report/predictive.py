@@ -138,7 +138,7 @@ def _shape_lines(result: PredictiveValidation) -> list[str]:
 def _variance_lines(result: PredictiveValidation) -> list[str]:
     if result.variance is None:
         return ["## Spread (variance stages)", "",
-                f"- A {result.kind} predictive has no variance: the variance stages do not "
+                f"- Predictives of kind `{result.kind}` have no variance: the variance stages do not "
                 "apply; coverage and the scores judge the spread."]
     text = result.variance.summary()
     body = text.split("\n", 1)[1] if text.startswith("# ") else text
