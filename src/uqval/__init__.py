@@ -77,7 +77,10 @@ Ensembles, quantiles, intervals and predictive distributions
     and standard deviation; :class:`Ensemble`, :class:`Samples` — members or draws in columns;
     :class:`Quantiles` — a quantile set; :class:`Intervals` — central intervals by level. Each
     gives the point prediction, variance, PIT, CDF, central intervals and CRPS, and counts its
-    data problems (:class:`DataIssues`). ``validate(y_true, predictive, ...)`` validates them.
+    data problems (:class:`DataIssues`). ``validate(y_true, predictive, ...)`` validates them
+    (coverage, shape and, where a variance exists, the variance stages;
+    :class:`PredictiveValidation`); ``compare({...}, y_true=y)`` compares models of different
+    kinds on the scores they share (:class:`PredictiveComparison`).
 
 Names are loaded on first use, so ``import uqval`` stays fast. The paper reproductions are
 in :mod:`uqval.papers` and the Snakemake plumbing in :mod:`uqval.pipeline`; neither is needed
@@ -187,6 +190,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Quantiles": ("uqval.predictive", "Quantiles"),
     "Intervals": ("uqval.predictive", "Intervals"),
     "DataIssues": ("uqval.predictive", "DataIssues"),
+    "PredictiveValidation": ("uqval.validation.predictive_engine", "PredictiveValidation"),
+    "PredictiveComparison": ("uqval.comparison.predictive", "PredictiveComparison"),
     "ModelComparison": ("uqval.comparison", "ModelComparison"),
 }
 
@@ -252,6 +257,7 @@ if TYPE_CHECKING:  # static checkers see the real objects
         ModelComparison,
         compare,
     )
+    from uqval.comparison.predictive import PredictiveComparison
     from uqval.predictive import (
         DataIssues,
         Ensemble,
@@ -323,6 +329,7 @@ if TYPE_CHECKING:  # static checkers see the real objects
         ValidationResult,
         validate,
     )
+    from uqval.validation.predictive_engine import PredictiveValidation
 
 
 def __getattr__(name: str) -> Any:
