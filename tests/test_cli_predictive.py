@@ -84,3 +84,31 @@ def test_help_shows_the_predictive_examples(capsys):
     text = capsys.readouterr().out
     assert code == 0
     assert "--members 'tree_*'" in text and "--interval 0.9:lo90:hi90" in text
+
+
+def test_compare_models_of_different_kinds(table, tmp_path, capsys):
+    out = tmp_path / "cmp"
+    code = main(["compare", str(table), "--y-true", "y", "--model", "RF:members=tree_*",
+                 "--model", "NGB:normal=mu,sd", "--model",
+                 "QGB:quantiles=0.05:q05,0.5:q50,0.95:q95", "--model", "T:t=mu,sd,nu",
+                 "--out", str(out), "--n-boot", "100"])
+    assert code == 0
+    assert "**check_score**" in capsys.readouterr().out
+    scores = pd.read_csv(out / "comparison.csv")
+    assert set(scores["model"]) == {"RF", "NGB", "QGB", "T"}
+    assert {"check_score", "interval_score_0.9"} <= set(scores["score"])
+    assert "crps" not in set(scores["score"])  # a quantile set is among the models
+    assert {"pairwise.csv", "coverage.csv", "report.html"} <= {p.name for p in out.iterdir()}
+
+
+@pytest.mark.parametrize(("models", "message"), [
+    (["RF:members=tree_*", "NGB:gamma=mu,sd"], "unknown kind 'gamma'"),
+    (["RF:members=tree_*", "NGB:normal=mu"], "normal needs MEAN,SD"),
+    (["RF:members=tree_*", "CP:interval=0.9:lo"], "is not LEVEL:LOW:HIGH"),
+])
+def test_compare_bad_predictive_models(table, tmp_path, capsys, models, message):
+    args = ["compare", str(table), "--y-true", "y", "--out", str(tmp_path / "c")]
+    for m in models:
+        args += ["--model", m]
+    assert main(args) == 2
+    assert message in capsys.readouterr().err

@@ -97,9 +97,18 @@ Exit codes:
   0  comparison ran
   2  bad input or usage (one line on stderr)
 """ + _EXIT_WRITE + """
+Predictive models (with --y-true) are NAME:KIND=SPEC, KIND one of members=PATTERN,
+samples=PATTERN (glob or comma list), normal=MEAN,SD, laplace=MEAN,SD, t=MEAN,SD,NU (NU a
+number or a column), quantiles=LEVEL:COL,..., interval=LEVEL:LOW:HIGH[;LEVEL:LOW:HIGH]. Models
+of different kinds are compared on the scores they all have (check score at common quantile
+levels, interval scores at common levels; CRPS and NLL when every model has them) and on
+coverage; writes comparison.csv, pairwise.csv, coverage.csv, summary.md and report.html.
+
 Examples:
   uqval compare preds.csv --model A:err_a:sigma_a --model B:err_b:sigma_b --feature T
   uqval compare preds.csv --y-true y --model A:pred_a:sigma_a --model B:pred_b:sigma_b
+  uqval compare preds.csv --y-true y --model 'RF:members=tree_*' --model NGB:normal=mu,sd \
+      --model QGB:quantiles=0.05:q05,0.5:q50,0.95:q95
 """
 
 
@@ -197,7 +206,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("file", type=Path, help="CSV, TSV or Parquet table, one row per point")
     c.add_argument("--model", metavar="NAME:ERRCOL:UNCCOL", action="append", required=True,
                    help="a model: name, column of errors (or predictions with --y-true), "
-                   "column of standard uncertainties (repeat for each model, at least 2)")
+                   "column of standard uncertainties (repeat for each model, at least 2); or "
+                   "a predictive NAME:KIND=SPEC (below)")
     c.add_argument("--y-true", metavar="COL",
                    help="column of reference values: the models' middle columns are then "
                    "predictions")
@@ -524,11 +534,90 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
     return models
 
 
+_KINDS = ("members", "samples", "normal", "laplace", "t", "quantiles", "interval")
+
+
+def _predictive_model(text: str, columns: Sequence[str], exclude: Sequence[str]
+                      ) -> tuple[str, str, dict]:
+    """``NAME:KIND=SPEC`` -> (name, kind for :func:`_build_predictive`, spec)."""
+    from uqval._internal.errors import DataError
+
+    name, _, rest = text.partition(":")
+    kind, _, body = rest.partition("=")
+    option = f"--model {text!r}"
+    if not name or not body:
+        raise DataError(f"{option}: expected NAME:KIND=SPEC")
+    if kind in ("members", "samples"):
+        return name, kind, {"columns": _columns_of(body, columns, option, exclude)}
+    if kind in ("normal", "laplace", "t"):
+        parts = body.split(",")
+        if len(parts) != (3 if kind == "t" else 2) or not all(parts):
+            raise DataError(f"{option}: {kind} needs MEAN,SD" + (",NU" if kind == "t" else ""))
+        spec: dict = {"family": kind, "mean": parts[0], "sd": parts[1]}
+        if kind == "t":
+            try:
+                spec["nu"] = float(parts[2])
+            except ValueError:
+                spec["nu_column"] = parts[2]
+        return name, "distribution", spec
+    if kind == "quantiles":
+        pairs = {}
+        for part in body.split(","):
+            level, sep, col = part.partition(":")
+            if not sep or not col:
+                raise DataError(f"{option}: {part!r} is not LEVEL:COL")
+            pairs[_level(level, option)] = col
+        return name, "quantiles", {"pairs": dict(sorted(pairs.items()))}
+    if kind == "interval":
+        intervals = {}
+        for part in body.split(";"):
+            bits = part.split(":")
+            if len(bits) != 3 or not all(bits):
+                raise DataError(f"{option}: {part!r} is not LEVEL:LOW:HIGH")
+            intervals[_level(bits[0], option)] = (bits[1], bits[2])
+        return name, "interval", {"intervals": intervals}
+    raise DataError(f"{option}: unknown kind {kind!r} (one of {', '.join(_KINDS)})")
+
+
+def _run_compare_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.errors import DataError
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.report.files import check_output_folder
+
+    if not args.y_true:
+        raise DataError("predictive models (NAME:KIND=SPEC) need --y-true COL")
+    check_output_folder(args.out, [args.file])
+    table = read_table(args.file)
+    specs = [_predictive_model(m, list(table.columns), [args.y_true]) for m in args.model]
+    names = [n for n, _, _ in specs]
+    if len(specs) < 2 or len(set(names)) != len(names):
+        raise DataError("compare needs at least 2 --model options with different names")
+    used = {c for _, kind, spec in specs for c in _spec_columns(kind, spec)}
+    require_columns(table, [args.y_true, *sorted(used)], args.file)
+    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
+    from uqval.comparison import compare
+
+    try:
+        models = {_text(n) or n: _build_predictive(kind, spec, numeric, False)
+                  for n, kind, spec in specs}
+        result = compare(models, y_true=numeric[args.y_true].to_numpy(), seed=args.seed,
+                         n_boot=args.n_boot)
+    except ValueError as exc:
+        raise DataError(f"{args.file}: {exc}") from None
+    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
+    return EXIT_OK
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval._internal.tables import file_sha256, read_table, require_columns
     from uqval.report.files import check_output_folder
 
+    if any(m.partition(":")[2].partition("=")[0] in _KINDS and "=" in m for m in args.model):
+        return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
     table = read_table(args.file)

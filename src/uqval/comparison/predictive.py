@@ -29,6 +29,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,7 @@ from uqval.predictive import DEFAULT_LEVELS, Predictive, Quantiles
 from uqval.predictive.crps import pinball
 from uqval.predictive.parametric import _LocationScale
 from uqval.predictive.scores import CHECK_LEVELS, interval_score_rows
+from uqval.report.predictive import save_predictive_comparison
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.validation.inputs import MIN_ROWS
 
@@ -82,6 +84,7 @@ class PredictiveComparison:
     check_levels: tuple[float, ...]
     levels: tuple[float, ...]
     n_rows: int
+    input_sha256: str | None = None
 
     def summary(self) -> str:
         """The ranking per score and the coverage, as Markdown."""
@@ -91,14 +94,20 @@ class PredictiveComparison:
                  "better.", ""]
         for score, group in self.scores.groupby(level="score", sort=False):
             best = group.sort_values("rank")
-            parts = [f"{model} {r.value:.4g} [{r.ci_low:.4g}, {r.ci_high:.4g}] (rank {r.rank})"
-                     for (model, _), r in best.iterrows()]
+            parts = [f"{model} {r['value']:.4g} [{r['ci_low']:.4g}, {r['ci_high']:.4g}] "
+                     f"(rank {int(r['rank'])})" for (model, _), r in best.iterrows()]
             lines.append(f"- **{score}**: " + "; ".join(parts))
         lines += ["", "## Coverage at the common levels", ""]
         for (model, level), r in self.coverage.iterrows():
-            lines.append(f"- {model}, {100 * level:g} %: {100 * r.value:.1f} % "
-                         f"[{100 * r.ci_low:.1f}, {100 * r.ci_high:.1f}] (p = {r.p_value:.2g})")
+            lines.append(f"- {model}, {100 * level:g} %: {100 * r['value']:.1f} % "
+                         f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] "
+                         f"(exact binomial p = {r['p_value']:.2g})")
         return "\n".join(lines) + "\n"
+
+    def save(self, directory: str | Path) -> list[Path]:
+        """Write comparison.csv, pairwise.csv, coverage.csv, summary.md, the coverage figure
+        and report.html to ``directory``; returns the written paths."""
+        return save_predictive_comparison(self, Path(directory))
 
     def __repr__(self) -> str:
         models = list(dict.fromkeys(self.scores.index.get_level_values(0)))

@@ -28,9 +28,11 @@ from uqval.report.summary import fmt, fmt_range
 from uqval.report.validation import figure_specs
 
 if TYPE_CHECKING:
+    from uqval.comparison.predictive import PredictiveComparison
     from uqval.validation.predictive_engine import PredictiveValidation
 
-__all__ = ["predictive_summary", "save_predictive", "write_predictive_html"]
+__all__ = ["predictive_summary", "save_predictive", "save_predictive_comparison",
+           "write_predictive_html"]
 
 HOW_TO_READ = {
     "pit": "The PIT F(y) of each observation under its own predictive distribution: flat at 1 "
@@ -300,3 +302,55 @@ def save_predictive(result: PredictiveValidation, directory: Path) -> list[Path]
     figs = _figures(result)
     return write_outputs(directory, files, figs,
                          lambda page: write_predictive_html(result, page, figs))
+
+
+def _comparison_figure(result: PredictiveComparison) -> list[tuple[str, FigureSection]]:
+    cov = result.coverage
+    if cov.empty:
+        return []
+    fig, ax = figure(1, 1, width=4.2, height=3.3)
+    try:
+        models = list(dict.fromkeys(cov.index.get_level_values(0)))
+        for j, model in enumerate(models):
+            t = cov.xs(model, level=0)
+            shift = 0.004 * (j - (len(models) - 1) / 2)
+            lv = t.index.to_numpy(dtype=float) + shift
+            value = t["value"].to_numpy(dtype=float)
+            err = [value - t["ci_low"].to_numpy(dtype=float),
+                   t["ci_high"].to_numpy(dtype=float) - value]
+            ax.errorbar(lv, value, yerr=err, fmt="o", ms=4, capsize=2, label=str(model))
+        lo = float(min(cov.index.get_level_values(1).min(), cov["ci_low"].min())) - 0.05
+        ax.plot([0, 1], [0, 1], color="0.2", lw=0.8)
+        ax.set_xlim(max(0.0, lo), 1.0)
+        ax.set_ylim(max(0.0, lo), 1.0)
+        ax.set_xlabel("nominal level L")
+        ax.set_ylabel("observed coverage")
+        ax.legend(loc="upper left")
+        return [("coverage_by_model", FigureSection(
+            "Coverage by level and model",
+            "Observed coverage of each model's central intervals with exact 95 % intervals; on "
+            "the diagonal a model covers what it claims.", png_bytes(fig)))]
+    finally:
+        plt.close(fig)
+
+
+def save_predictive_comparison(result: PredictiveComparison, directory: Path) -> list[Path]:
+    """Write comparison.csv (scores with intervals and ranks), pairwise.csv (paired
+    differences), coverage.csv, summary.md, the coverage figure and report.html."""
+    scores = result.scores.reset_index()
+    pairwise = result.differences.reset_index()
+    coverage = result.coverage.reset_index()
+    files = [("comparison.csv", _csv(scores)), ("pairwise.csv", _csv(pairwise)),
+             ("coverage.csv", _csv(coverage)), ("summary.md", result.summary())]
+    figs = _comparison_figure(result)
+    verdicts = pairwise.rename(columns={"score": "statistic", "delta": "value"})
+    content = ReportContent(title="Predictive comparison", verdicts=verdicts,
+                            summary_markdown=result.summary(), figures=[f for _, f in figs],
+                            parameters={"check levels": ", ".join(f"{t:g}" for t in
+                                                                   result.check_levels),
+                                        "common central levels": ", ".join(
+                                            f"{t:g}" for t in result.levels)},
+                            row_counts={"rows compared": result.n_rows},
+                            tables={"Scores (comparison.csv)": scores.round(6),
+                                    "Coverage (coverage.csv)": coverage.round(6)})
+    return write_outputs(directory, files, figs, lambda page: write_report(content, page))
