@@ -133,10 +133,6 @@ def main() -> None:
     print(table.to_markdown(index=False, floatfmt=".1f"))
 
 
-if __name__ == "__main__":
-    main()
-
-
 def shape_only(reps: int = 1000, sizes: tuple[int, ...] = (1000, 10000, 100000)) -> pd.DataFrame:
     """False-alarm rate of the shape stage alone on more datasets (it is cheap): every
     calibrated case with a shape stage, ``reps`` datasets per size (fewer at 10^5)."""
@@ -154,3 +150,7 @@ def shape_only(reps: int = 1000, sizes: tuple[int, ...] = (1000, 10000, 100000))
             rows.append({"case": case, "M": m, "datasets": n, "shape": 100.0 * fails / n})
             print(rows[-1], flush=True)
     return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    main()

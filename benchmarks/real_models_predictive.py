@@ -85,9 +85,15 @@ def main() -> None:
             **{f"cov {lv:g}": f"{100 * v:.1f} %" for lv, v in zip(cov["level"], cov["value"],
                                                                   strict=True)},
             "stages": ", ".join(f"{k}={v}" for k, v in res.stage_verdicts.items()),
-            "crps": round(float(scores["crps"]), 2),
+            "interval score 0.9": round(float(scores["interval_score_0.9"]), 1),
         })
         lines += [f"## {name}", "", res.summary(), ""]
+    comparison = uqval.compare(models, y_true=y, n_boot=1000)
+    ranks = comparison.scores["rank"].unstack("score")
+    for row in rows:
+        row["rank (interval score 0.9)"] = int(ranks.loc[row["model"], "interval_score_0.9"])
+        row["rank (check score 0.05, 0.95)"] = int(ranks.loc[row["model"], "check_score"])
+    lines += ["## All four compared on the scores they share", "", comparison.summary()]
     table = pd.DataFrame(rows)
     OUT.mkdir(exist_ok=True)
     text = table.to_markdown(index=False) + "\n\n" + "\n".join(lines)

@@ -276,38 +276,10 @@ def _check_bins(args: argparse.Namespace, rows: int) -> None:
 _PREDICTIVE = ("distribution", "members", "samples", "quantiles", "interval")
 
 
-def _columns_of(pattern: str, columns: Sequence[str], option: str,
-                exclude: Sequence[str]) -> list[str]:
-    """Columns named by a comma list or matched by a glob, in table order."""
-    import fnmatch
-
-    from uqval._internal.errors import DataError
-
-    if any(ch in pattern for ch in "*?["):
-        found = [c for c in columns if fnmatch.fnmatchcase(str(c), pattern) and c not in exclude]
-    else:
-        found = [c.strip() for c in pattern.split(",") if c.strip()]
-    if len(found) < 2:
-        raise DataError(f"{option} {pattern!r}: needs at least 2 columns, found "
-                        f"{len(found)} ({', '.join(map(str, found)) or 'none'})")
-    return found
-
-
-def _level(text: str, option: str) -> float:
-    from uqval._internal.errors import DataError
-
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value < 1.0:
-        raise DataError(f"{option}: level {text!r} must be a number between 0 and 1")
-    return value
-
-
 def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[str, dict]:
     """Which predictive the options describe, and its columns: (kind, spec)."""
     from uqval._internal.errors import DataError
+    from uqval.predictive.columns import columns_of, parse_level
 
     given = [k for k in _PREDICTIVE if getattr(args, k)]
     kinds = [k for k in given if k != "distribution"]
@@ -340,81 +312,46 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
     if args.members or args.samples:
         option = "--members" if args.members else "--samples"
         pattern = args.members or args.samples
-        return option[2:], {"columns": _columns_of(pattern, columns, option, exclude)}
+        return option[2:], {"columns": columns_of(pattern, columns, option, exclude)}
     if args.quantiles:
         pairs = {}
         for part in args.quantiles.split(","):
             level, sep, col = part.strip().partition(":")
             if not sep or not col:
                 raise DataError(f"--quantiles: {part!r} is not LEVEL:COL")
-            pairs[_level(level, "--quantiles")] = col
+            pairs[parse_level(level, "--quantiles")] = col
         return "quantiles", {"pairs": dict(sorted(pairs.items()))}
     intervals = {}
     for text in args.interval:
         parts = text.split(":")
         if len(parts) != 3 or not all(parts):
             raise DataError(f"--interval {text!r}: expected LEVEL:LOW:HIGH")
-        intervals[_level(parts[0], "--interval")] = (parts[1], parts[2])
+        intervals[parse_level(parts[0], "--interval")] = (parts[1], parts[2])
     return "interval", {"intervals": intervals}
-
-
-def _spec_columns(kind: str, spec: dict) -> list[str]:
-    if kind == "distribution":
-        return [spec["mean"], spec["sd"], *([spec["nu_column"]] if "nu_column" in spec else [])]
-    if kind in ("members", "samples"):
-        return list(spec["columns"])
-    if kind == "quantiles":
-        return list(spec["pairs"].values())
-    return [c for pair in spec["intervals"].values() for c in pair]
-
-
-def _build_predictive(kind: str, spec: dict, numeric: dict, variance: bool):
-    import numpy as np
-
-    from uqval import predictive as pr
-
-    if kind == "distribution":
-        sd = numeric[spec["sd"]].to_numpy()
-        sd = np.sqrt(sd) if variance else sd
-        mean = numeric[spec["mean"]].to_numpy()
-        if spec["family"] == "normal":
-            return pr.Normal(mean, sd)
-        if spec["family"] == "laplace":
-            return pr.Laplace(mean, sd)
-        nu = numeric[spec["nu_column"]].to_numpy() if "nu_column" in spec else spec["nu"]
-        return pr.StudentT(mean, sd, nu)
-    if kind in ("members", "samples"):
-        block = np.column_stack([numeric[c].to_numpy() for c in spec["columns"]])
-        return pr.Ensemble(block) if kind == "members" else pr.Samples(block)
-    if kind == "quantiles":
-        levels = list(spec["pairs"])
-        return pr.Quantiles(levels, np.column_stack([numeric[c].to_numpy()
-                                                     for c in spec["pairs"].values()]))
-    return pr.Intervals({level: (numeric[lo].to_numpy(), numeric[hi].to_numpy())
-                         for level, (lo, hi) in spec["intervals"].items()})
 
 
 def _run_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import build_predictive, parse_level, spec_columns
     from uqval.report.files import check_output_folder
 
     check_output_folder(args.out, [args.file])
     table = read_table(args.file)
     kind, spec = _predictive_spec(args, list(table.columns))
-    used = _spec_columns(kind, spec)
+    used = spec_columns(kind, spec)
     require_columns(table, [args.y_true, *used, *args.feature], args.file)
     _check_bins(args, len(table))
     levels = None
     if args.levels:
-        levels = [_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
+        levels = [parse_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
     numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
     from uqval.validation import validate
 
     say = _progress(sys.stderr.isatty())
     say(f"read {len(table)} rows from {_text(args.file)}")
     try:
-        predictive = _build_predictive(kind, spec, numeric, args.variance)
+        predictive = build_predictive(kind, spec, numeric, args.variance)
         result = validate(
             numeric[args.y_true], predictive, {f: numeric[f] for f in args.feature},
             levels=levels, seed=args.seed, n_boot=args.n_boot,
@@ -534,71 +471,27 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
     return models
 
 
-_KINDS = ("members", "samples", "normal", "laplace", "t", "quantiles", "interval")
-
-
-def _predictive_model(text: str, columns: Sequence[str], exclude: Sequence[str]
-                      ) -> tuple[str, str, dict]:
-    """``NAME:KIND=SPEC`` -> (name, kind for :func:`_build_predictive`, spec)."""
-    from uqval._internal.errors import DataError
-
-    name, _, rest = text.partition(":")
-    kind, _, body = rest.partition("=")
-    option = f"--model {text!r}"
-    if not name or not body:
-        raise DataError(f"{option}: expected NAME:KIND=SPEC")
-    if kind in ("members", "samples"):
-        return name, kind, {"columns": _columns_of(body, columns, option, exclude)}
-    if kind in ("normal", "laplace", "t"):
-        parts = body.split(",")
-        if len(parts) != (3 if kind == "t" else 2) or not all(parts):
-            raise DataError(f"{option}: {kind} needs MEAN,SD" + (",NU" if kind == "t" else ""))
-        spec: dict = {"family": kind, "mean": parts[0], "sd": parts[1]}
-        if kind == "t":
-            try:
-                spec["nu"] = float(parts[2])
-            except ValueError:
-                spec["nu_column"] = parts[2]
-        return name, "distribution", spec
-    if kind == "quantiles":
-        pairs = {}
-        for part in body.split(","):
-            level, sep, col = part.partition(":")
-            if not sep or not col:
-                raise DataError(f"{option}: {part!r} is not LEVEL:COL")
-            pairs[_level(level, option)] = col
-        return name, "quantiles", {"pairs": dict(sorted(pairs.items()))}
-    if kind == "interval":
-        intervals = {}
-        for part in body.split(";"):
-            bits = part.split(":")
-            if len(bits) != 3 or not all(bits):
-                raise DataError(f"{option}: {part!r} is not LEVEL:LOW:HIGH")
-            intervals[_level(bits[0], option)] = (bits[1], bits[2])
-        return name, "interval", {"intervals": intervals}
-    raise DataError(f"{option}: unknown kind {kind!r} (one of {', '.join(_KINDS)})")
-
-
 def _run_compare_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import build_predictive, parse_model, spec_columns
     from uqval.report.files import check_output_folder
 
     if not args.y_true:
         raise DataError("predictive models (NAME:KIND=SPEC) need --y-true COL")
     check_output_folder(args.out, [args.file])
     table = read_table(args.file)
-    specs = [_predictive_model(m, list(table.columns), [args.y_true]) for m in args.model]
+    specs = [parse_model(m, list(table.columns), [args.y_true]) for m in args.model]
     names = [n for n, _, _ in specs]
     if len(specs) < 2 or len(set(names)) != len(names):
         raise DataError("compare needs at least 2 --model options with different names")
-    used = {c for _, kind, spec in specs for c in _spec_columns(kind, spec)}
+    used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
     require_columns(table, [args.y_true, *sorted(used)], args.file)
     numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
     from uqval.comparison import compare
 
     try:
-        models = {_text(n) or n: _build_predictive(kind, spec, numeric, False)
+        models = {_text(n) or n: build_predictive(kind, spec, numeric, False)
                   for n, kind, spec in specs}
         result = compare(models, y_true=numeric[args.y_true].to_numpy(), seed=args.seed,
                          n_boot=args.n_boot)
@@ -614,9 +507,10 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
-    if any(m.partition(":")[2].partition("=")[0] in _KINDS and "=" in m for m in args.model):
+    if any(m.partition(":")[2].partition("=")[0] in KINDS and "=" in m for m in args.model):
         return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])

@@ -36,7 +36,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -241,7 +241,7 @@ def _ranks(table: pd.DataFrame, names: Sequence[str], score: str, better: str) -
 
 
 def compare(
-    models: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    models: Mapping[str, tuple[ArrayLike, ArrayLike]] | Mapping[str, Predictive],
     features: Mapping[str, ArrayLike] | None = None,
     *,
     n_bins: int | None = None,
@@ -267,7 +267,8 @@ def compare(
     ``distribution`` and the validations do not apply there).
 
     Args:
-        models: name -> (errors, uncertainties), same points in the same order.
+        models: name -> (errors, uncertainties), same points in the same order (or name ->
+            predictive object, with ``y_true``).
         features: optional name -> feature values of the points (ZMSE along each feature).
         n_bins: bins of the binned scores; default round(sqrt(M)).
         distribution, nu: predictive distribution (see :mod:`uqval.scores.proper`).
@@ -302,9 +303,9 @@ def compare(
             raise ValueError("y_true is needed to compare predictive objects")
         from uqval.comparison.predictive import compare_predictive
 
-        return compare_predictive(models, y_true, levels=levels,  # type: ignore[arg-type]
+        return compare_predictive(cast(Mapping[str, Predictive], models), y_true, levels=levels,
                                   n_boot=n_boot, confidence=confidence, seed=seed)
-    data, feats = _checked(models, features)
+    data, feats = _checked(cast(Mapping[str, tuple[ArrayLike, ArrayLike]], models), features)
     probability(confidence)
     names = list(data)
     m = next(iter(data.values()))[0].size

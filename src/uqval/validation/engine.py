@@ -375,7 +375,7 @@ def _feature_count(features: Features) -> int:
 
 def validate(
     errors: ArrayLike | str,
-    uncertainties: ArrayLike | str,
+    uncertainties: ArrayLike | str | Predictive,
     features: Features = None,
     *,
     data: pd.DataFrame | None = None,
