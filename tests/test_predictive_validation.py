@@ -158,3 +158,26 @@ def test_pit_histogram_plot_draws_on_given_axes():
     out = pit_histogram_plot(np.random.default_rng(0).random(500), ax=ax)
     assert out is ax and len(ax.patches) >= 5
     plt.close(fig)
+
+
+def test_quantiles_without_a_central_pair_still_get_per_level_rows():
+    rng, mu, sd, _ = normal_case(m=300)
+    y = mu + sd * rng.standard_normal(mu.size)
+    q = uqval.Quantiles([0.1, 0.5, 0.8], np.column_stack([mu - 1.2816 * sd, mu, mu + 0.8416 * sd]))
+    res = uqval.validate(y, q, **FAST)
+    assert res.coverage.levels.empty
+    assert set(res.coverage.quantiles["level"]) == {0.1, 0.5, 0.8}
+    assert "No central interval" in res.summary()
+
+
+def test_weighted_ensemble_with_equal_weights_is_the_unweighted_one():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(50, 8))
+    y = rng.normal(size=50)
+    a, b = uqval.Ensemble(x), uqval.Ensemble(x, weights=np.full(8, 3.0))
+    np.testing.assert_allclose(a.point, b.point)
+    np.testing.assert_allclose(a.variance, b.variance)
+    np.testing.assert_allclose(a.cdf(y), b.cdf(y))
+    np.testing.assert_allclose(a.crps(y), b.crps(y))
+    with pytest.raises(ValueError, match="weights must be finite and >= 0"):
+        uqval.Ensemble(x, weights=-np.ones(8))

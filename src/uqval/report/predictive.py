@@ -93,8 +93,8 @@ def _coverage_lines(result: PredictiveValidation) -> list[str]:
                      f"{r.level:g} quantile is {direction} (it behaves like the {r.value:.3g} "
                      f"quantile; adjusted p = {fmt(r.p_adjusted, 2)}).")
     if not q.empty and not (q["verdict"] == "fail").any():
-        lines.append(f"- Every quantile level ({', '.join(f'{t:g}' for t in q['level'])}) is "
-                     "exceeded as often as it should be (no test fails).")
+        lines.append(f"- Every quantile is right: y <= q_τ in a share τ of the rows at each level "
+                     f"({', '.join(f'{t:g}' for t in q['level'])}; no test fails).")
     cond = result.coverage.conditional
     if cond.empty:
         lines.append("- Coverage along the width or features: nothing to bin (constant width, "

@@ -160,6 +160,10 @@ class CoverageCheck:
     rows: list[dict] = field(default_factory=list, repr=False)
 
 
+_LEVEL_COLUMNS = ["level", "n", "covered", "value", "ci_low", "ci_high", "p_value", "band_low",
+                  "band_high", "deficit_pp", "widen", "widen_low", "widen_high"]
+
+
 def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: SeedLike,
                 tolerance: float) -> tuple[pd.DataFrame, dict[float, NDArray[np.bool_]]]:
     covered: dict[float, NDArray[np.bool_]] = {}
@@ -186,7 +190,7 @@ def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: 
                     "band_low": band[0], "band_high": band[1],
                     "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
                     "widen_low": widen[1], "widen_high": widen[2]})
-    return pd.DataFrame(out), covered
+    return pd.DataFrame(out, columns=_LEVEL_COLUMNS), covered
 
 
 def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float) -> pd.DataFrame:
