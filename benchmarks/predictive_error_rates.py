@@ -102,9 +102,10 @@ def one(m: int, seed: int, case: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--reps", type=int, nargs=2, default=(200, 100),
+    parser.add_argument("--reps", type=int, nargs="+", default=(200, 100),
                         help="datasets at the first and second size")
-    parser.add_argument("--sizes", type=int, nargs=2, default=(1000, 10000))
+    parser.add_argument("--sizes", type=int, nargs="+", default=(1000, 10000))
+    parser.add_argument("--tag", default="", help="suffix of the output file names")
     parser.add_argument("--shape-only", action="store_true",
                         help="only the false-alarm rate of the shape stage, on more datasets")
     args = parser.parse_args()
@@ -127,8 +128,9 @@ def main() -> None:
             print(f"[{time.time() - start:6.0f} s] M={m} {case}: {row}", flush=True)
     table = pd.DataFrame(rows)
     OUT.mkdir(exist_ok=True)
-    table.to_csv(OUT / "predictive_error_rates.csv", index=False)
-    (OUT / "predictive_error_rates.md").write_text(
+    stem = "predictive_error_rates" + (f"_{args.tag}" if args.tag else "")
+    table.to_csv(OUT / f"{stem}.csv", index=False)
+    (OUT / f"{stem}.md").write_text(
         table.to_markdown(index=False, floatfmt=".1f") + "\n")
     print(table.to_markdown(index=False, floatfmt=".1f"))
 

@@ -181,3 +181,24 @@ def test_weighted_ensemble_with_equal_weights_is_the_unweighted_one():
     np.testing.assert_allclose(a.crps(y), b.crps(y))
     with pytest.raises(ValueError, match="weights must be finite and >= 0"):
         uqval.Ensemble(x, weights=-np.ones(8))
+
+
+def test_predictive_inputs_are_checked_in_one_place():
+    rng, mu, sd, x = normal_case(m=200)
+    y = mu + sd * rng.standard_normal(mu.size)
+    pred = uqval.Normal(mu, sd)
+    with pytest.raises(ValueError, match="different lengths"):
+        uqval.validate(y[:-1], pred, **FAST)
+    y_nan = y.copy()
+    y_nan[[4, 9]] = np.nan
+    with pytest.raises(ValueError, match=r"2 NaN or infinite value\(s\) \(rows 5, 10\)"):
+        uqval.validate(y_nan, pred, **FAST)
+    res = uqval.validate(y_nan, pred, drop_invalid=True, **FAST)
+    assert res.row_counts["removed: NaN or infinite y_true"] == 2
+    frame = pd.DataFrame({"y": y, "x": x})
+    res = uqval.validate("y", pred, ["x"], data=frame, **FAST)
+    assert res.names["features"] == ["x"]
+    with pytest.raises(ValueError, match="do not apply"):
+        uqval.validate(y, pred, rule="paper", **FAST)
+    with pytest.raises(ValueError, match="no central interval at 0.8"):
+        uqval.validate(y, uqval.Intervals({0.9: (mu - sd, mu + sd)}), levels=[0.8], **FAST)
