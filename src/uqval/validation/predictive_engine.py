@@ -212,6 +212,9 @@ def validate_predictive(
                 n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
                 uncertainty_name="sd", n_workers=n_workers, progress=progress)
             warnings += list(variance_result.warnings)
+        else:
+            warnings.append(f"only {int(has.sum())} rows have a positive variance (at least 60 "
+                            "are needed): the variance stages were not run")
         if isinstance(pred, Ensemble):
             fewest = int(pred.n_members.min())
             if fewest < FEW_MEMBERS:
