@@ -72,6 +72,16 @@ Scores, recalibration and model comparison
     :func:`compare` — scores, paired differences and ranking of several models
     (:class:`ModelComparison`).
 
+Ensembles, quantiles, intervals and predictive distributions
+    :class:`Normal`, :class:`StudentT`, :class:`Laplace` — parametric predictives given by mean
+    and standard deviation; :class:`Ensemble`, :class:`Samples` — members or draws in columns;
+    :class:`Quantiles` — a quantile set; :class:`Intervals` — central intervals by level. Each
+    gives the point prediction, variance, PIT, CDF, central intervals and CRPS, and counts its
+    data problems (:class:`DataIssues`). ``validate(y_true, predictive, ...)`` validates them
+    (coverage, shape and, where a variance exists, the variance stages;
+    :class:`PredictiveValidation`); ``compare({...}, y_true=y)`` compares models of different
+    kinds on the scores they share (:class:`PredictiveComparison`).
+
 Names are loaded on first use, so ``import uqval`` stays fast. The paper reproductions are
 in :mod:`uqval.papers` and the Snakemake plumbing in :mod:`uqval.pipeline`; neither is needed
 to validate your own data.
@@ -171,6 +181,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "BinnedScaling": ("uqval.recalibration", "BinnedScaling"),
     "cross_validate": ("uqval.recalibration", "cross_validate"),
     "compare": ("uqval.comparison", "compare"),
+    # predictive outputs of every kind
+    "Normal": ("uqval.predictive", "Normal"),
+    "StudentT": ("uqval.predictive", "StudentT"),
+    "Laplace": ("uqval.predictive", "Laplace"),
+    "Ensemble": ("uqval.predictive", "Ensemble"),
+    "Samples": ("uqval.predictive", "Samples"),
+    "Quantiles": ("uqval.predictive", "Quantiles"),
+    "Intervals": ("uqval.predictive", "Intervals"),
+    "DataIssues": ("uqval.predictive", "DataIssues"),
+    "PredictiveValidation": ("uqval.validation.predictive_engine", "PredictiveValidation"),
+    "PredictiveComparison": ("uqval.comparison.predictive", "PredictiveComparison"),
     "ModelComparison": ("uqval.comparison", "ModelComparison"),
 }
 
@@ -236,6 +257,17 @@ if TYPE_CHECKING:  # static checkers see the real objects
         ModelComparison,
         compare,
     )
+    from uqval.comparison.predictive import PredictiveComparison
+    from uqval.predictive import (
+        DataIssues,
+        Ensemble,
+        Intervals,
+        Laplace,
+        Normal,
+        Quantiles,
+        Samples,
+        StudentT,
+    )
     from uqval.recalibration import (
         BinnedScaling,
         IsotonicMap,
@@ -297,6 +329,7 @@ if TYPE_CHECKING:  # static checkers see the real objects
         ValidationResult,
         validate,
     )
+    from uqval.validation.predictive_engine import PredictiveValidation
 
 
 def __getattr__(name: str) -> Any:

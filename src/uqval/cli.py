@@ -67,11 +67,22 @@ With --recalibrate the uncertainties are first recalibrated by 5-fold cross-vali
 (each fold by the method fitted on the other four) and the out-of-fold uncertainties are
 validated: an honest check of how the recalibration will do on new data.
 
+Predictive outputs: the coverage of central intervals at each level (exact binomial tests,
+and along the interval width and each feature), the shape of the predictive distributions
+(PIT uniformity) and, where a variance exists, the variance stages on y - mean with the sd.
+Data problems (crossing quantiles, low > high, NaN members, zero spread) are counted with
+their rows and handled by the documented rule, never silently; scores.csv lists every score
+that applies (crps, interval scores, check score, ...).
+
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
   uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
+  uqval validate ngb.csv --y-true y --y-pred mu --uncertainty sd --distribution t:4
+  uqval validate rf.csv --y-true y --members 'tree_*' --feature T
+  uqval validate qgb.csv --y-true y --quantiles 0.05:q05,0.5:q50,0.95:q95
+  uqval validate conformal.csv --y-true y --interval 0.9:lo90:hi90 --interval 0.5:lo50:hi50
 """
 
 _COMPARE_EPILOG = """\
@@ -89,9 +100,18 @@ Exit codes:
   0  comparison ran
   2  bad input or usage (one line on stderr)
 """ + _EXIT_WRITE + """
+Predictive models (with --y-true) are NAME:KIND=SPEC, KIND one of members=PATTERN,
+samples=PATTERN (glob or comma list), normal=MEAN,SD, laplace=MEAN,SD, t=MEAN,SD,NU (NU a
+number or a column), quantiles=LEVEL:COL,..., interval=LEVEL:LOW:HIGH[;LEVEL:LOW:HIGH]. Models
+of different kinds are compared on the scores they all have (check score at common quantile
+levels, interval scores at common levels; CRPS and NLL when every model has them) and on
+coverage; writes comparison.csv, pairwise.csv, coverage.csv, summary.md and report.html.
+
 Examples:
   uqval compare preds.csv --model A:err_a:sigma_a --model B:err_b:sigma_b --feature T
   uqval compare preds.csv --y-true y --model A:pred_a:sigma_a --model B:pred_b:sigma_b
+  uqval compare preds.csv --y-true y --model 'RF:members=tree_*' --model NGB:normal=mu,sd \
+      --model QGB:quantiles=0.05:q05,0.5:q50,0.95:q95
 """
 
 
@@ -126,8 +146,28 @@ def _parser() -> argparse.ArgumentParser:
     err.add_argument("--error", metavar="COL", help="column of errors (reference - prediction)")
     err.add_argument("--y-true", metavar="COL", help="column of reference values (with --y-pred)")
     v.add_argument("--y-pred", metavar="COL", help="column of predictions (with --y-true)")
-    v.add_argument("--uncertainty", metavar="COL", required=True,
-                   help="column of standard uncertainties (or variances with --variance)")
+    v.add_argument("--uncertainty", metavar="COL",
+                   help="column of standard uncertainties (or variances with --variance); with "
+                   "--distribution, the standard deviation of the predictive distribution")
+    p = v.add_argument_group(
+        "predictive outputs (with --y-true; instead of --uncertainty alone)",
+        "Give exactly one of: --y-pred with --uncertainty and --distribution, --members, "
+        "--samples, --quantiles, or --interval (repeatable). Adds the coverage and shape stages "
+        "and scores.csv; see the examples below.")
+    p.add_argument("--distribution", metavar="FAMILY",
+                   help="predictive family of --y-pred (mean) and --uncertainty (sd): normal, "
+                   "laplace, t:NU (a number > 2) or t:COL (nu per row)")
+    p.add_argument("--members", metavar="PATTERN",
+                   help="ensemble members: a glob over column names ('tree_*') or a comma list")
+    p.add_argument("--samples", metavar="PATTERN",
+                   help="draws of a predictive (MC dropout, posterior): glob or comma list")
+    p.add_argument("--quantiles", metavar="LEVEL:COL,...",
+                   help="predicted quantiles, e.g. 0.05:q05,0.5:q50,0.95:q95")
+    p.add_argument("--interval", metavar="LEVEL:LOW:HIGH", action="append", default=[],
+                   help="a central prediction interval, e.g. 0.9:lo:hi (repeatable)")
+    p.add_argument("--levels", metavar="L,...",
+                   help="levels of the central intervals checked (default: the given ones, "
+                   "else 0.5,0.8,0.9,0.95)")
     v.add_argument("--variance", action="store_true", help="the uncertainty column holds variances")
     v.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature to test along (repeatable)")
@@ -169,7 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("file", type=Path, help="CSV, TSV or Parquet table, one row per point")
     c.add_argument("--model", metavar="NAME:ERRCOL:UNCCOL", action="append", required=True,
                    help="a model: name, column of errors (or predictions with --y-true), "
-                   "column of standard uncertainties (repeat for each model, at least 2)")
+                   "column of standard uncertainties (repeat for each model, at least 2); or "
+                   "a predictive NAME:KIND=SPEC (below)")
     c.add_argument("--y-true", metavar="COL",
                    help="column of reference values: the models' middle columns are then "
                    "predictions")
@@ -235,6 +276,105 @@ def _check_bins(args: argparse.Namespace, rows: int) -> None:
                         "for a verdict)")
 
 
+_PREDICTIVE = ("distribution", "members", "samples", "quantiles", "interval")
+
+
+def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[str, dict]:
+    """Which predictive the options describe, and its columns: (kind, spec)."""
+    from uqval._internal.errors import DataError
+    from uqval.predictive.columns import columns_of, parse_level
+
+    given = [k for k in _PREDICTIVE if getattr(args, k)]
+    kinds = [k for k in given if k != "distribution"]
+    if len(kinds) > 1 or ("distribution" in given and kinds):
+        raise DataError("give exactly one of --y-pred/--uncertainty/--distribution, --members, "
+                        "--samples, --quantiles, --interval; got "
+                        + ", ".join("--" + k for k in given))
+    if args.error or args.y_true is None:
+        raise DataError("predictive outputs need --y-true COL (the observed values), not --error")
+    if args.recalibrate or args.rule != "uqval":
+        raise DataError("--recalibrate and --rule paper apply to --uncertainty alone")
+    exclude = [args.y_true, *args.feature]
+    if "distribution" in given:
+        if not (args.y_pred and args.uncertainty):
+            raise DataError("--distribution needs --y-pred COL (mean) and --uncertainty COL (sd)")
+        family, _, nu = args.distribution.partition(":")
+        if family not in ("normal", "laplace", "t") or (family == "t") != bool(nu):
+            raise DataError(f"--distribution {args.distribution!r}: expected normal, laplace, "
+                            "t:NU or t:COL")
+        spec: dict = {"family": family, "mean": args.y_pred, "sd": args.uncertainty}
+        if family == "t":
+            try:
+                spec["nu"] = float(nu)
+            except ValueError:
+                spec["nu_column"] = nu
+        return "distribution", spec
+    if args.y_pred or args.uncertainty or args.variance:
+        raise DataError("--y-pred, --uncertainty and --variance go with --distribution (or "
+                        "without any predictive option)")
+    if args.members or args.samples:
+        option = "--members" if args.members else "--samples"
+        pattern = args.members or args.samples
+        return option[2:], {"columns": columns_of(pattern, columns, option, exclude)}
+    if args.quantiles:
+        pairs = {}
+        for part in args.quantiles.split(","):
+            level, sep, col = part.strip().partition(":")
+            if not sep or not col:
+                raise DataError(f"--quantiles: {part!r} is not LEVEL:COL")
+            pairs[parse_level(level, "--quantiles")] = col
+        return "quantiles", {"pairs": dict(sorted(pairs.items()))}
+    intervals = {}
+    for text in args.interval:
+        parts = text.split(":")
+        if len(parts) != 3 or not all(parts):
+            raise DataError(f"--interval {text!r}: expected LEVEL:LOW:HIGH")
+        intervals[parse_level(parts[0], "--interval")] = (parts[1], parts[2])
+    return "interval", {"intervals": intervals}
+
+
+def _run_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.errors import DataError
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import build_predictive, parse_level, spec_columns
+    from uqval.report.files import check_output_folder
+
+    check_output_folder(args.out, [args.file])
+    table = read_table(args.file)
+    kind, spec = _predictive_spec(args, list(table.columns))
+    used = spec_columns(kind, spec)
+    require_columns(table, [args.y_true, *used, *args.feature], args.file)
+    _check_bins(args, len(table))
+    levels = None
+    if args.levels:
+        levels = [parse_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
+    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
+    from uqval.validation import validate
+
+    say = _progress(sys.stderr.isatty())
+    say(f"read {len(table)} rows from {_text(args.file)}")
+    try:
+        predictive = build_predictive(kind, spec, numeric, args.variance)
+        result = validate(
+            numeric[args.y_true], predictive, {f: numeric[f] for f in args.feature},
+            levels=levels, seed=args.seed, n_boot=args.n_boot,
+            n_permutations=args.n_permutations, n_bins=args.bins, tolerance=args.tolerance,
+            drop_invalid=args.drop_invalid, n_workers=max(1, args.jobs), progress=say)
+    except ValueError as exc:
+        message = str(exc).replace("y_true", f"column {args.y_true!r}")
+        message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
+        raise DataError(f"{args.file}: {message.replace('drop_invalid=True', '--drop-invalid')}"
+                        ) from None
+    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    for warning in result.warnings:
+        print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
+    say(f"writing the report to {_text(args.out)}")
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
+    return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
+
+
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
     from uqval._internal.errors import DataError
@@ -244,6 +384,14 @@ def _run(args: argparse.Namespace) -> int:
     _check_options(args)
     if args.command == "compare":
         return _run_compare(args)
+    if any(getattr(args, k) for k in _PREDICTIVE):
+        return _run_predictive(args)
+    if args.uncertainty is None:
+        raise DataError("--uncertainty COL is required (or give a predictive output: "
+                        "--distribution, --members, --samples, --quantiles or --interval)")
+    if args.levels:
+        raise DataError("--levels goes with a predictive output (--distribution, --members, "
+                        "--samples, --quantiles, --interval)")
     recal_feature: str | None = None
     if args.recalibrate is not None:
         from uqval.validation.recalibrated import parse_method
@@ -329,11 +477,47 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
     return models
 
 
+def _run_compare_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.errors import DataError
+    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import build_predictive, parse_model, spec_columns
+    from uqval.report.files import check_output_folder
+
+    if not args.y_true:
+        raise DataError("predictive models (NAME:KIND=SPEC) need --y-true COL")
+    check_output_folder(args.out, [args.file])
+    table = read_table(args.file)
+    specs = [parse_model(m, list(table.columns), [args.y_true]) for m in args.model]
+    names = [n for n, _, _ in specs]
+    if len(specs) < 2 or len(set(names)) != len(names):
+        raise DataError("compare needs at least 2 --model options with different names")
+    used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
+    require_columns(table, [args.y_true, *sorted(used)], args.file)
+    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
+    from uqval.comparison import compare
+
+    try:
+        models = {_text(n) or n: build_predictive(kind, spec, numeric, False)
+                  for n, kind, spec in specs}
+        result = compare(models, y_true=numeric[args.y_true].to_numpy(), seed=args.seed,
+                         n_boot=args.n_boot)
+    except ValueError as exc:
+        raise DataError(f"{args.file}: {exc}") from None
+    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    _save(result, args.out)
+    print(_text(result.summary(), keep_newlines=True))
+    print(_text(f"Report: {args.out / 'report.html'}"))
+    return EXIT_OK
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.errors import DataError
     from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
+    if any(m.partition(":")[2].partition("=")[0] in KINDS and "=" in m for m in args.model):
+        return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
     table = read_table(args.file)

@@ -40,6 +40,7 @@ __all__ = [
     "errors_uncertainties",
     "first_rows",
     "integer",
+    "matrix",
     "probability",
     "vector",
 ]
@@ -188,6 +189,36 @@ def vector(
             f"{name} has {int(bad.sum())} non-positive value(s) ({first_rows(bad)}); "
             f"{name} must be > 0"
         )
+    return arr
+
+
+def matrix(values: ArrayLike, name: str, *, min_columns: int = 1) -> FloatArray:
+    """``values`` as a 2-D float64 array (rows = data rows), NaN allowed (callers count them).
+
+    A DataFrame is taken by position (its columns in order); a 1-D input is refused (one
+    column is not an ensemble or a quantile set).
+
+    >>> matrix([[1, 2], [3, 4]], "members").shape
+    (2, 2)
+    >>> matrix([1, 2], "members")
+    Traceback (most recent call last):
+    ...
+    ValueError: members must be 2-D (rows x columns), got shape (2,)
+    """
+    if isinstance(values, np.ma.MaskedArray) and np.ma.is_masked(values):
+        raise ValueError(f"{name} has masked values; drop or fill them first")
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric") from None
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows x columns), got shape {arr.shape}")
+    if arr.shape[0] < 1 or arr.shape[1] < min_columns:
+        raise ValueError(f"{name} needs at least 1 row and {min_columns} column(s), got shape "
+                         f"{arr.shape}")
+    if np.isinf(arr).any():
+        bad = np.asarray(np.isinf(arr).any(axis=1))
+        raise ValueError(f"{name} has infinite values ({first_rows(bad)})")
     return arr
 
 

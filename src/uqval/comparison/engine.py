@@ -36,7 +36,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.binned_errors import zmse_batch
+from uqval.predictive import Predictive
 from uqval.report.comparison import save_all, summary_markdown, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
@@ -258,7 +259,7 @@ def _ranks(table: pd.DataFrame, names: Sequence[str], score: str, better: str) -
 
 
 def compare(
-    models: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    models: Mapping[str, tuple[ArrayLike, ArrayLike]] | Mapping[str, Predictive],
     features: Mapping[str, ArrayLike] | None = None,
     *,
     n_bins: int | None = None,
@@ -270,11 +271,22 @@ def compare(
     confidence: float = 0.95,
     seed: SeedLike = 0,
     validate_models: bool = True,
-) -> ModelComparison:
+    y_true: ArrayLike | None = None,
+    levels: Sequence[float] | None = None,
+) -> Any:
     """Compare the uncertainties of several models on the same points (module doc).
 
+    **Predictive outputs.** With ``y_true=`` and every model a predictive object
+    (:class:`uqval.Normal`, :class:`uqval.Ensemble`, :class:`uqval.Quantiles`, ...), models of
+    different kinds are compared on the scores that apply to all of them (check score at common
+    quantile levels, interval scores at common levels, CRPS and NLL where every model has them)
+    and their coverage (:mod:`uqval.comparison.predictive`; returns a
+    :class:`~uqval.comparison.predictive.PredictiveComparison`; ``features``, ``n_sim``,
+    ``distribution`` and the validations do not apply there).
+
     Args:
-        models: name -> (errors, uncertainties), same points in the same order.
+        models: name -> (errors, uncertainties), same points in the same order (or name ->
+            predictive object, with ``y_true``).
         features: optional name -> feature values of the points (ZMSE along each feature).
         n_bins: bins of the binned scores; default round(sqrt(M)).
         distribution, nu: predictive distribution (see :mod:`uqval.scores.proper`).
@@ -305,7 +317,14 @@ def compare(
         too small  [2, 2, 2, 1, 1]
     """
     seed = seed_value(seed)
-    data, feats = _checked(models, features)
+    if y_true is not None or any(isinstance(v, Predictive) for v in models.values()):
+        if y_true is None:
+            raise ValueError("y_true is needed to compare predictive objects")
+        from uqval.comparison.predictive import compare_predictive
+
+        return compare_predictive(cast(Mapping[str, Predictive], models), y_true, levels=levels,
+                                  n_boot=n_boot, confidence=confidence, seed=seed)
+    data, feats = _checked(cast(Mapping[str, tuple[ArrayLike, ArrayLike]], models), features)
     probability(confidence)
     names = list(data)
     m = next(iter(data.values()))[0].size

@@ -33,7 +33,8 @@ from uqval._internal.types import FloatArray
 
 _Scalar = int | float | np.integer | np.floating
 
-__all__ = ["wilson_cc_interval", "wilson_interval"]
+__all__ = ["binomial_p_value", "clopper_pearson_interval", "wilson_cc_interval",
+           "wilson_interval"]
 
 
 
@@ -112,3 +113,34 @@ def wilson_cc_interval(
         low = (2 * x + z**2 - 1 - z * np.sqrt(z**2 - 2 - 1 / n + 4 * p * (n * q + 1))) / denom
         high = (2 * x + z**2 + 1 + z * np.sqrt(z**2 + 2 - 1 / n + 4 * p * (n * q - 1))) / denom
     return _pack(np.where(x == 0, 0.0, low), np.where(x == n, 1.0, high))
+
+
+def clopper_pearson_interval(successes: ArrayLike, trials: ArrayLike,
+                             confidence: float = 0.95) -> tuple[FloatArray, FloatArray]:
+    """Exact (Clopper-Pearson 1934) interval for x/n: the Beta(x, n - x + 1) quantile at
+    (1 - c)/2 and the Beta(x + 1, n - x) quantile at (1 + c)/2 (0 when x = 0, 1 when x = n),
+    as ``scipy.stats.binomtest(x, n).proportion_ci(method="exact")``; coverage >= c for every
+    true proportion. Vectorised; returns arrays (low, high).
+
+    >>> [round(float(v), 4) for v in clopper_pearson_interval(9, 10)]
+    [0.555, 0.9975]
+    """
+    x, n, _ = _prepare(successes, trials, confidence)
+    tail = (1.0 - confidence) / 2.0
+    with np.errstate(invalid="ignore"):
+        low = np.where(x > 0, special.betaincinv(x, n - x + 1.0, tail), 0.0)
+        high = np.where(x < n, special.betaincinv(x + 1.0, n - x, 1.0 - tail), 1.0)
+    return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+
+
+def binomial_p_value(successes: int, trials: int, proportion: float) -> float:
+    """Exact two-sided binomial p-value of x successes in n trials at proportion p: the sum of
+    the probabilities of all outcomes no more likely than x (``scipy.stats.binomtest``,
+    alternative "two-sided").
+
+    >>> round(binomial_p_value(80, 100, 0.9), 5)
+    0.0023
+    """
+    from scipy.stats import binomtest
+
+    return float(binomtest(int(successes), int(trials), float(proportion)).pvalue)

@@ -5,6 +5,9 @@ Modules: :mod:`~uqval.validation.engine` (the engine), :mod:`~uqval.validation.r
 :mod:`~uqval.validation.bins` (binning), :mod:`~uqval.validation.inputs` (argument checks),
 :mod:`~uqval.validation.io` (reading files), :mod:`~uqval.report.summary`
 (plain-language text), :mod:`~uqval.report.validation` (files, figures, HTML report).
+Predictive outputs (``validate(y_true, predictive)``): :mod:`~uqval.validation.predictive_engine`
+(the engine and :class:`~uqval.validation.predictive_engine.PredictiveValidation`) and
+:mod:`~uqval.validation.coverage_shape` (the coverage and shape stages).
 """
 
 from uqval.validation.engine import ScaleFactor, ValidationResult, validate

@@ -36,6 +36,7 @@ from uqval.calibration.robust_scale import (
     z2_tail_shares,
 )
 from uqval.calibration.screening import Screening, screen
+from uqval.predictive import Predictive
 from uqval.report.summary import summary_markdown
 from uqval.report.validation import save_all, write_html
 from uqval.stats.binomial import wilson_interval
@@ -380,7 +381,7 @@ def _feature_count(features: Features) -> int:
 
 def validate(
     errors: ArrayLike | str,
-    uncertainties: ArrayLike | str,
+    uncertainties: ArrayLike | str | Predictive,
     features: Features = None,
     *,
     data: pd.DataFrame | None = None,
@@ -397,8 +398,21 @@ def validate(
     uncertainty_name: str | None = None,
     n_workers: int = 1,
     progress: Callable[[str], None] | None = None,
-) -> ValidationResult:
+    levels: Sequence[float] | None = None,
+) -> Any:
     """Validate uncertainties on average, along the uncertainty and along each feature.
+
+    **Predictive outputs.** ``validate(y_true, predictive, features, ...)`` with a
+    :class:`uqval.Normal`, :class:`uqval.StudentT`, :class:`uqval.Laplace`,
+    :class:`uqval.Ensemble`, :class:`uqval.Samples`, :class:`uqval.Quantiles` or
+    :class:`uqval.Intervals` as second argument validates it without reducing it to a sd:
+    the variance stages below on E = y - point and uE = sqrt(variance) wherever a variance
+    exists, plus the ``coverage`` stage (central intervals at ``levels``, default the given
+    levels of quantile sets and intervals, else 0.5/0.8/0.9/0.95; exact binomial tests; local
+    coverage along the interval width and each feature) and the ``shape`` stage (PIT
+    uniformity), and returns a :class:`~uqval.validation.predictive_engine.PredictiveValidation`
+    (:mod:`uqval.validation.predictive_engine`). With (errors, uncertainties) it returns a
+    :class:`ValidationResult` as below (``levels`` is then unused).
 
     Errors E (reference minus prediction) and standard uncertainties uE should satisfy
     E ~ uE·D(0, 1) (P000 Sect. II). Three stages (P003 Fig. 1):
@@ -500,6 +514,17 @@ def validate(
         >>> res.bins["x"]["factor"].round(2).tolist()  # per-bin factor sqrt(<Z^2>), x ascending
         [0.66, 0.59, 0.92, 1.38, 1.21]
     """
+    if isinstance(uncertainties, Predictive):
+        from uqval.validation.predictive_engine import validate_predictive
+
+        if rule != "uqval" or variance or uncertainty_name is not None:
+            raise ValueError("with a predictive object, rule='paper', variance=True and "
+                             "uncertainty_name do not apply")
+        return validate_predictive(
+            errors, uncertainties, features, variance_engine=validate, data=data, levels=levels,
+            seed=seed_value(seed), n_boot=n_boot, n_permutations=n_permutations, n_bins=n_bins,
+            n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
+            drop_invalid=drop_invalid, n_workers=n_workers, progress=progress)
     if rule not in ("uqval", "paper"):
         raise ValueError(f"rule must be 'uqval' or 'paper', got {rule!r}")
     probability(alpha, "alpha")

@@ -23,9 +23,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import MAX_LISTED_ROWS, aligned, first_rows, refuse_masked
 from uqval._internal.tables import printable
+from uqval.predictive import Predictive
 from uqval.validation.degenerate import z_overflow_message, z_square_overflow
 
-__all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
+__all__ = ["MIN_ROWS", "CleanInputs", "CleanPredictive", "clean_inputs",
+           "clean_predictive_inputs"]
 
 MIN_ROWS = 60
 """Fewest rows accepted: two bins of 30 (:data:`uqval.validation.rules.MIN_BIN_COUNT`)."""
@@ -173,3 +175,72 @@ def clean_inputs(
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts)
+
+
+@dataclass(frozen=True)
+class CleanPredictive:
+    """Validated (y_true, predictive, features): the rows that can be validated, and the row
+    bookkeeping (``row_counts``; the predictive's own data problems are in its
+    ``data_issues``, with row numbers of the input)."""
+
+    y: NDArray[np.float64]
+    predictive: Predictive
+    features: dict[str, NDArray[np.float64]]
+    row_counts: dict[str, int]
+    kept: NDArray[np.bool_]
+
+
+def clean_predictive_inputs(
+    y_true: ArrayLike | str,
+    predictive: Predictive,
+    features: Features,
+    *,
+    data: pd.DataFrame | None,
+    drop_invalid: bool,
+) -> CleanPredictive:
+    """Check the arguments of ``validate(y_true, predictive, ...)``.
+
+    Rows the predictive cannot use (its documented data rules: NaN parameters, rows without
+    2 finite members, NaN quantiles, intervals with low > high) are always left out and counted
+    ("removed: data problems of the predictive"); NaN or infinite y or features are an error,
+    or are removed and counted with ``drop_invalid=True``.
+    """
+    if data is not None:
+        if not isinstance(data, pd.DataFrame):
+            raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        y_true = _column(data, y_true, "y_true")
+    y = _as_float(y_true, "y_true")
+    n = len(predictive)
+    if y.size != n:
+        raise ValueError(f"y_true and the predictive have different lengths ({y.size} and {n})")
+    feats = {name: _as_float(v, f"features[{name!r}]") for name, v in
+             _features(features, data).items()}
+    for name, x in feats.items():
+        if x.size != n:
+            raise ValueError(f"features[{name!r}] has {x.size} values for {n} rows")
+    counts = {"rows in input": n}
+    keep = predictive.usable
+    if (~keep).any():
+        counts["removed: data problems of the predictive"] = int((~keep).sum())
+    arrays = {"y_true": y, **{f"features[{k!r}]": v for k, v in feats.items()}}
+    for name, arr in arrays.items():
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            if not drop_invalid:
+                raise ValueError(f"{name} has {int(bad.sum())} NaN or infinite value(s) "
+                                 f"({first_rows(bad)}); remove them or pass drop_invalid=True")
+            newly = bad & keep
+            if newly.any():
+                counts[f"removed: NaN or infinite {name}"] = int(newly.sum())
+            keep = keep & ~bad
+    m = int(keep.sum())
+    counts["rows used"] = m
+    if m < MIN_ROWS:
+        raise ValueError(f"y_true: {m} usable rows; at least {MIN_ROWS} are needed (two bins "
+                         "of 30)")
+    out_features = {}
+    for name, x in feats.items():
+        if np.ptp(x[keep]) == 0:
+            raise ValueError(f"features[{name!r}] is constant: it cannot be binned")
+        out_features[name] = x[keep]
+    return CleanPredictive(y[keep], predictive.take(keep), out_features, counts, keep)

@@ -1,0 +1,442 @@
+"""The coverage and shape stages of a predictive (ensembles, quantiles, intervals, distributions).
+
+Coverage (primer P000 Sect. II.2.2, interval-based validation; Pernot's coverage-based
+validation), for each nominal level L of a central interval:
+
+* observed coverage ν_L = k/n (k rows with low <= y <= high; for ensembles, τ_low <= PIT <=
+  τ_high with the randomised PIT, exact for any number of members), its exact Clopper-Pearson
+  95 % interval and the exact two-sided binomial p-value of ν_L = L; Holm's adjustment runs over
+  the levels (and, for :class:`~uqval.predictive.Quantiles`, over the per-level quantile
+  calibration rows: frequency of y <= q_τ against τ, the same binomial test);
+* effect: the practical tolerance t of the variance stages, translated into coverage: the band
+  [2Φ(q/(1 + t)) - 1, 2Φ(q(1 + t)) - 1], q = Φ^-1((1 + L)/2), is the coverage of a normal
+  interval 1 + t times too narrow or too wide (L = 0.9, t = 0.1: [86.5 %, 93.0 %]);
+  ``negligible`` when the interval of ν_L lies inside, ``relevant`` when the test fails and
+  ν_L lies outside. For a quantile level τ the band also admits a shift of ±t sd;
+* what to do: the factor k_L by which the intervals should be widened about their midpoints
+  c = (low + high)/2 so that L of the rows are covered, k_L = the L-quantile of
+  r_i = |y_i - c_i|/h_i (h_i the half-width), with its distribution-free order-statistic 95 %
+  interval (ranks from the Binomial(n, L) quantiles). Not given for ensembles at levels above
+  (m - 1)/(m + 1), where their central interval is the range of the members;
+* conditional coverage (local coverage probabilities, LCP; P000 Sect. III): the 0/1 indicator
+  of coverage is binned along the interval width at that level and along each feature
+  (equal-count, tie-aware bins of :mod:`uqval.validation.bins`), and the between-bin spread
+  T = Σ n_b (ν_b - ν)² is tested by the exact permutation test of
+  :mod:`uqval.validation.permutation` (the statistic T_Z applied to the indicator). Holm runs
+  over levels × variables. A variable whose bins hold fewer than 30 rows is ``inconclusive``;
+  a constant width (split-conformal intervals) is not a binning variable. Ensembles and
+  samples are binned along the standard deviation of the m members *and y* instead of their
+  interval width: with few members the width is itself noisy, and a perfect 10-member ensemble
+  covers less where its members happen to lie close together, which the test along the width
+  would flag; the rank of y is independent of any symmetric function of (members, y) when y is
+  exchangeable with the members, so the test along the pooled spread has its exact size and
+  still says in which range of spread the coverage is wrong.
+
+Shape (Dawid 1984; Gneiting, Balabdaoui and Raftery 2007; Czado, Gneiting and Held 2009): the
+PIT u_i = F_i(y_i) is U(0, 1) when every predictive is right. Test: Cramér-von Mises
+W² = 1/(12 n) + Σ (u_(i) - (2i - 1)/(2n))² against the fully specified uniform
+(``scipy.stats.cramervonmises``: Csörgő and Faraway 1996 distribution, no simulation);
+docs/choices.md ("Shape of a predictive") says why. PITs of ensembles and of quantile sets are
+randomised within their steps, so they are exactly uniform under the null and the continuous
+test applies. The decision is one row; what is wrong is said by three shares with
+Clopper-Pearson intervals: rows in the central 50 % (PIT in [0.25, 0.75], expected 50 %), in
+the outer 10 % (PIT < 0.05 or > 0.95, expected 10 %) and in the outer 1 % (expected 1 %), and
+the share below the predictive median (expected 50 %). Their tolerance bands are those of the
+coverage at 0.5, 0.9 and 0.99 (and ±t sd for the median).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import special, stats
+
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import FloatArray, SeedLike
+from uqval.predictive import Ensemble, Predictive, Quantiles
+from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
+from uqval.validation import rules
+from uqval.validation.bins import default_n_bins, tie_aware_bins
+from uqval.validation.permutation import heterogeneity_tests
+
+__all__ = [
+    "WIDTH",
+    "CoverageCheck",
+    "ShapeCheck",
+    "coverage_band",
+    "coverage_rows",
+    "quantile_band",
+    "shape_check",
+]
+
+WIDTH = "interval width"
+"""Name of the interval width as a binning variable of the conditional coverage."""
+
+POOLED_SPREAD = "spread of members and y"
+"""Binning variable of the conditional coverage of ensembles (module docstring)."""
+
+
+def coverage_band(level: float, tolerance: float) -> tuple[float, float]:
+    """Coverage at ``level`` of a normal central interval 1 + t times too narrow and too wide.
+
+    >>> [round(x, 3) for x in coverage_band(0.9, 0.1)]
+    [0.865, 0.93]
+    """
+    q = float(special.ndtri(0.5 * (1.0 + level)))
+    return (float(2 * special.ndtr(q / (1 + tolerance)) - 1),
+            float(2 * special.ndtr(q * (1 + tolerance)) - 1))
+
+
+def quantile_band(tau: float, tolerance: float) -> tuple[float, float]:
+    """Frequencies of y <= q_τ within tolerance: normal quantile rescaled by 1 + t or shifted
+    by ±t sd.
+
+    >>> [round(x, 3) for x in quantile_band(0.5, 0.1)]
+    [0.46, 0.54]
+    """
+    q = float(special.ndtri(tau))
+    cands = [q / (1 + tolerance), q * (1 + tolerance), q - tolerance, q + tolerance]
+    values = [float(special.ndtr(c)) for c in cands]
+    return min(values), max(values)
+
+
+def _inside(low: float, high: float, band: tuple[float, float]) -> bool:
+    return band[0] <= low and high <= band[1]
+
+
+def _effect(value: float, low: float, high: float, failed: bool,
+            band: tuple[float, float]) -> str:
+    if _inside(low, high, band):
+        return "negligible"
+    if failed and not band[0] <= value <= band[1]:
+        return "relevant"
+    return "undetermined"
+
+
+def _widen_factor(ratios: FloatArray, level: float) -> tuple[float, float, float]:
+    """L-quantile of |y - c|/h with its order-statistic 95 % interval (module docstring)."""
+    n = ratios.size
+    r = np.sort(ratios)
+    k = min(n, max(1, math.ceil(n * level)))
+    lo = int(stats.binom.ppf(0.025, n, level))
+    hi = int(stats.binom.ppf(0.975, n, level)) + 1
+    return float(r[k - 1]), float(r[max(lo, 1) - 1]), float(r[min(hi, n) - 1])
+
+
+def _verdict_row(stage: str, feature: str, statistic: str, value: float,
+                 ci: tuple[float, float], target: float, p: float, note: str) -> dict:
+    return {"stage": stage, "feature": feature, "scaled": False, "verdict": "", "effect": "",
+            "statistic": statistic, "value": value, "ci_low": ci[0], "ci_high": ci[1],
+            "target": target, "p_value": p, "p_adjusted": np.nan, "note": note}
+
+
+@dataclass(frozen=True)
+class CoverageCheck:
+    """The coverage stage (module docstring).
+
+    Attributes:
+        levels: one row per nominal level: level, n, covered, value (observed coverage),
+            ci_low, ci_high (Clopper-Pearson), p_value, p_adjusted (Holm), verdict, effect,
+            band_low, band_high (tolerance band), deficit_pp (100 (L - value): > 0 too few
+            covered), widen, widen_low, widen_high (factor k_L about the midpoints).
+        quantiles: for quantile sets, one row per level τ: n, below (rows with y <= q_τ),
+            value, ci_low, ci_high, p_value, p_adjusted, verdict, effect; else empty.
+        conditional: one row per (level, variable): spread ratio T/E(T), p_value,
+            p_adjusted, verdict, effect, worst bin (low, high, value, ci).
+        bins: per variable, one row per (level, bin): level, low, high, n, value, ci_low,
+            ci_high, valid (interval contains the level).
+        rows: the verdict rows (stage ``coverage``).
+    """
+
+    levels: pd.DataFrame
+    quantiles: pd.DataFrame
+    conditional: pd.DataFrame
+    bins: dict[str, pd.DataFrame] = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list, repr=False)
+
+
+_LEVEL_COLUMNS = ["level", "n", "covered", "value", "ci_low", "ci_high", "p_value", "band_low",
+                  "band_high", "deficit_pp", "widen", "widen_low", "widen_high"]
+
+
+def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: SeedLike,
+                tolerance: float) -> tuple[pd.DataFrame, dict[float, NDArray[np.bool_]]]:
+    covered: dict[float, NDArray[np.bool_]] = {}
+    out = []
+    children = seed_sequence(seed).spawn(len(levels))
+    for level, child in zip(levels, children, strict=True):
+        hit = pred.covered(y, level, seed=child)
+        covered[level] = hit
+        n, k = hit.size, int(hit.sum())
+        lo, hi = clopper_pearson_interval(k, n)
+        low, high = pred.interval(level)
+        mid, half = 0.5 * (low + high), 0.5 * (high - low)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(half > 0, np.abs(y - mid) / half,
+                             np.where(np.abs(y - mid) > 0, np.inf, 0.0))
+        widen = _widen_factor(ratio, level)
+        if isinstance(pred, Ensemble):  # beyond (m - 1)/(m + 1) the interval is the range
+            fewest = int(pred.n_members.min())
+            if level > (fewest - 1) / (fewest + 1):
+                widen = (np.nan, np.nan, np.nan)
+        band = coverage_band(level, tolerance)
+        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": float(lo),
+                    "ci_high": float(hi), "p_value": binomial_p_value(k, n, level),
+                    "band_low": band[0], "band_high": band[1],
+                    "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
+                    "widen_low": widen[1], "widen_high": widen[2]})
+    return pd.DataFrame(out, columns=_LEVEL_COLUMNS), covered
+
+
+def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float) -> pd.DataFrame:
+    out = []
+    values = pred.values
+    for j, tau in enumerate(pred.levels):
+        below = int(np.sum(y <= values[:, j]))
+        n = y.size
+        lo, hi = clopper_pearson_interval(below, n)
+        band = quantile_band(float(tau), tolerance)
+        out.append({"level": float(tau), "n": n, "below": below, "value": below / n,
+                    "ci_low": float(lo), "ci_high": float(hi),
+                    "p_value": binomial_p_value(below, n, float(tau)),
+                    "band_low": band[0], "band_high": band[1]})
+    return pd.DataFrame(out)
+
+
+def _bin_table(hit: NDArray[np.bool_], labels: NDArray[np.int32], low: FloatArray,
+               high: FloatArray, level: float) -> pd.DataFrame:
+    k = np.bincount(labels, weights=hit.astype(np.float64)).astype(np.int64)
+    n = np.bincount(labels)
+    lo, hi = clopper_pearson_interval(k, n)
+    return pd.DataFrame({"level": level, "bin": np.arange(n.size), "low": low, "high": high,
+                         "n": n, "value": k / n, "ci_low": lo, "ci_high": hi,
+                         "valid": (lo <= level) & (level <= hi)})
+
+
+def coverage_rows(
+    y: FloatArray,
+    pred: Predictive,
+    features: Mapping[str, FloatArray],
+    *,
+    levels: Sequence[float],
+    seed: SeedLike,
+    alpha: float,
+    tolerance: float,
+    n_permutations: int,
+    n_bins: int | None,
+    n_workers: int = 1,
+) -> CoverageCheck:
+    """The coverage stage on clean inputs (finite y, usable rows only; module docstring)."""
+    level_seed, perm_seed = seed_sequence(seed).spawn(2)
+    table, covered = _level_rows(y, pred, levels, level_seed, tolerance)
+    quant = _quantile_rows(y, pred, tolerance) if isinstance(pred, Quantiles) else pd.DataFrame()
+    p_all = np.concatenate([table["p_value"].to_numpy(),
+                            quant["p_value"].to_numpy() if not quant.empty else []])
+    adjusted = rules.holm(p_all)
+    rows: list[dict] = []
+    for frame, adj in ((table, adjusted[: len(table)]), (quant, adjusted[len(table):])):
+        if frame.empty:
+            continue
+        frame["p_adjusted"] = adj
+        frame["verdict"] = [rules.verdict(p, alpha, False) for p in adj]
+        frame["effect"] = [
+            _effect(r.value, r.ci_low, r.ci_high, r.verdict == "fail", (r.band_low, r.band_high))
+            for r in frame.itertuples()]
+    for r in table.itertuples():
+        note = f"{r.covered} of {r.n} rows covered; exact binomial test, Clopper-Pearson interval"
+        if np.isfinite(r.widen):
+            note += (f"; factor {r.widen:.3g} [{r.widen_low:.3g}, {r.widen_high:.3g}] about the "
+                     "midpoints would cover the level")
+        row = _verdict_row("coverage", "", f"coverage {r.level:g}", r.value,
+                           (r.ci_low, r.ci_high), r.level, r.p_value, note)
+        row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
+        rows.append(row)
+    for r in quant.itertuples():
+        note = f"{r.below} of {r.n} rows at or below the {r.level:g} quantile; exact binomial test"
+        row = _verdict_row("coverage", "", f"P(y <= q{r.level:g})", r.value,
+                           (r.ci_low, r.ci_high), r.level, r.p_value, note)
+        row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
+        rows.append(row)
+    conditional, bins, cond_rows = _conditional(y, pred, features, covered, table, perm_seed,
+                                                alpha, tolerance, n_permutations, n_bins,
+                                                n_workers)
+    return CoverageCheck(table, quant, conditional, bins, rows + cond_rows)
+
+
+def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_permutations,
+                 n_bins, n_workers):
+    m = y.size
+    k = int(n_bins) if n_bins is not None else default_n_bins(m)
+    feature_bins = {name: tie_aware_bins(x, k) for name, x in features.items()}
+    out, bins_tables = [], {}
+    children = seed_sequence(seed).spawn(max(1, len(covered)))
+    pooled = None
+    if isinstance(pred, Ensemble):
+        pooled = np.nanstd(np.column_stack([pred.members, y]), axis=1)
+    for (level, hit), child in zip(covered.items(), children, strict=False):
+        if pooled is not None:
+            width, width_name = pooled, POOLED_SPREAD
+        else:
+            low, high = pred.interval(level)
+            width, width_name = high - low, WIDTH
+        variables = {}
+        if np.ptp(width) > 0:
+            variables[width_name] = tie_aware_bins(width, k)
+        variables.update(feature_bins)
+        if not variables:
+            continue
+        names = list(variables)
+        tests = heterogeneity_tests(hit.astype(np.float64),
+                                    [variables[n].labels for n in names],
+                                    n_permutations=n_permutations, seed=child,
+                                    n_workers=n_workers)
+        band = coverage_band(level, tolerance)
+        for name, (_, test_t) in zip(names, tests, strict=True):
+            b = variables[name]
+            t = _bin_table(hit, b.labels, b.low, b.high, level)
+            bins_tables.setdefault(name, []).append(t)
+            sig = (t["ci_low"] > level) | (t["ci_high"] < level)
+            worst = int(np.argmax(np.abs(t["value"].to_numpy() - level)))
+            out.append({"level": level, "variable": name, "n_bins": b.n_bins,
+                        "ratio": test_t.ratio, "p_value": test_t.p_value,
+                        "few": int(b.counts.min()) < rules.MIN_BIN_COUNT,
+                        "all_inside": bool(np.all((t["ci_low"] >= band[0])
+                                                  & (t["ci_high"] <= band[1]))),
+                        "outside": bool(np.any(sig & ((t["value"] < band[0])
+                                                      | (t["value"] > band[1])))),
+                        "worst_low": float(t["low"].iloc[worst]),
+                        "worst_high": float(t["high"].iloc[worst]),
+                        "worst_value": float(t["value"].iloc[worst]),
+                        "worst_ci_low": float(t["ci_low"].iloc[worst]),
+                        "worst_ci_high": float(t["ci_high"].iloc[worst]),
+                        "worst_n": int(t["n"].iloc[worst])})
+    cond = pd.DataFrame(out)
+    rows = []
+    if not cond.empty:
+        cond["p_adjusted"] = rules.holm(cond["p_value"].to_numpy())
+        cond["verdict"] = [rules.verdict(p, alpha, few)
+                           for p, few in zip(cond["p_adjusted"], cond["few"], strict=True)]
+        cond["effect"] = ["negligible" if r.all_inside else
+                          "relevant" if r.verdict == "fail" and r.outside else "undetermined"
+                          for r in cond.itertuples()]
+        for r in cond.itertuples():
+            note = (f"spread of the coverage over {r.n_bins} bins (T = sum n_b (nu_b - nu)^2, "
+                    f"{n_permutations} permutations), ratio {r.ratio:.3g}; value: the bin "
+                    f"farthest from {r.level:g} ({r.worst_n} rows, {r.variable} in "
+                    f"[{r.worst_low:.4g}, {r.worst_high:.4g}])")
+            if r.few:
+                note += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
+            row = _verdict_row("coverage", r.variable, f"LCP {r.level:g}", r.worst_value,
+                               (r.worst_ci_low, r.worst_ci_high), r.level, r.p_value, note)
+            row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
+            rows.append(row)
+    return cond, {k: pd.concat(v, ignore_index=True) for k, v in bins_tables.items()}, rows
+
+
+@dataclass(frozen=True)
+class ShapeCheck:
+    """The shape stage (module docstring).
+
+    Attributes:
+        statistic: Cramér-von Mises W² of the PIT against U(0, 1).
+        p_value: its p-value (Csörgő-Faraway distribution).
+        verdict: pass | fail (p <= alpha).
+        effect: negligible | relevant | undetermined (module docstring).
+        shares: one row per share (central 50 %, outer 10 %, outer 1 %, below the median):
+            expected, value, ci_low, ci_high (Clopper-Pearson), band_low, band_high.
+        diagnosis: what the shares say (one sentence, empty when the test passes).
+        pit: the PIT values.
+    """
+
+    statistic: float
+    p_value: float
+    verdict: str
+    effect: str
+    shares: pd.DataFrame
+    diagnosis: str
+    pit: FloatArray = field(repr=False)
+
+    def row(self) -> dict:
+        """The verdict row (stage ``shape``)."""
+        s = self.shares.set_index("share")
+        note = "; ".join(f"{name}: {100 * r.value:.3g} % [{100 * r.ci_low:.3g}, "
+                         f"{100 * r.ci_high:.3g}] (expected {100 * r.expected:g} %)"
+                         for name, r in s.iterrows())
+        row = _verdict_row("shape", "", "PIT Cramer-von Mises W2", self.statistic,
+                           (np.nan, np.nan), 1.0 / 6.0, self.p_value,
+                           "W2 expected 1/6 for a uniform PIT; " + note)
+        row.update(verdict=self.verdict, effect=self.effect, p_adjusted=self.p_value)
+        return row
+
+
+_SHARES = (
+    ("central 50 %", 0.5, lambda u: (u >= 0.25) & (u <= 0.75)),
+    ("outer 10 %", 0.1, lambda u: (u < 0.05) | (u > 0.95)),
+    ("outer 1 %", 0.01, lambda u: (u < 0.005) | (u > 0.995)),
+    ("below the median", 0.5, lambda u: u < 0.5),
+)
+
+
+def _diagnosis(s: pd.DataFrame) -> str:
+    def side(name: str) -> int:
+        r = s.loc[name]
+        return 1 if r.ci_low > r.expected else -1 if r.ci_high < r.expected else 0
+
+    centre, outer10, outer1, below = (side(n) for n in
+                                      ("central 50 %", "outer 10 %", "outer 1 %",
+                                       "below the median"))
+    if outer1 > 0 and (centre > 0 or outer10 < 0):
+        return ("the tails are heavier than declared: too many observations near the centre "
+                "or far out and too few in between; declare a heavier-tailed family (Student t "
+                "with fewer degrees of freedom, Laplace) rather than rescaling every interval")
+    if outer1 < 0 and (centre < 0 or outer10 > 0):
+        return ("the tails are lighter than declared: declare a lighter-tailed family (e.g. "
+                "normal instead of Student t or Laplace)")
+    if centre < 0 and outer10 > 0:
+        return ("the predictive distributions are too narrow (too few observations in the "
+                "centre, too many in the tails): widen them (the coverage stage says by how "
+                "much at each level)")
+    if centre > 0 and outer10 < 0:
+        return ("the predictive distributions are too wide (too many observations in the "
+                "centre, too few in the tails): narrow them (the coverage stage says by how "
+                "much at each level)")
+    if below != 0:
+        where = "below" if below > 0 else "above"
+        return (f"the predictions are off-centre: too many observations lie {where} the "
+                "predictive median; correct the point predictions' bias")
+    return ("the PIT departs from uniform in a way the shares do not summarise: see the PIT "
+            "histogram")
+
+
+def shape_check(pit: FloatArray, *, alpha: float, tolerance: float) -> ShapeCheck:
+    """The PIT uniformity test with its shares and diagnosis (module docstring)."""
+    res = stats.cramervonmises(pit, "uniform")
+    p = float(min(1.0, max(0.0, res.pvalue)))
+    n = pit.size
+    rows = []
+    for name, expected, select in _SHARES:
+        k = int(np.sum(select(pit)))
+        lo, hi = clopper_pearson_interval(k, n)
+        if name == "below the median":
+            band = quantile_band(0.5, tolerance)
+        else:
+            cov = coverage_band(1.0 - expected if name != "central 50 %" else 0.5, tolerance)
+            band = cov if name == "central 50 %" else (1.0 - cov[1], 1.0 - cov[0])
+        rows.append({"share": name, "expected": expected, "n": n, "count": k, "value": k / n,
+                     "ci_low": float(lo), "ci_high": float(hi), "band_low": band[0],
+                     "band_high": band[1]})
+    shares = pd.DataFrame(rows)
+    verdict = rules.verdict(p, alpha, False)
+    inside = all(_inside(r.ci_low, r.ci_high, (r.band_low, r.band_high))
+                 for r in shares.itertuples())
+    outside = any((r.ci_low > r.expected or r.ci_high < r.expected)
+                  and not r.band_low <= r.value <= r.band_high for r in shares.itertuples())
+    effect = ("negligible" if inside else "relevant" if verdict == "fail" and outside
+              else "undetermined")
+    diagnosis = _diagnosis(shares.set_index("share")) if verdict == "fail" else ""
+    return ShapeCheck(float(res.statistic), p, verdict, effect, shares, diagnosis, pit)

@@ -1,0 +1,251 @@
+"""``validate(y_true, predictive, ...)``: the validation of ensembles, samples, quantile sets,
+intervals and parametric predictive distributions (:mod:`uqval.predictive`).
+
+Stages, each a family of tests at level alpha:
+
+* **variance** stages (average, consistency, adaptivity of :func:`uqval.validate`), wherever a
+  variance exists (parametric families, ensembles, samples): errors E = y - point and
+  uncertainties uE = sqrt(variance); rows without a positive variance (ensembles with zero
+  spread) are left out of these stages only;
+* **coverage** (:mod:`uqval.validation.coverage_shape`): per nominal level (the given central
+  levels of quantile sets and intervals, else ``levels`` or 0.5/0.8/0.9/0.95), the observed
+  coverage with its exact binomial test, Holm over levels; per-level quantile calibration of
+  quantile sets; conditional coverage along the interval width (the pooled spread for
+  ensembles) and along each feature;
+* **shape**: the PIT uniformity test (Cramér-von Mises) with what the PIT shares say (not for
+  intervals).
+
+Scores (``scores``): every score of :mod:`uqval.predictive.scores` that applies, mean over the
+rows with its standard error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from uqval._internal.checks import probability
+from uqval._internal.seeding import seed_sequence
+from uqval.predictive import Ensemble, Predictive, Quantiles
+from uqval.predictive.scores import score_rows
+from uqval.report.predictive import predictive_summary, save_predictive, write_predictive_html
+from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
+from uqval.validation.inputs import Features, clean_predictive_inputs
+
+if TYPE_CHECKING:
+    from uqval.validation.engine import ValidationResult
+
+__all__ = ["FEW_MEMBERS", "PredictiveValidation", "validate_predictive"]
+
+FEW_MEMBERS = 30
+"""Members below which an ensemble's variance stages are noisy (E(Z²) = (m - 1)/(m - 3))."""
+
+
+@dataclass(frozen=True, repr=False)
+class PredictiveValidation:
+    """Outcome of ``validate(y_true, predictive, ...)`` (module docstring).
+
+    Attributes:
+        verdicts: one row per test, the columns of :class:`uqval.ValidationResult`'s verdicts;
+            stages average, consistency, adaptivity (variance stages, when a variance exists),
+            coverage (one row per level overall with ``value`` the observed coverage, per
+            quantile level for quantile sets, and one per level and variable: ``LCP``), shape.
+        coverage: the coverage stage (:class:`~uqval.validation.coverage_shape.CoverageCheck`).
+        shape: the shape stage (None for intervals).
+        variance: the validation of E = y - point with uE = sqrt(variance) (None without a
+            variance).
+        scores: score, value (mean over the rows), se (standard error), n.
+        data_issues: the predictive's data problems (1-based input rows, rule applied).
+        row_counts: rows in input, removed (and why), used.
+        kind: kind of predictive (normal, t, laplace, ensemble, samples, quantiles, intervals).
+        parameters: seed, alpha, tolerance, levels, permutations, ...
+        names: feature names.
+        warnings: input warnings.
+        input_sha256: SHA-256 of the input file (command line).
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval import Normal, validate
+        >>> rng = np.random.default_rng(0)
+        >>> mu, sd = rng.normal(size=600), rng.uniform(0.5, 2.0, 600)
+        >>> y = mu + sd * rng.standard_t(3, 600) / np.sqrt(3)  # t(3) errors, right variance
+        >>> res = validate(y, Normal(mu, sd), n_boot=200, n_permutations=199,
+        ...                n_ucc_permutations=99)
+        >>> res.stage_verdicts["shape"], res.shape.diagnosis[:35]
+        ('fail', 'the tails are heavier than declared')
+    """
+
+    verdicts: pd.DataFrame
+    coverage: CoverageCheck
+    shape: ShapeCheck | None
+    variance: ValidationResult | None
+    scores: pd.DataFrame
+    data_issues: Any
+    row_counts: dict[str, int]
+    kind: str
+    parameters: dict[str, Any]
+    names: dict[str, Any]
+    y_true: NDArray[np.float64] = field(compare=False)
+    point: NDArray[np.float64] = field(compare=False)
+    features: dict[str, NDArray[np.float64]] = field(compare=False)
+    warnings: tuple[str, ...] = ()
+    input_sha256: str | None = None
+
+    @property
+    def stage_verdicts(self) -> dict[str, str]:
+        """One verdict per stage: fail if any test fails, else inconclusive, else pass
+        (variance stages as in :class:`uqval.ValidationResult`)."""
+        out = dict(self.variance.stage_verdicts) if self.variance is not None else {}
+        v = self.verdicts
+        for stage in ("coverage", "shape"):
+            values = set(v.loc[v["stage"] == stage, "verdict"])
+            if values:
+                out[stage] = next(x for x in ("fail", "inconclusive", "pass") if x in values)
+        return out
+
+    @property
+    def miscalibrated(self) -> bool:
+        """True when any test fails."""
+        return bool((self.verdicts["verdict"] == "fail").any())
+
+    def summary(self) -> str:
+        """Plain-language summary (Markdown)."""
+        return predictive_summary(self)
+
+    def save(self, directory: str | Path) -> list[Path]:
+        """Write report.html, verdicts.csv, scores.csv, coverage.csv, summary.md and the
+        figures to ``directory``; returns the written paths."""
+        return save_predictive(self, Path(directory))
+
+    def to_html(self, path: str | Path) -> Path:
+        """Write the self-contained HTML report to ``path``."""
+        return write_predictive_html(self, Path(path))
+
+    def __repr__(self) -> str:
+        stages = ", ".join(f"{k}={v}" for k, v in self.stage_verdicts.items())
+        return f"PredictiveValidation({self.kind}, M={self.row_counts['rows used']}, {stages})"
+
+
+def _scores(y: NDArray[np.float64], pred: Predictive, levels: Sequence[float]) -> pd.DataFrame:
+    rows = []
+    for name, values in score_rows(y, pred, levels).items():
+        v = values[np.isfinite(values)]
+        if name == "sq_error":
+            mean = float(np.mean(v))
+            se = float(np.std(v, ddof=1) / math.sqrt(v.size)) / (2 * math.sqrt(mean))
+            rows.append({"score": "rmse", "value": math.sqrt(mean), "se": se, "n": v.size})
+            continue
+        name = "mae" if name == "abs_error" else name
+        rows.append({"score": name, "value": float(np.mean(v)),
+                     "se": float(np.std(v, ddof=1) / math.sqrt(v.size)), "n": v.size})
+    return pd.DataFrame(rows)
+
+
+def _levels(pred: Predictive, levels: Sequence[float] | None) -> tuple[float, ...]:
+    if isinstance(pred, Quantiles):
+        given = pred.central_levels
+        if levels is None:
+            return given
+        missing = [x for x in levels if all(abs(x - g) > 1e-9 for g in given)]
+        if missing:
+            raise ValueError(f"levels: no central interval at {', '.join(map(str, missing))} "
+                             f"(given: {', '.join(f'{g:g}' for g in given) or 'none'})")
+        return tuple(float(x) for x in levels)
+    chosen = pred.default_levels if levels is None else tuple(levels)
+    return tuple(probability(float(x), "levels") for x in chosen)
+
+
+def validate_predictive(
+    y_true: ArrayLike | str,
+    predictive: Predictive,
+    features: Features = None,
+    *,
+    variance_engine: Callable[..., ValidationResult],
+    data: pd.DataFrame | None = None,
+    levels: Sequence[float] | None = None,
+    seed: int | np.random.SeedSequence = 0,
+    n_boot: int = 1000,
+    n_permutations: int | None = None,
+    n_bins: int | None = None,
+    n_ucc_permutations: int = 1999,
+    alpha: float = 0.05,
+    tolerance: float = 0.10,
+    drop_invalid: bool = False,
+    n_workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+) -> PredictiveValidation:
+    """The engine of ``validate(y_true, predictive, ...)`` (module docstring);
+    ``variance_engine`` is :func:`uqval.validate` itself (passed in, not imported, so that the
+    two engines do not import each other)."""
+    probability(alpha, "alpha")
+    probability(tolerance, "tolerance")
+    say = progress or (lambda _: None)
+    inputs = clean_predictive_inputs(y_true, predictive, features, data=data,
+                                     drop_invalid=drop_invalid)
+    y, pred = inputs.y, inputs.predictive
+    levels_used = _levels(pred, levels)
+    n_vars = len(inputs.features) + 1
+    if n_permutations is None:
+        n_permutations = max(999, math.ceil(10 * n_vars * max(1, len(levels_used)) / alpha))
+    var_seed, cov_seed, shape_seed = seed_sequence(seed).spawn(3)
+    warnings: list[str] = []
+    variance_result = None
+    point = pred.point
+    variance = pred.variance
+    if variance is not None:
+        has = np.isfinite(variance) & (variance > 0)
+        if int(has.sum()) >= 60:
+            say("variance stages on E = y - point, uE = sqrt(variance)")
+            variance_result = variance_engine(
+                (y - point)[has], np.sqrt(variance[has]),
+                {k: v[has] for k, v in inputs.features.items()},
+                seed=int(var_seed.generate_state(1)[0]), n_boot=n_boot,
+                n_permutations=n_permutations, n_bins=n_bins,
+                n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
+                uncertainty_name="sd", n_workers=n_workers, progress=progress)
+            warnings += list(variance_result.warnings)
+        else:
+            warnings.append(f"only {int(has.sum())} rows have a positive variance (at least 60 "
+                            "are needed): the variance stages were not run")
+        if isinstance(pred, Ensemble):
+            fewest = int(pred.n_members.min())
+            if fewest < FEW_MEMBERS:
+                warnings.append(
+                    f"rows with as few as {fewest} members: the ensemble sd is noisy, so even a "
+                    f"perfect ensemble has E(Z^2) = (m - 1)/(m - 3) = "
+                    f"{(fewest - 1) / max(fewest - 3, 1):.2f} and a sd-dependent Z^2; trust the "
+                    "coverage and shape stages (exact for any m) over the variance stages")
+    say("coverage at each level, overall and along each variable")
+    cov = coverage_rows(y, pred, inputs.features, levels=levels_used, seed=cov_seed,
+                        alpha=alpha, tolerance=tolerance, n_permutations=n_permutations,
+                        n_bins=n_bins, n_workers=n_workers)
+    shape = None
+    if pred.has_shape:
+        say("shape: PIT uniformity")
+        shape = shape_check(pred.pit(y, seed=shape_seed), alpha=alpha, tolerance=tolerance)
+    rows = list(cov.rows) + ([shape.row()] if shape is not None else [])
+    frames = [pd.DataFrame(rows)]
+    if variance_result is not None:
+        frames.insert(0, variance_result.verdicts)
+    verdicts = pd.concat(frames, ignore_index=True)
+    parameters: dict[str, Any] = {
+        "seed": seed, "alpha": alpha, "tolerance": tolerance, "levels": list(levels_used),
+        "n_permutations": n_permutations, "n_boot": n_boot, "predictive": repr(predictive),
+        "rule": "uqval",
+    }
+    result = PredictiveValidation(
+        verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result,
+        scores=_scores(y, pred, levels_used), data_issues=predictive.data_issues,
+        row_counts=inputs.row_counts, kind=predictive.kind, parameters=parameters,
+        names={"features": list(inputs.features)}, y_true=y, point=point,
+        features=inputs.features, warnings=tuple(warnings),
+    )
+    return dataclasses.replace(result)
