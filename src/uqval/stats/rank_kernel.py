@@ -1,0 +1,187 @@
+"""Compiled kernel: ordinal ranks of many rows of non-negative values by a distribution sort.
+
+The simulated references of a rank statistic (Spearman's CC of abs(E*) and uE, P002 Eq. 18;
+the rank correlation of :mod:`uqval.scores`) need the ranks of abs(E*) in every simulated set.
+A comparison sort costs O(M log M) per set and was 80 % of the simulated-reference time of a
+dataset page (``benchmarks/simref_page.md``). For non-negative IEEE doubles the bit
+pattern read as a signed 64-bit integer is monotone in the value, so a row is sorted in
+expected O(M) by
+
+1. bucketing on the top bits of ``bits(a) - min bits(a)`` (at most M buckets: counting sort of
+   (value, index) pairs, points of a bucket in row order),
+2. sorting each bucket by value: insertion sort (stable) up to 32 points, else a stable
+   merge sort of the bucket.
+
+The rank of the k-th smallest value is k (1-based, ordinal). A row is flagged **tied** when two
+values are equal (or a value is NaN or negative): ordinal ranks of ties depend on the sort, so
+callers recompute those rows by their reference method (average ranks, or the argsort of the
+original code). Without ties the ranks are unique and equal to those of any correct sort:
+callers then produce bit-identical statistics (``tests/test_rank_kernel.py``).
+
+>>> import numpy as np
+>>> ranks, tied = ordinal_ranks(np.array([[0.5, 0.1, 2.0, 0.3], [1.0, 1.0, 0.0, 3.0]]))
+>>> ranks[0].tolist(), tied.tolist()
+([3.0, 1.0, 4.0, 2.0], [False, True])
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["ordinal_ranks", "rank_weight_sums"]
+
+_INSERTION_MAX = 32
+
+
+@numba.njit(nogil=True, cache=True)
+def _sort_row(a, bits, order, vals, start):  # pragma: no cover - compiled
+    """Sort one row: ``order`` the positions by increasing value, ``vals`` the sorted values.
+
+    Returns True if the row has ties, a NaN or a negative value (``order`` then undefined).
+    """
+    m = a.size
+    lo = bits[0]
+    hi = bits[0]
+    for i in range(m):
+        x = a[i]
+        if not (x >= 0.0):  # NaN or negative: the bit order is not the value order
+            return True
+        b = bits[i]
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    span = hi - lo
+    shift = 0
+    while (span >> shift) >= m:
+        shift += 1
+    nb = (span >> shift) + 1
+    start[: nb + 1] = 0
+    for i in range(m):
+        start[((bits[i] - lo) >> shift) + 1] += 1
+    for j in range(nb):
+        start[j + 1] += start[j]
+    for i in range(m):  # counting sort of (value, index): row order kept within a bucket
+        j = (bits[i] - lo) >> shift
+        p = start[j]
+        order[p] = i
+        vals[p] = a[i]
+        start[j] = p + 1
+    first = 0
+    for j in range(nb):  # start[j] is now the end of bucket j
+        last = start[j]
+        n = last - first
+        if 1 < n <= _INSERTION_MAX:
+            for p in range(first + 1, last):
+                idx = order[p]
+                v = vals[p]
+                q = p - 1
+                while q >= first and vals[q] > v:
+                    order[q + 1] = order[q]
+                    vals[q + 1] = vals[q]
+                    q -= 1
+                order[q + 1] = idx
+                vals[q + 1] = v
+        elif n > _INSERTION_MAX:
+            perm = np.argsort(vals[first:last], kind="mergesort")
+            seg = order[first:last][perm]
+            sv = vals[first:last][perm]
+            order[first:last] = seg
+            vals[first:last] = sv
+        first = last
+    for k in range(1, m):
+        if vals[k] == vals[k - 1]:
+            return True
+    return False
+
+
+@numba.njit(nogil=True, cache=True)
+def _rank_rows(a, ranks, tied):  # pragma: no cover - compiled
+    n, m = a.shape
+    order = np.empty(m, np.int64)
+    vals = np.empty(m, np.float64)
+    start = np.empty(m + 2, np.int64)
+    for r in range(n):
+        tied[r] = _sort_row(a[r], a[r].view(np.int64), order, vals, start)
+        if not tied[r]:
+            for k in range(m):
+                ranks[r, order[k]] = k + 1.0
+
+
+@numba.njit(nogil=True, cache=True)
+def _rank_weight_sums(a, w, hi, lo, tied):  # pragma: no cover - compiled
+    """sum_i rank(a_ri) w_i per row, exactly, as hi * 2**32 + lo (int64 limbs)."""
+    n, m = a.shape
+    order = np.empty(m, np.int64)
+    vals = np.empty(m, np.float64)
+    start = np.empty(m + 2, np.int64)
+    limit = np.int64(1) << np.int64(52)
+    mask = (np.int64(1) << np.int64(32)) - np.int64(1)
+    for r in range(n):
+        tied[r] = _sort_row(a[r], a[r].view(np.int64), order, vals, start)
+        if tied[r]:
+            continue
+        h = np.int64(0)
+        acc = np.int64(0)
+        for k in range(m):
+            acc += (k + 1) * w[order[k]]
+            if acc >= limit or acc <= -limit:
+                h += acc >> np.int64(32)
+                acc = acc & mask
+        hi[r] = h + (acc >> np.int64(32))
+        lo[r] = acc & mask
+
+
+def ordinal_ranks(a: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Ordinal ranks 1..M of each row of ``a`` (shape (n, M), values >= 0) and the tied flags.
+
+    Returns:
+        ranks: float64, shape (n, M); rows flagged tied hold unspecified values.
+        tied: bool, shape (n,): the row has equal values, a NaN or a negative value.
+    """
+    x = np.ascontiguousarray(a, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"a must have shape (n, M), got {x.shape}")
+    ranks = np.empty(x.shape)
+    tied = np.zeros(x.shape[0], dtype=np.bool_)
+    if x.shape[1] > 0:
+        _rank_rows(x, ranks, tied)
+    return ranks, tied
+
+
+def rank_weight_sums(
+    a: NDArray[np.float64], weights: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """S_r = sum_i rank(a_ri) w_i for each row r of ``a``, summed exactly in integers.
+
+    ``rank`` is the ordinal rank 1..M of a_ri within its row; ``weights`` are integers
+    (e.g. twice the centred average ranks of uE, which are multiples of 1/2) with
+    M max|w| < 2**60. The sum is exact (64-bit limbs) and rounded once to float64, so it
+    does not depend on a summation order (a BLAS product would, with the thread count).
+
+    Returns:
+        sums: float64, shape (n,); NaN in tied rows.
+        tied: bool, shape (n,): as in :func:`ordinal_ranks`.
+
+    >>> import numpy as np
+    >>> s, tied = rank_weight_sums(np.array([[0.5, 0.1, 2.0, 0.3]]), np.array([1, 2, 3, 4]))
+    >>> s.tolist(), tied.tolist()  # ranks 3, 1, 4, 2: 3 + 2 + 12 + 8
+    ([25.0], [False])
+    """
+    x = np.ascontiguousarray(a, dtype=np.float64)
+    w = np.ascontiguousarray(weights, dtype=np.int64)
+    if x.ndim != 2 or w.shape != (x.shape[1],):
+        raise ValueError(f"a must have shape (n, M) and weights (M,), got {x.shape}, {w.shape}")
+    m = x.shape[1]
+    if m and float(m) * float(np.abs(w).max()) >= 2.0**60:
+        raise ValueError("rank_weight_sums: M max|w| too large for exact 64-bit terms")
+    hi = np.zeros(x.shape[0], np.int64)
+    lo = np.zeros(x.shape[0], np.int64)
+    tied = np.zeros(x.shape[0], dtype=np.bool_)
+    if m:
+        _rank_weight_sums(x, w, hi, lo, tied)
+    sums = np.array([float((int(h) << 32) + int(v)) for h, v in zip(hi, lo, strict=True)])
+    sums[tied] = np.nan
+    return sums, tied

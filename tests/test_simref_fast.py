@@ -1,0 +1,123 @@
+"""Simulated references at the cost of the draws: the same numbers as the per-set code.
+
+The brute-force reference below is the implementation of ``uqval.simref.simulated_references``
+before issue 29 (argsort of abs(E*) per set for CC, then a BLAS product of the ranks with the
+centred uE ranks; ENCE/ZMSE by ``ence_batch``/``zmse_batch``; each statistic separately), kept
+here verbatim. The fast path must give the same draws and:
+
+* ZMS, ENCE, ZMSE: bit-identical values (same operations in the same order);
+* CC: the numerator is now summed exactly in integers instead of by BLAS (whose rounding
+  depends on the thread count), so CC agrees to rounding: |diff| <= 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from uqval import simref
+from uqval._internal.streams import stream_blocks
+from uqval.calibration.binned_errors import ence_batch, zmse_batch
+from uqval.simref.statistics import SortedFrame
+from uqval.stats.rank_kernel import ordinal_ranks, rank_weight_sums
+from uqval.stats.synthetic import as_distribution
+
+
+def _cc_rows_argsort(e_s, frame):
+    n, m = e_s.shape
+    ranks = np.empty((n, m))
+    np.put_along_axis(
+        ranks, np.argsort(np.abs(e_s), axis=1), np.arange(1.0, m + 1.0)[None, :], axis=1
+    )
+    ru = stats.rankdata(frame.u) - 0.5 * (m + 1)
+    norm = math.sqrt(m * (m * m - 1.0) / 12.0) * math.sqrt(float(ru @ ru))
+    return (ranks @ ru) / norm
+
+
+def brute_force_values(ue, stat_specs, distribution, n_mc, seed):
+    """The simulated values of each statistic, shape (k, n_mc), by the pre-issue-29 code."""
+    frame = SortedFrame(np.asarray(ue, float))
+    dist = as_distribution(distribution)
+    stats_ = [simref.as_statistic(s) for s in stat_specs]
+    values = np.empty((len(stats_), n_mc))
+    for block in stream_blocks(seed, n_mc, frame.m):
+        e_s = frame.u * dist.draw(block.values(), (block.size, frame.m))
+        at = slice(block.start, block.stop)
+        for j, stat in enumerate(stats_):
+            if stat.name == "ZMS":
+                values[j, at] = np.mean(np.square(e_s / frame.u), axis=1)
+            elif stat.name == "CC":
+                values[j, at] = _cc_rows_argsort(e_s, frame)
+            else:
+                fn = ence_batch if stat.name == "ENCE" else zmse_batch
+                values[j, at] = fn(e_s, frame.u, frame.edges(stat.n_bins))
+    return values
+
+
+SPECS = ["ZMS", "CC", "ENCE20", "ZMSE20", "ENCE50", "ZMSE7"]
+
+
+@pytest.mark.parametrize(
+    ("m", "dist", "n_mc"),
+    [(50, "normal", 300), (1000, ("t", 6), 200), (3000, "normal", 700), (40_000, ("t", 4), 30)],
+)
+def test_fast_references_equal_the_per_set_code(m, dist, n_mc):
+    rng = np.random.default_rng(m)
+    ue = rng.lognormal(0.0, 0.5, m)
+    ue[: m // 10] = np.round(ue[: m // 10], 1)  # ties in uE: average ranks of multiples of 1/2
+    fast = simref.simulated_references(ue, SPECS, dist, n_mc, seed=7)
+    slow = brute_force_values(ue, SPECS, dist, n_mc, seed=7)
+    for ref, want, spec in zip(fast, slow, SPECS, strict=True):
+        if spec == "CC":
+            assert np.max(np.abs(ref.values - want)) <= 1e-12
+            assert not np.array_equal(want, np.zeros_like(want))
+        else:
+            assert np.array_equal(ref.values, want), spec
+
+
+def test_chunk_and_grouping_do_not_change_the_values():
+    ue = np.random.default_rng(3).uniform(0.5, 2.0, 500)
+    together = simref.simulated_references(ue, SPECS, "normal", 400, seed=11)
+    for spec, ref in zip(SPECS, together, strict=True):
+        alone = simref.simulated_reference(ue, spec, "normal", 400, seed=11, chunk=37)
+        assert np.array_equal(alone.values, ref.values)
+
+
+def test_ordinal_ranks_equal_argsort_ranks_and_flag_ties():
+    rng = np.random.default_rng(5)
+    for m in (1, 2, 33, 1000, 70_000):
+        a = np.abs(rng.standard_normal((3, m)) * rng.lognormal(0, 2, m))
+        a[0, : m // 3] *= 1e-300 if m > 3 else 1.0  # huge exponent span: one crowded bucket
+        ranks, tied = ordinal_ranks(a)
+        want = np.argsort(np.argsort(a, axis=1), axis=1) + 1.0
+        assert not tied.any()
+        assert np.array_equal(ranks, want)
+    a = np.array([[1.0, 2.0, 1.0], [0.0, 0.0, 1.0], [np.nan, 1.0, 2.0], [-1.0, 0.0, 2.0],
+                  [3.0, 2.0, 1.0]])
+    assert ordinal_ranks(a)[1].tolist() == [True, True, True, True, False]
+
+
+def test_rank_weight_sums_are_exact():
+    rng = np.random.default_rng(9)
+    m = 5000
+    a = np.abs(rng.standard_t(3, (4, m)))
+    w = rng.integers(-(2 * m), 2 * m, m)
+    sums, tied = rank_weight_sums(a, w)
+    ranks = np.argsort(np.argsort(a, axis=1), axis=1) + 1
+    exact = [float(sum(int(r) * int(x) for r, x in zip(row, w, strict=True))) for row in ranks]
+    assert not tied.any()
+    assert sums.tolist() == exact
+    with pytest.raises(ValueError, match="shape"):
+        rank_weight_sums(a, w[:-1])
+
+
+def test_rows_with_tied_errors_fall_back_to_the_argsort_ranks():
+    ue = np.linspace(1.0, 2.0, 200)
+    e = np.round(np.random.default_rng(1).standard_normal((5, 200)), 1)  # many ties in abs(E)
+    frame = SortedFrame(ue)
+    got = simref.SimRefStatistic("CC").batch(e, ue)
+    want = _cc_rows_argsort(e, frame)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
