@@ -121,3 +121,51 @@ def test_rows_with_tied_errors_fall_back_to_the_argsort_ranks():
     got = simref.SimRefStatistic("CC").batch(e, ue)
     want = _cc_rows_argsort(e, frame)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def _tie_groups(values):
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    ids = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, values.size]))
+    return starts, ids
+
+
+def _resample_cc_numpy(counts, e_s, u_s):
+    """The former ResampleStatistic._cc (floating-point sums in NumPy), verbatim."""
+    length = int(counts[0].sum())
+    mid = 0.5 * (length + 1)
+    u_starts, u_ids = _tie_groups(u_s)
+    a = np.abs(e_s)
+    e_perm = np.argsort(a, kind="stable")
+    e_starts, e_ids = _tie_groups(a[e_perm])
+
+    def group_ranks(c, starts, ids):
+        g = np.add.reduceat(c, starts, axis=1)
+        avg = np.cumsum(g, axis=1) - 0.5 * (g - 1) - mid
+        return avg[:, ids]
+
+    ce = counts[:, e_perm]
+    re = group_ranks(ce, e_starts, e_ids)
+    ru = group_ranks(counts, u_starts, u_ids)[:, e_perm]
+    cov = np.sum(ce * re * ru, axis=1)
+    var = np.sum(ce * re * re, axis=1) * np.sum(ce * ru * ru, axis=1)
+    return cov / np.sqrt(var)
+
+
+@pytest.mark.parametrize(("m", "ties"), [(40, False), (300, True), (5000, True)])
+def test_bootstrap_cc_equals_the_former_numpy_sums(m, ties):
+    rng = np.random.default_rng(m)
+    u = np.sort(rng.lognormal(0.0, 0.5, m))
+    e = u * rng.standard_normal(m)
+    if ties:
+        u = np.round(u, 1)
+        e = np.round(e, 1)
+    frame = SortedFrame(u)
+    e_s = e[frame.order]
+    fn = simref.statistics.ResampleStatistic(simref.SimRefStatistic("CC"), e_s, frame)
+    pos = rng.integers(0, m, (50, m))
+    kept = np.sort(rng.choice(m, m - 7, replace=False))  # a jackknife-like subset
+    for p in (pos, kept[None, :]):
+        counts = np.stack([np.bincount(row, minlength=m) for row in p])
+        want = _resample_cc_numpy(counts, e_s, frame.u)
+        np.testing.assert_allclose(fn(p), want, rtol=0, atol=1e-13)
+    assert fn(np.arange(m)) == pytest.approx(stats.spearmanr(np.abs(e), u)[0], abs=1e-13)

@@ -35,7 +35,7 @@ from uqval.stats.bootstrap import (
     group_jackknife_values,
 )
 from uqval.stats.calibration import ZMS
-from uqval.stats.rank_kernel import rank_weight_sums
+from uqval.stats.rank_kernel import rank_weight_sums, resample_rank_correlation
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -282,11 +282,10 @@ class ResampleStatistic:
             else:
                 self.columns = np.square(e_s / frame.u)[None, :]
         elif stat.name == "CC":
-            self.u_starts, self.u_ids = _tie_groups(frame.u)
+            self.u_starts = _tie_groups(frame.u)[0]
             a = np.abs(e_s)
             self.e_perm = np.argsort(a, kind="stable")
-            self.e_starts, self.e_ids = _tie_groups(a[self.e_perm])
-            self.u_ids_e = self.u_ids[self.e_perm]
+            self.e_starts = _tie_groups(a[self.e_perm])[0]
         else:
             self.z2 = np.square(e_s / frame.u)
 
@@ -368,20 +367,9 @@ class ResampleStatistic:
         return np.mean(np.abs(np.log(sums[0] / np.diff(bounds))), axis=1)
 
     def _cc(self, counts: NDArray[np.int64], length: int) -> FloatArray:
-        mid = 0.5 * (length + 1)
-
-        def group_ranks(c: NDArray[np.int64], starts: NDArray[np.intp], ids: NDArray[np.intp]):
-            g = np.add.reduceat(c, starts, axis=1)
-            avg = np.cumsum(g, axis=1) - 0.5 * (g - 1) - mid  # centred average rank per group
-            return avg[:, ids]
-
-        ce = counts[:, self.e_perm]
-        re = group_ranks(ce, self.e_starts, self.e_ids)
-        ru = group_ranks(counts, self.u_starts, self.u_ids)[:, self.e_perm]
-        cov = np.sum(ce * re * ru, axis=1)
-        var = np.sum(ce * re * re, axis=1) * np.sum(ce * ru * ru, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return cov / np.sqrt(var)
+        """Weighted Spearman of the tie-averaged ranks from the multiplicities, summed
+        exactly in integers (:func:`uqval.stats.rank_kernel.resample_rank_correlation`)."""
+        return resample_rank_correlation(counts, self.e_perm, self.e_starts, self.u_starts)
 
 
 def bootstrap_statistic(
