@@ -414,3 +414,17 @@ def test_simref_counts_keep_the_papers_below_the_large_set_size():
     assert (big.n_mc, big.n_boot) == (200, 200)
     assert simref_counts(settings, 10_000_000).n_mc == 200
     assert "200 simulated sets" in big.describe() and "200 groups" in big.describe()
+    assert "reduced from the papers' 10000 sets and 5000" in big.describe()
+    assert paper.describe().endswith("(the papers' replicate counts)")
+
+
+def test_configured_counts_keep_the_papers_up_to_sixty_thousand_rows():
+    from uqval.pipeline.workflow_config import simref_counts
+
+    settings = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["analysis"]["simref"]
+    for m in (27_000, 60_000):  # papers' counts; from 20 000 on the CC jackknife by groups
+        c = simref_counts(settings, m)
+        assert (c.n_mc, c.n_boot, c.jackknife_groups) == (10_000, 5000, 200)
+    c = simref_counts(settings, 1_000_000)  # 6e8 / 1e6
+    assert (c.n_mc, c.n_boot) == (600, 600)
+    assert "600 simulated sets" in c.describe() and "reduced" in c.describe()
