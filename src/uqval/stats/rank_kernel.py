@@ -8,7 +8,8 @@ pattern read as a signed 64-bit integer is monotone in the value, so a row is so
 expected O(M) by
 
 1. bucketing on the top bits of ``bits(a) - min bits(a)`` (at most M buckets: counting sort of
-   (value, index) pairs, points of a bucket in row order),
+   (value, index) pairs, points of a bucket in row order); rows longer than 2**15 first go
+   into at most 2048 coarse buckets, each then bucketed alone in cache (two passes),
 2. sorting each bucket by value: insertion sort (stable) up to 32 points, else a stable
    merge sort of the bucket.
 
@@ -33,64 +34,115 @@ from numpy.typing import NDArray
 __all__ = ["ordinal_ranks", "rank_weight_sums"]
 
 _INSERTION_MAX = 32
+_ONE_PASS_MAX = 1 << 15  # rows up to this length: one bucket pass
+_COARSE = 2048  # coarse buckets of the first pass of longer rows
 
 
 @numba.njit(nogil=True, cache=True)
-def _sort_row(a, bits, order, vals, start):  # pragma: no cover - compiled
-    """Sort one row: ``order`` the positions by increasing value, ``vals`` the sorted values.
+def _sort_segment(src_v, src_i, first, last, dst_v, dst_i, start):  # pragma: no cover
+    """Sort the pairs (src_v, src_i)[first:last] by value into dst[first:last].
 
-    Returns True if the row has ties, a NaN or a negative value (``order`` then undefined).
+    Buckets on the top bits of the value's bit pattern (at most as many buckets as values),
+    counting sort (input order kept within a bucket), then insertion sort of each bucket
+    (merge sort from 33 values on): stable.
     """
-    m = a.size
+    n = last - first
+    if n <= 0:
+        return
+    bits = src_v[first:last].view(np.int64)
     lo = bits[0]
     hi = bits[0]
-    for i in range(m):
-        x = a[i]
-        if not (x >= 0.0):  # NaN or negative: the bit order is not the value order
-            return True
-        b = bits[i]
+    for k in range(n):
+        b = bits[k]
         if b < lo:
             lo = b
         if b > hi:
             hi = b
     span = hi - lo
     shift = 0
-    while (span >> shift) >= m:
+    while (span >> shift) >= n:
         shift += 1
     nb = (span >> shift) + 1
     start[: nb + 1] = 0
-    for i in range(m):
-        start[((bits[i] - lo) >> shift) + 1] += 1
+    for k in range(n):
+        start[((bits[k] - lo) >> shift) + 1] += 1
     for j in range(nb):
         start[j + 1] += start[j]
-    for i in range(m):  # counting sort of (value, index): row order kept within a bucket
-        j = (bits[i] - lo) >> shift
-        p = start[j]
-        order[p] = i
-        vals[p] = a[i]
-        start[j] = p + 1
-    first = 0
-    for j in range(nb):  # start[j] is now the end of bucket j
-        last = start[j]
-        n = last - first
-        if 1 < n <= _INSERTION_MAX:
-            for p in range(first + 1, last):
-                idx = order[p]
-                v = vals[p]
+    for k in range(n):
+        j = (bits[k] - lo) >> shift
+        p = first + start[j]
+        dst_v[p] = src_v[first + k]
+        dst_i[p] = src_i[first + k]
+        start[j] += 1
+    lo_b = first
+    for j in range(nb):  # start[j] is now the end of bucket j (relative to first)
+        hi_b = first + start[j]
+        cnt = hi_b - lo_b
+        if 1 < cnt <= _INSERTION_MAX:
+            for p in range(lo_b + 1, hi_b):
+                idx = dst_i[p]
+                v = dst_v[p]
                 q = p - 1
-                while q >= first and vals[q] > v:
-                    order[q + 1] = order[q]
-                    vals[q + 1] = vals[q]
+                while q >= lo_b and dst_v[q] > v:
+                    dst_i[q + 1] = dst_i[q]
+                    dst_v[q + 1] = dst_v[q]
                     q -= 1
-                order[q + 1] = idx
-                vals[q + 1] = v
-        elif n > _INSERTION_MAX:
-            perm = np.argsort(vals[first:last], kind="mergesort")
-            seg = order[first:last][perm]
-            sv = vals[first:last][perm]
-            order[first:last] = seg
-            vals[first:last] = sv
-        first = last
+                dst_i[q + 1] = idx
+                dst_v[q + 1] = v
+        elif cnt > _INSERTION_MAX:
+            perm = np.argsort(dst_v[lo_b:hi_b], kind="mergesort")
+            seg_i = dst_i[lo_b:hi_b][perm]
+            seg_v = dst_v[lo_b:hi_b][perm]
+            dst_i[lo_b:hi_b] = seg_i
+            dst_v[lo_b:hi_b] = seg_v
+        lo_b = hi_b
+
+
+@numba.njit(nogil=True, cache=True)
+def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover - compiled
+    """Sort one row: ``vals`` the sorted values, ``order`` the ``payload`` (int64 per value,
+    e.g. its position, or a weight) carried along.
+
+    Rows of up to 2**15 values: one bucket pass. Longer rows: a first pass into at most
+    2048 coarse buckets (few write streams: cache-friendly), then each coarse bucket, which
+    fits in cache, sorted like a short row. Returns True if the row has ties, a NaN or a
+    negative value (``order`` then undefined).
+    """
+    m = a.size
+    for i in range(m):
+        if not (a[i] >= 0.0):  # NaN or negative: the bit order is not the value order
+            return True
+    if m <= _ONE_PASS_MAX:
+        _sort_segment(a, payload, 0, m, vals, order, start)
+    else:
+        bits = a.view(np.int64)
+        lo = bits[0]
+        hi = bits[0]
+        for i in range(m):
+            b = bits[i]
+            if b < lo:
+                lo = b
+            if b > hi:
+                hi = b
+        span = hi - lo
+        shift = 0
+        while (span >> shift) >= _COARSE:
+            shift += 1
+        nb = (span >> shift) + 1
+        coarse = np.zeros(nb + 1, np.int64)
+        for i in range(m):
+            coarse[((bits[i] - lo) >> shift) + 1] += 1
+        for j in range(nb):
+            coarse[j + 1] += coarse[j]
+        ends = coarse.copy()
+        for i in range(m):
+            j = (bits[i] - lo) >> shift
+            p = ends[j]
+            tmp_v[p] = a[i]
+            tmp_i[p] = payload[i]
+            ends[j] = p + 1
+        for j in range(nb):
+            _sort_segment(tmp_v, tmp_i, coarse[j], coarse[j + 1], vals, order, start)
     for k in range(1, m):
         if vals[k] == vals[k - 1]:
             return True
@@ -98,13 +150,20 @@ def _sort_row(a, bits, order, vals, start):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
+def _work_arrays(m):  # pragma: no cover - compiled
+    """Scratch arrays of :func:`_sort_row` for rows of length m."""
+    big = m > _ONE_PASS_MAX
+    return (np.empty(m, np.int64), np.empty(m, np.float64), np.empty(m if big else 0),
+            np.empty(m if big else 0, np.int64), np.empty(m + 2, np.int64))
+
+
+@numba.njit(nogil=True, cache=True)
 def _rank_rows(a, ranks, tied):  # pragma: no cover - compiled
     n, m = a.shape
-    order = np.empty(m, np.int64)
-    vals = np.empty(m, np.float64)
-    start = np.empty(m + 2, np.int64)
+    order, vals, tmp_v, tmp_i, start = _work_arrays(m)
+    identity = np.arange(m)
     for r in range(n):
-        tied[r] = _sort_row(a[r], a[r].view(np.int64), order, vals, start)
+        tied[r] = _sort_row(a[r], identity, order, vals, tmp_v, tmp_i, start)
         if not tied[r]:
             for k in range(m):
                 ranks[r, order[k]] = k + 1.0
@@ -114,19 +173,17 @@ def _rank_rows(a, ranks, tied):  # pragma: no cover - compiled
 def _rank_weight_sums(a, w, hi, lo, tied):  # pragma: no cover - compiled
     """sum_i rank(a_ri) w_i per row, exactly, as hi * 2**32 + lo (int64 limbs)."""
     n, m = a.shape
-    order = np.empty(m, np.int64)
-    vals = np.empty(m, np.float64)
-    start = np.empty(m + 2, np.int64)
+    order, vals, tmp_v, tmp_i, start = _work_arrays(m)  # order: the weights, sorted by a
     limit = np.int64(1) << np.int64(52)
     mask = (np.int64(1) << np.int64(32)) - np.int64(1)
     for r in range(n):
-        tied[r] = _sort_row(a[r], a[r].view(np.int64), order, vals, start)
+        tied[r] = _sort_row(a[r], w, order, vals, tmp_v, tmp_i, start)
         if tied[r]:
             continue
         h = np.int64(0)
         acc = np.int64(0)
         for k in range(m):
-            acc += (k + 1) * w[order[k]]
+            acc += (k + 1) * order[k]
             if acc >= limit or acc <= -limit:
                 h += acc >> np.int64(32)
                 acc = acc & mask
