@@ -169,3 +169,25 @@ def test_bootstrap_cc_equals_the_former_numpy_sums(m, ties):
         want = _resample_cc_numpy(counts, e_s, frame.u)
         np.testing.assert_allclose(fn(p), want, rtol=0, atol=1e-13)
     assert fn(np.arange(m)) == pytest.approx(stats.spearmanr(np.abs(e), u)[0], abs=1e-13)
+
+
+def test_score_references_rank_correlation_equals_the_rankdata_formula():
+    from uqval.scores.references import SCORES, ScoreSettings, score_rows
+    from uqval.stats.synthetic import predictive
+
+    rng = np.random.default_rng(4)
+    m = 3000
+    u = np.sort(np.round(rng.lognormal(0.0, 0.5, m), 2))  # ties in uE
+    e = u * rng.standard_normal((40, m))
+    e[3] = np.round(e[3], 1)  # a row with ties in abs(E): the rankdata fallback
+    settings = ScoreSettings(n_bins=30, distribution=predictive("normal", None))
+    shared = score_rows(e, u, settings)  # one uE: ranks of uE once, exact integer numerator
+    per_row = score_rows(e, np.broadcast_to(u, e.shape).copy(), settings)  # former formula
+    for name in SCORES:
+        if name == "rank_correlation":
+            np.testing.assert_allclose(shared[name], per_row[name], rtol=0, atol=1e-12)
+            assert shared[name][3] == per_row[name][3]
+        else:
+            assert np.array_equal(shared[name], per_row[name]), name
+    want = [stats.spearmanr(np.abs(row), u)[0] for row in e[:5]]
+    np.testing.assert_allclose(shared["rank_correlation"][:5], want, rtol=0, atol=1e-12)
