@@ -191,3 +191,44 @@ def test_score_references_rank_correlation_equals_the_rankdata_formula():
             assert np.array_equal(shared[name], per_row[name]), name
     want = [stats.spearmanr(np.abs(row), u)[0] for row in e[:5]]
     np.testing.assert_allclose(shared["rank_correlation"][:5], want, rtol=0, atol=1e-12)
+
+
+def _bin_sums_numpy(counts, bounds, columns):
+    """The former ResampleStatistic._bin_sums (searchsorted over prefix sums), verbatim."""
+    b, m = counts.shape
+    length = int(counts[0].sum())
+    cum = np.cumsum(counts, axis=1)
+    stride = length + 1
+    offsets = np.arange(b, dtype=np.int64) * stride
+    queries = (bounds[1:][None, :] + offsets[:, None]).ravel()
+    k = np.searchsorted((cum + offsets[:, None]).ravel(), queries, side="right")
+    k = k.reshape(b, -1) - (np.arange(b) * m)[:, None]
+    rows = np.arange(b)[:, None]
+    prev = np.maximum(k - 1, 0)
+    cum_prev = np.where(k > 0, cum[rows, prev], 0)
+    partial = bounds[1:][None, :] - cum_prev
+    nxt = np.minimum(k, m - 1)
+    out = np.empty((columns.shape[0], b, bounds.size - 1))
+    for j, col in enumerate(columns):
+        w = np.cumsum(counts * col, axis=1)
+        prefix = np.where(k > 0, w[rows, prev], 0.0) + partial * col[nxt]
+        out[j] = np.diff(prefix, axis=1, prepend=0.0)
+    return out
+
+
+@pytest.mark.parametrize(("m", "n_bins", "drop"), [(30, 7, 0), (1000, 20, 0), (999, 50, 1)])
+def test_resorted_bin_sums_are_bit_identical_to_the_numpy_formula(m, n_bins, drop):
+    from uqval.binning import equal_count_boundaries
+    from uqval.stats.resample_kernel import resorted_bin_sums
+
+    rng = np.random.default_rng(m)
+    columns = np.stack([rng.lognormal(0, 1, m), rng.standard_normal(m) ** 2])
+    length = m - drop
+    pos = rng.integers(0, m, (60, length))
+    counts = np.stack([np.bincount(row, minlength=m) for row in pos])
+    bounds = equal_count_boundaries(length, n_bins).astype(np.int64)
+    got = resorted_bin_sums(counts, bounds, columns)
+    assert np.array_equal(got, _bin_sums_numpy(counts, bounds, columns))
+    brute = [[columns[0][np.repeat(np.arange(m), c)][bounds[q]:bounds[q + 1]].sum()
+              for q in range(n_bins)] for c in counts[:3]]
+    np.testing.assert_allclose(got[0, :3], brute, rtol=1e-12)

@@ -36,6 +36,7 @@ from uqval.stats.bootstrap import (
 )
 from uqval.stats.calibration import ZMS
 from uqval.stats.rank_kernel import rank_weight_sums, resample_rank_correlation
+from uqval.stats.resample_kernel import resorted_bin_sums
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -320,29 +321,12 @@ class ResampleStatistic:
         return np.mean(np.abs(np.log(sums[0] / sizes)), axis=1)
 
     def _bin_sums(self, counts: NDArray[np.int64], bounds: NDArray[np.int64]) -> FloatArray:
-        """Sums of each column over the index-based bins of every re-sorted resample.
+        """Sums of each column over the index-based bins of every re-sorted resample
+        (:func:`uqval.stats.resample_kernel.resorted_bin_sums`, module docstring).
 
         Returns shape (k, B, N) for the k columns.
         """
-        b, m = counts.shape
-        length = int(counts[0].sum())
-        cum = np.cumsum(counts, axis=1)
-        stride = length + 1
-        offsets = np.arange(b, dtype=np.int64) * stride
-        queries = (bounds[1:][None, :] + offsets[:, None]).ravel()
-        k = np.searchsorted((cum + offsets[:, None]).ravel(), queries, side="right")
-        k = k.reshape(b, -1) - (np.arange(b) * m)[:, None]  # points fully inside, per bound
-        rows = np.arange(b)[:, None]
-        prev = np.maximum(k - 1, 0)
-        cum_prev = np.where(k > 0, cum[rows, prev], 0)
-        partial = bounds[1:][None, :] - cum_prev  # copies of point k left of the bound
-        nxt = np.minimum(k, m - 1)
-        out = np.empty((self.columns.shape[0], b, bounds.size - 1))
-        for j, col in enumerate(self.columns):
-            w = np.cumsum(counts * col, axis=1)
-            prefix = np.where(k > 0, w[rows, prev], 0.0) + partial * col[nxt]
-            out[j] = np.diff(prefix, axis=1, prepend=0.0)
-        return out
+        return resorted_bin_sums(counts, bounds, self.columns)
 
     def binned_jackknife(self) -> FloatArray:
         """Exact leave-one-out ENCE/ZMSE in O(M N), bins recomputed for M - 1 points.
