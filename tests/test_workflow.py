@@ -418,13 +418,14 @@ def test_simref_counts_keep_the_papers_below_the_large_set_size():
     assert paper.describe().endswith("(the papers' replicate counts)")
 
 
-def test_configured_counts_keep_the_papers_up_to_sixty_thousand_rows():
+def test_configured_counts_keep_the_papers_up_to_forty_thousand_rows():
     from uqval.pipeline.workflow_config import simref_counts
 
     settings = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["analysis"]["simref"]
-    for m in (27_000, 60_000):  # papers' counts; from 20 000 on the CC jackknife by groups
+    for m in (27_000, 40_000):  # papers' counts; from 20 000 on the CC jackknife by groups
         c = simref_counts(settings, m)
         assert (c.n_mc, c.n_boot, c.jackknife_groups) == (10_000, 5000, 200)
-    c = simref_counts(settings, 1_000_000)  # 6e8 / 1e6
-    assert (c.n_mc, c.n_boot) == (600, 600)
-    assert "600 simulated sets" in c.describe() and "reduced" in c.describe()
+    assert simref_counts(settings, 40_001).n_mc == 9999
+    c = simref_counts(settings, 1_000_000)  # 4e8 / 1e6
+    assert (c.n_mc, c.n_boot) == (400, 400)
+    assert "400 simulated sets" in c.describe() and "reduced" in c.describe()

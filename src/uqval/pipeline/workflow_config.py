@@ -129,8 +129,8 @@ def simref_counts(settings: Mapping[str, Any], m: int) -> MonteCarloCounts:
     """The papers' counts (``n_mc``, ``n_boot``, leave-one-out jackknife) for M below
     ``large_sets.from_m``; from it on the CC jackknife by ``jackknife_groups`` groups and at
     most ``max_points`` values per reference and per bootstrap (count = max_points // M, not
-    below ``min_replicates`` nor above the papers' count: with the default 6e8, the papers'
-    counts up to M = 60 000)."""
+    below ``min_replicates`` nor above the papers' count: with the default 4e8, the papers'
+    counts up to M = 40 000)."""
     large = settings["large_sets"]
     papers = {"paper_n_mc": settings["n_mc"], "paper_n_boot": settings["n_boot"]}
     if m < large["from_m"]:
