@@ -232,3 +232,13 @@ def test_resorted_bin_sums_are_bit_identical_to_the_numpy_formula(m, n_bins, dro
     brute = [[columns[0][np.repeat(np.arange(m), c)][bounds[q]:bounds[q + 1]].sum()
               for q in range(n_bins)] for c in counts[:3]]
     np.testing.assert_allclose(got[0, :3], brute, rtol=1e-12)
+
+
+def test_resample_rank_correlation_refuses_counts_beyond_exact_integers():
+    from uqval.stats.rank_kernel import resample_rank_correlation
+
+    starts = np.arange(3)
+    with pytest.raises(ValueError, match="counts"):
+        resample_rank_correlation(np.array([[1 << 15, 0, 0]]), starts, starts, starts)
+    with pytest.raises(ValueError, match="same length"):
+        resample_rank_correlation(np.array([[1, 1, 1], [3, 1, 0]]), starts, starts, starts)

@@ -256,12 +256,17 @@ def _add_exact(h, acc, term, limit, mask):  # pragma: no cover - compiled
 
 @numba.njit(nogil=True, cache=True)
 def _resample_cc_sums(counts, e_perm, e_starts, u_starts, length, out):  # pragma: no cover
-    """Per row: exact sums of c R_e R_u, c R_e^2, c R_u^2 (R = 2 x centred average rank)."""
+    """Per row: exact sums of c R_e R_u, c R_e^2, c R_u^2 (R = 2 x centred average rank).
+
+    The u pass packs R_u and the count of each point into one int64 (R_u 2**16 + c, counts
+    below 2**15: checked by the caller), so the pass in abs(E) order reads one random word
+    per point instead of two.
+    """
     n, m = counts.shape
     limit = np.int64(1) << np.int64(52)
     mask = (np.int64(1) << np.int64(32)) - np.int64(1)
-    ru = np.empty(m, np.int64)
-    ce = np.empty(m, np.int64)
+    low = (np.int64(1) << np.int64(16)) - np.int64(1)
+    packed = np.empty(m, np.int64)
     mid2 = np.int64(length + 1)
     ne = e_starts.size
     nu = u_starts.size
@@ -275,9 +280,7 @@ def _resample_cc_sums(counts, e_perm, e_starts, u_starts, length, out):  # pragm
             cum += g
             rank2 = 2 * cum - (g - 1) - mid2
             for i in range(u_starts[k], stop):
-                ru[i] = rank2
-        for j in range(m):
-            ce[j] = counts[r, e_perm[j]]
+                packed[i] = (rank2 << np.int64(16)) + counts[r, i]
         cum = np.int64(0)
         h0 = np.int64(0)
         a0 = np.int64(0)
@@ -286,17 +289,31 @@ def _resample_cc_sums(counts, e_perm, e_starts, u_starts, length, out):  # pragm
         h2 = np.int64(0)
         a2 = np.int64(0)
         for k in range(ne):  # groups of equal abs(E), in increasing order
+            first = e_starts[k]
             stop = e_starts[k + 1] if k + 1 < ne else m
+            if stop - first == 1:
+                p = packed[e_perm[first]]
+                g = p & low
+                if g == 0:
+                    continue
+                cum += g
+                re = 2 * cum - (g - 1) - mid2
+                u = p >> np.int64(16)
+                h0, a0 = _add_exact(h0, a0, g * re * u, limit, mask)
+                h1, a1 = _add_exact(h1, a1, g * re * re, limit, mask)
+                h2, a2 = _add_exact(h2, a2, g * u * u, limit, mask)
+                continue
             g = np.int64(0)
-            for j in range(e_starts[k], stop):
-                g += ce[j]
+            for j in range(first, stop):
+                g += packed[e_perm[j]] & low
             cum += g
             re = 2 * cum - (g - 1) - mid2
-            for j in range(e_starts[k], stop):
-                c = ce[j]
+            for j in range(first, stop):
+                p = packed[e_perm[j]]
+                c = p & low
                 if c == 0:
                     continue
-                u = ru[e_perm[j]]
+                u = p >> np.int64(16)
                 h0, a0 = _add_exact(h0, a0, c * re * u, limit, mask)
                 h1, a1 = _add_exact(h1, a1, c * re * re, limit, mask)
                 h2, a2 = _add_exact(h2, a2, c * u * u, limit, mask)
@@ -332,8 +349,10 @@ def resample_rank_correlation(
     cnt = np.ascontiguousarray(counts, dtype=np.int64)
     n, m = cnt.shape
     length = int(cnt[0].sum()) if n else 0
-    if n and (np.any(cnt.sum(axis=1) != length) or float(cnt.max()) * 4.0 * length**2 >= 2.0**62):
-        raise ValueError("rows must have the same length L, with max count x 4 L^2 < 2^62")
+    top = int(cnt.max()) if cnt.size else 0
+    if n and (np.any(cnt.sum(axis=1) != length) or top >= 1 << 15
+              or float(top) * 4.0 * (length + 1.0) ** 2 >= 2.0**62):
+        raise ValueError("rows must have the same length L, counts c < 2^15, c 4 L^2 < 2^62")
     raw = np.zeros((n, 6), np.int64)
     if n:
         _resample_cc_sums(cnt, np.ascontiguousarray(e_perm, np.int64),
