@@ -11,7 +11,10 @@ the simref stage does not use) of 27 000 and 10^6 rows, with the counts of
 * ``refs_N``/``refs_T`` -- ZMS, CC, ENCE(20), ZMSE(20) simulated under N(0, 1) and t_s(6);
 * ``boot_<stat>``   -- the BCa bootstrap (n_boot) of each statistic (validate_statistic with
   the precomputed references);
-* ``extrapolation`` -- ZMSE at N = 10..150 bins and the line fit (App. C).
+* ``extrapolation`` -- ZMSE at N = 10..150 bins and the line fit (App. C);
+* ``validate``      -- with ``--validate``: what the page's engine report computes,
+  ``uqval.validate`` with the two features and ``n_boot`` = 1000 (the command line's work
+  without reading and writing files), for comparison.
 
 CPU time is ``time.process_time`` of this process (the machine is shared: wall time is also
 printed but depends on the other jobs); ``--profile`` adds the cProfile breakdown (top
@@ -124,6 +127,7 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=None)
     ap.add_argument("--jackknife-groups", type=int, default=-1, help="-1: from the config")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--validate", action="store_true", help="also time uqval.validate")
     ap.add_argument("--only", nargs="*", default=None, help="stage names to run")
     ap.add_argument("--json", type=Path, default=None, help="write timings and values here")
     args = ap.parse_args()
@@ -140,6 +144,12 @@ def main() -> None:
     print(f"M = {args.m}: n_mc = {n_mc}, n_boot = {n_boot}, jackknife_groups = {groups} "
           f"(config: {counts.describe()})")
     work = stages(d["E"], d["uE"], cfg, n_mc, n_boot, groups, SEED)
+    if args.validate:
+        from uqval.validation import validate
+
+        work.append(("validate", lambda: validate(
+            d["E"], d["uE"], features={"a": d["X_a"], "b": d["X_b"]}, seed=1, n_boot=1000,
+            uncertainty_name="uE").stage_verdicts))
     prof = cProfile.Profile() if args.profile else None
     record: dict = {"M": args.m, "n_mc": n_mc, "n_boot": n_boot, "jackknife_groups": groups,
                     "stages": {}}
