@@ -432,6 +432,8 @@ def test_simref_counts_keep_the_papers_below_the_large_set_size():
     assert (big.n_mc, big.n_boot) == (200, 200)
     assert simref_counts(settings, 10_000_000).n_mc == 200
     assert "200 simulated sets" in big.describe() and "200 groups" in big.describe()
+    assert "reduced from the papers' 10000 sets and 5000" in big.describe()
+    assert paper.describe().endswith("(the papers' replicate counts)")
 
 
 def test_jacobs_archive_command_enables_the_family_and_runs_verify_it(project, tmp_path):
@@ -463,3 +465,16 @@ def test_jacobs_archive_command_enables_the_family_and_runs_verify_it(project, t
     (proj / target).unlink()
     res = run(proj, target, "--config", "datasets=JAC2024_concrete")
     assert res.returncode != 0 and "checksum mismatch" in res.stdout
+
+
+def test_configured_counts_keep_the_papers_up_to_forty_thousand_rows():
+    from uqval.pipeline.workflow_config import simref_counts
+
+    settings = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["analysis"]["simref"]
+    for m in (27_000, 40_000):  # papers' counts; from 20 000 on the CC jackknife by groups
+        c = simref_counts(settings, m)
+        assert (c.n_mc, c.n_boot, c.jackknife_groups) == (10_000, 5000, 200)
+    assert simref_counts(settings, 40_001).n_mc == 9999
+    c = simref_counts(settings, 1_000_000)  # 4e8 / 1e6
+    assert (c.n_mc, c.n_boot) == (400, 400)
+    assert "400 simulated sets" in c.describe() and "reduced" in c.describe()

@@ -106,11 +106,17 @@ def registry_dirs(builtin_dir: str | Path, datasets_dir: str) -> list[str]:
 
 @dataclass(frozen=True)
 class MonteCarloCounts:
-    """Replicate counts of a per-dataset simulated-reference job (``analysis.simref``)."""
+    """Replicate counts of a per-dataset simulated-reference job (``analysis.simref``).
+
+    ``paper_n_mc``/``paper_n_boot``: the papers' counts (``analysis.simref.n_mc``/``n_boot``),
+    to say on the page whether they were kept.
+    """
 
     n_mc: int
     n_boot: int
     jackknife_groups: int | None
+    paper_n_mc: int | None = None
+    paper_n_boot: int | None = None
 
     def describe(self) -> str:
         jackknife = (
@@ -118,21 +124,31 @@ class MonteCarloCounts:
             if self.jackknife_groups is None
             else f"jackknife of CC by {self.jackknife_groups} groups"
         )
-        return f"{self.n_mc} simulated sets, {self.n_boot} bootstrap replicates, {jackknife}"
+        text = f"{self.n_mc} simulated sets, {self.n_boot} bootstrap replicates, {jackknife}"
+        if self.paper_n_mc is None or self.paper_n_boot is None:
+            return text
+        if (self.n_mc, self.n_boot) == (self.paper_n_mc, self.paper_n_boot):
+            return text + " (the papers' replicate counts)"
+        return (
+            f"{text} (reduced from the papers' {self.paper_n_mc} sets and {self.paper_n_boot} "
+            "replicates for this large set: analysis.simref.large_sets)"
+        )
 
 
 def simref_counts(settings: Mapping[str, Any], m: int) -> MonteCarloCounts:
     """The papers' counts (``n_mc``, ``n_boot``, leave-one-out jackknife) for M below
-    ``large_sets.from_m``; from it on at most ``max_points`` values per reference and per
-    bootstrap (count = max_points // M, not below ``min_replicates`` nor above the papers'
-    count) and the CC jackknife by ``jackknife_groups`` groups."""
+    ``large_sets.from_m``; from it on the CC jackknife by ``jackknife_groups`` groups and at
+    most ``max_points`` values per reference and per bootstrap (count = max_points // M, not
+    below ``min_replicates`` nor above the papers' count: with the default 4e8, the papers'
+    counts up to M = 40 000)."""
     large = settings["large_sets"]
+    papers = {"paper_n_mc": settings["n_mc"], "paper_n_boot": settings["n_boot"]}
     if m < large["from_m"]:
-        return MonteCarloCounts(settings["n_mc"], settings["n_boot"], None)
+        return MonteCarloCounts(settings["n_mc"], settings["n_boot"], None, **papers)
 
     def capped(count: int) -> int:
         return min(count, max(large["min_replicates"], int(large["max_points"] // m)))
 
     return MonteCarloCounts(
-        capped(settings["n_mc"]), capped(settings["n_boot"]), large["jackknife_groups"]
+        capped(settings["n_mc"]), capped(settings["n_boot"]), large["jackknife_groups"], **papers
     )

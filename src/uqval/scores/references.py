@@ -39,6 +39,7 @@ from uqval.scores.proper import (
     interval_rows,
     nll_rows,
 )
+from uqval.stats.rank_kernel import rank_weight_sums
 from uqval.stats.synthetic import DistributionName, GenerativeDistribution, predictive
 
 __all__ = [
@@ -89,6 +90,36 @@ def _rank_rows(x: FloatArray) -> FloatArray:
     return r - r.mean(axis=-1, keepdims=True)
 
 
+def _spearman_rows(a: FloatArray, u: FloatArray) -> FloatArray:
+    ra, ru = _rank_rows(a), _rank_rows(u)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sum(ra * ru, axis=-1) / np.sqrt(
+            np.sum(ra * ra, axis=-1) * np.sum(ru * ru, axis=-1)
+        )
+
+
+def _rank_correlation_rows(E: FloatArray, uE: FloatArray, u: FloatArray) -> FloatArray:
+    """Spearman(abs(E), uE) per row (average ranks for ties).
+
+    With one uE shared by all rows (the simulated sets), the ranks of uE are computed once
+    and, in rows without ties in abs(E), sum_i rank(abs(E_i)) ru_i is summed exactly in
+    integers after a compiled distribution sort (:mod:`uqval.stats.rank_kernel`); equal to
+    the per-row ``rankdata`` formula to rounding (about 1e-16), which rows with ties keep.
+    """
+    a = np.abs(E)
+    if np.ndim(uE) != 1:
+        return _spearman_rows(a, u)
+    m = a.shape[-1]
+    ru = stats.rankdata(uE) - 0.5 * (m + 1)
+    sums, tied = rank_weight_sums(a.reshape(-1, m), np.rint(2.0 * ru).astype(np.int64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cc = 0.5 * sums / np.sqrt(m * (m * m - 1.0) / 12.0 * float(np.sum(ru * ru)))
+    rows = np.flatnonzero(tied)
+    if rows.size:
+        cc[rows] = _spearman_rows(a.reshape(-1, m)[rows], np.broadcast_to(uE, (rows.size, m)))
+    return cc.reshape(a.shape[:-1])
+
+
 def score_rows(E: FloatArray, uE: FloatArray, settings: ScoreSettings) -> dict[str, FloatArray]:
     """Every score of each row of E (shape (n_sets, M)), rows sorted by increasing uE.
 
@@ -99,9 +130,7 @@ def score_rows(E: FloatArray, uE: FloatArray, settings: ScoreSettings) -> dict[s
     D = settings.distribution
     e2, u2 = np.square(E), np.square(u)
     mv, mse = u2.mean(axis=-1), e2.mean(axis=-1)
-    ra, ru = _rank_rows(np.abs(E)), _rank_rows(u)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cc = np.sum(ra * ru, axis=-1) / np.sqrt(np.sum(ra * ra, axis=-1) * np.sum(ru * ru, axis=-1))
+    cc = _rank_correlation_rows(E, uE, u)
     out = {
         "zms": np.mean(e2 / u2, axis=-1),
         "rce": (np.sqrt(mv) - np.sqrt(mse)) / np.sqrt(mv),

@@ -20,8 +20,15 @@ Monte Carlo 95 % interval I_D = type-7 quantiles 2.5/97.5 % of the simulated sam
 docs/choices.md, "Sim2 intervals").
 Because uE is fixed, the data are put once in uE-sorted order ("sorted frame") and every
 synthetic set is drawn directly in that frame (column j of eps multiplies the j-th smallest
-uE): the bins are fixed, ENCE/ZMSE are O(M) per set
-(:func:`uqval.calibration.binned_errors.ence_batch`), and CC needs one argsort per set (uE ranks are fixed; abs(E*) has no ties for continuous D).
+uE): the bins, the sort order of uE and every per-bin count are fixed, so ZMS, ENCE and ZMSE
+are functions of whole-set and per-bin sums of Z^2 and E^2, computed once per set for all the
+requested statistics (:func:`~uqval.simref.statistics.sorted_batch_table`, sub-blocks of rows
+that stay in cache; MV_b of the fixed uE once per bin count). CC needs the ranks of abs(E*)
+(uE ranks are fixed): a compiled distribution sort in expected O(M) per set and the numerator
+sum_i rank_i ru_i summed exactly in integers (:mod:`uqval.stats.rank_kernel`; rows with ties
+in abs(E*), which continuous D never gives, take one argsort). Same draws and the same ZMS,
+ENCE, ZMSE values as the per-statistic code; CC equal to rounding (~1e-16, the former BLAS
+sum depended on the thread count). ``benchmarks/simref_page.md``: 3.5x less CPU.
 Replicates are drawn in fixed stream blocks of ``max(1, 2**20 // M)`` sets, block j from
 child j of ``SeedSequence(seed).spawn(n_blocks)``; ``chunk`` only caps how many sets are
 evaluated per call, so results depend on (seed, M, N_MC) only. Several statistics can be

@@ -23,7 +23,7 @@ from uqval._internal.checks import errors_uncertainties
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks, value_generator
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.simref.statistics import SimRefStatistic, SortedFrame, as_statistic, sorted_batch_values
+from uqval.simref.statistics import SimRefStatistic, SortedFrame, as_statistic, sorted_batch_table
 from uqval.stats.synthetic import GenerativeDistribution, as_distribution
 
 __all__ = [
@@ -127,8 +127,7 @@ def simulated_references(
         for lo in range(0, block.size, step):
             sub = e_s[lo : lo + step]
             at = slice(block.start + lo, block.start + lo + sub.shape[0])
-            for j, stat in enumerate(stats_):
-                values[j, at] = sorted_batch_values(stat, sub, frame)
+            values[:, at] = sorted_batch_table(stats_, sub, frame)
     alpha = 1.0 - confidence
     out = []
     for stat, v in zip(stats_, values, strict=True):

@@ -7,7 +7,9 @@
   (:func:`uqval.binning.equal_count_boundaries`).
 
 Because uE is fixed, the data are put once in uE-sorted order (:class:`SortedFrame`): the bins
-are fixed, ENCE/ZMSE are O(M) per simulated set and CC needs one argsort per set. The BCa
+are fixed, ZMS/ENCE/ZMSE of a simulated set are per-bin sums in that order (all statistics in
+one pass, :func:`sorted_batch_table`) and CC needs the ranks of abs(E*) (compiled distribution
+sort, exact integer numerator: :mod:`uqval.stats.rank_kernel`). The BCa
 bootstrap of CC, ENCE and ZMSE (:func:`bootstrap_statistic`) re-sorts each resample by uE in the
 authors' manner, in O(M) per resample from its multiplicities (see :mod:`uqval.simref`).
 """
@@ -15,6 +17,7 @@ authors' manner, in O(M) per resample from its multiplicities (see :mod:`uqval.s
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -25,13 +28,15 @@ from scipy import stats
 from uqval._internal.checks import errors_uncertainties
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries
-from uqval.calibration.binned_errors import ence_batch, zmse_batch
+from uqval.calibration.local import rce_values
 from uqval.stats.bootstrap import (
     BootstrapResult,
     bca_bootstrap,
     group_jackknife_values,
 )
 from uqval.stats.calibration import ZMS
+from uqval.stats.rank_kernel import rank_weight_sums, resample_rank_correlation
+from uqval.stats.resample_kernel import resorted_bin_sums
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -58,6 +63,8 @@ DEFAULT_N_BOOT = 5000  # authors' code; docs/choices.md, "Bootstrap replicates"
 
 
 _COUNT_ELEMENTS = 1 << 18  # positions per sub-chunk of a resample evaluation
+
+_CACHE_ELEMENTS = 1 << 16  # errors per sub-block of simulated sets (512 KiB: stays in L2)
 
 
 @dataclass(frozen=True)
@@ -140,11 +147,41 @@ class SortedFrame:
         self.m = self.u.size
         self._edges: dict[int, NDArray[np.intp]] = {}
         self._rank_c: FloatArray | None = None
+        self._rank2: NDArray[np.int64] | None = None
+        self._mv: dict[int, FloatArray] = {}
+        self._norm: float | None = None
 
     def edges(self, n_bins: int) -> NDArray[np.intp]:
         if n_bins not in self._edges:
             self._edges[n_bins] = equal_count_boundaries(self.m, n_bins).astype(np.intp)
         return self._edges[n_bins]
+
+    def bins(self, n_bins: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """(first sorted position, size) of each of the ``n_bins`` equal-size bins."""
+        edges = self.edges(n_bins)
+        return edges[:-1], np.diff(edges)
+
+    def bin_mv(self, n_bins: int) -> FloatArray:
+        """MV_b = <uE^2>_b of each bin (fixed: computed once per bin count)."""
+        if n_bins not in self._mv:
+            starts, counts = self.bins(n_bins)
+            self._mv[n_bins] = np.add.reduceat(np.square(self.u), starts, axis=-1) / counts
+        return self._mv[n_bins]
+
+    def cc_norm(self) -> float:
+        """sqrt(M (M^2 - 1)/12) sqrt(sum ru^2): the denominator of CC without ties in abs(E)."""
+        if self._norm is None:
+            ru = self.centred_ranks()
+            self._norm = math.sqrt(self.m * (self.m * self.m - 1.0) / 12.0) * math.sqrt(
+                float(ru @ ru)
+            )
+        return self._norm
+
+    def doubled_centred_ranks(self) -> NDArray[np.int64]:
+        """2 x the centred average ranks of uE: integers (average ranks are multiples of 1/2)."""
+        if self._rank2 is None:
+            self._rank2 = np.rint(2.0 * self.centred_ranks()).astype(np.int64)
+        return self._rank2
 
     def centred_ranks(self) -> FloatArray:
         """Average ranks of uE (sorted frame) minus their mean (M + 1)/2."""
@@ -154,28 +191,71 @@ class SortedFrame:
 
 
 def _cc_rows(e_s: FloatArray, frame: SortedFrame) -> FloatArray:
-    """Spearman(abs(E), uE) per row, no ties in abs(E): ranks by one argsort per row."""
-    n, m = e_s.shape
-    ranks = np.empty((n, m))
-    np.put_along_axis(
-        ranks, np.argsort(np.abs(e_s), axis=1), np.arange(1.0, m + 1.0)[None, :], axis=1
-    )
+    """Spearman(abs(E), uE) per row, no ties in abs(E) (continuous simulated errors).
+
+    The numerator sum_i rank(abs(E_i)) ru_i (ru: centred average ranks of uE, multiples of 1/2)
+    is summed exactly in integers from a distribution sort of each row
+    (:func:`uqval.stats.rank_kernel.rank_weight_sums`); sum(ru) = 0, so the rank mean of
+    abs(E) drops out. A row with ties in abs(E) takes the ranks of one argsort (as before).
+    """
+    m = e_s.shape[1]
     ru = frame.centred_ranks()
-    norm = math.sqrt(m * (m * m - 1.0) / 12.0) * math.sqrt(float(ru @ ru))
-    return (ranks @ ru) / norm  # sum(ru) = 0, so the rank mean of |E| drops out
+    norm = frame.cc_norm()
+    a = np.abs(e_s)
+    sums, tied = rank_weight_sums(a, frame.doubled_centred_ranks())
+    out = 0.5 * sums / norm
+    for r in np.flatnonzero(tied):
+        ranks = np.empty(m)
+        ranks[np.argsort(a[r])] = np.arange(1.0, m + 1.0)
+        out[r] = (ranks @ ru) / norm
+    return out
 
 
 def sorted_batch_values(stat: SimRefStatistic, e_s: FloatArray, frame: SortedFrame) -> FloatArray:
     """The statistic of rows of errors already in the sorted frame."""
-    if stat.name == "ZMS":
-        return np.mean(np.square(e_s / frame.u), axis=1)
-    if stat.name == "CC":
-        return _cc_rows(e_s, frame)
-    assert stat.n_bins is not None
-    if stat.n_bins > frame.m:
-        raise ValueError(f"n_bins = {stat.n_bins} exceeds M = {frame.m}")
-    fn = ence_batch if stat.name == "ENCE" else zmse_batch
-    return fn(e_s, frame.u, frame.edges(stat.n_bins))
+    return sorted_batch_table([stat], e_s, frame)[0]
+
+
+def sorted_batch_table(
+    stats_: Sequence[SimRefStatistic], e_s: FloatArray, frame: SortedFrame
+) -> FloatArray:
+    """Several statistics of rows of errors in the sorted frame, shape (len(stats_), rows).
+
+    The bins and the sort order of uE are fixed, so each statistic is a function of per-bin
+    and whole-set sums of Z^2 = (E/uE)^2 and E^2 (one pass, shared by the statistics, in
+    sub-blocks of rows that stay in cache) and, for CC, of the ranks of abs(E)
+    (:func:`_cc_rows`). ENCE = mean_b abs(1 - sqrt(MSE_b/MV_b)) with MV_b of the fixed uE
+    computed once per bin count; ZMSE = mean_b abs(ln <Z^2>_b); ZMS = <Z^2>.
+    """
+    for stat in stats_:
+        if stat.n_bins is not None and stat.n_bins > frame.m:
+            raise ValueError(f"n_bins = {stat.n_bins} exceeds M = {frame.m}")
+    n, m = e_s.shape
+    out = np.empty((len(stats_), n))
+    rows = max(1, _CACHE_ELEMENTS // max(1, m))
+    need_z2 = any(s.name in ("ZMS", "ZMSE") for s in stats_)
+    need_e2 = any(s.name == "ENCE" for s in stats_)
+    for lo in range(0, n, rows):
+        e = e_s[lo : lo + rows]
+        z2: FloatArray = np.square(e / frame.u) if need_z2 else np.empty(0)
+        e2: FloatArray = np.square(e) if need_e2 else np.empty(0)
+        for j, stat in enumerate(stats_):
+            if stat.name == "ZMS":
+                out[j, lo : lo + rows] = np.mean(z2, axis=1)
+            elif stat.name != "CC":
+                assert stat.n_bins is not None
+                starts, counts = frame.bins(stat.n_bins)
+                if stat.name == "ENCE":
+                    mse = np.add.reduceat(e2, starts, axis=-1) / counts
+                    rce = rce_values(frame.bin_mv(stat.n_bins), mse)
+                    out[j, lo : lo + rows] = np.mean(np.abs(rce), axis=-1)
+                else:
+                    zms = np.add.reduceat(z2, starts, axis=-1) / counts
+                    out[j, lo : lo + rows] = np.mean(np.abs(np.log(zms)), axis=-1)
+    for j, stat in enumerate(stats_):
+        if stat.name == "CC":  # row by row in the compiled kernel: no sub-blocks needed
+            out[j] = _cc_rows(e_s, frame)
+    return out
 
 
 def _tie_groups(values: FloatArray) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -203,11 +283,10 @@ class ResampleStatistic:
             else:
                 self.columns = np.square(e_s / frame.u)[None, :]
         elif stat.name == "CC":
-            self.u_starts, self.u_ids = _tie_groups(frame.u)
+            self.u_starts = _tie_groups(frame.u)[0]
             a = np.abs(e_s)
             self.e_perm = np.argsort(a, kind="stable")
-            self.e_starts, self.e_ids = _tie_groups(a[self.e_perm])
-            self.u_ids_e = self.u_ids[self.e_perm]
+            self.e_starts = _tie_groups(a[self.e_perm])[0]
         else:
             self.z2 = np.square(e_s / frame.u)
 
@@ -242,29 +321,12 @@ class ResampleStatistic:
         return np.mean(np.abs(np.log(sums[0] / sizes)), axis=1)
 
     def _bin_sums(self, counts: NDArray[np.int64], bounds: NDArray[np.int64]) -> FloatArray:
-        """Sums of each column over the index-based bins of every re-sorted resample.
+        """Sums of each column over the index-based bins of every re-sorted resample
+        (:func:`uqval.stats.resample_kernel.resorted_bin_sums`, module docstring).
 
         Returns shape (k, B, N) for the k columns.
         """
-        b, m = counts.shape
-        length = int(counts[0].sum())
-        cum = np.cumsum(counts, axis=1)
-        stride = length + 1
-        offsets = np.arange(b, dtype=np.int64) * stride
-        queries = (bounds[1:][None, :] + offsets[:, None]).ravel()
-        k = np.searchsorted((cum + offsets[:, None]).ravel(), queries, side="right")
-        k = k.reshape(b, -1) - (np.arange(b) * m)[:, None]  # points fully inside, per bound
-        rows = np.arange(b)[:, None]
-        prev = np.maximum(k - 1, 0)
-        cum_prev = np.where(k > 0, cum[rows, prev], 0)
-        partial = bounds[1:][None, :] - cum_prev  # copies of point k left of the bound
-        nxt = np.minimum(k, m - 1)
-        out = np.empty((self.columns.shape[0], b, bounds.size - 1))
-        for j, col in enumerate(self.columns):
-            w = np.cumsum(counts * col, axis=1)
-            prefix = np.where(k > 0, w[rows, prev], 0.0) + partial * col[nxt]
-            out[j] = np.diff(prefix, axis=1, prepend=0.0)
-        return out
+        return resorted_bin_sums(counts, bounds, self.columns)
 
     def binned_jackknife(self) -> FloatArray:
         """Exact leave-one-out ENCE/ZMSE in O(M N), bins recomputed for M - 1 points.
@@ -289,20 +351,9 @@ class ResampleStatistic:
         return np.mean(np.abs(np.log(sums[0] / np.diff(bounds))), axis=1)
 
     def _cc(self, counts: NDArray[np.int64], length: int) -> FloatArray:
-        mid = 0.5 * (length + 1)
-
-        def group_ranks(c: NDArray[np.int64], starts: NDArray[np.intp], ids: NDArray[np.intp]):
-            g = np.add.reduceat(c, starts, axis=1)
-            avg = np.cumsum(g, axis=1) - 0.5 * (g - 1) - mid  # centred average rank per group
-            return avg[:, ids]
-
-        ce = counts[:, self.e_perm]
-        re = group_ranks(ce, self.e_starts, self.e_ids)
-        ru = group_ranks(counts, self.u_starts, self.u_ids)[:, self.e_perm]
-        cov = np.sum(ce * re * ru, axis=1)
-        var = np.sum(ce * re * re, axis=1) * np.sum(ce * ru * ru, axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return cov / np.sqrt(var)
+        """Weighted Spearman of the tie-averaged ranks from the multiplicities, summed
+        exactly in integers (:func:`uqval.stats.rank_kernel.resample_rank_correlation`)."""
+        return resample_rank_correlation(counts, self.e_perm, self.e_starts, self.u_starts)
 
 
 def bootstrap_statistic(

@@ -1,0 +1,364 @@
+"""Compiled kernel: ordinal ranks of many rows of non-negative values by a distribution sort.
+
+The simulated references of a rank statistic (Spearman's CC of abs(E*) and uE, P002 Eq. 18;
+the rank correlation of :mod:`uqval.scores`) need the ranks of abs(E*) in every simulated set.
+A comparison sort costs O(M log M) per set and was 80 % of the simulated-reference time of a
+dataset page (``benchmarks/simref_page.md``). For non-negative IEEE doubles the bit
+pattern read as a signed 64-bit integer is monotone in the value, so a row is sorted in
+expected O(M) by
+
+1. bucketing on the top bits of ``bits(a) - min bits(a)`` (at most M buckets: counting sort of
+   (value, index) pairs, points of a bucket in row order); rows longer than 2**15 first go
+   into at most 2048 coarse buckets, each then bucketed alone in cache (two passes),
+2. sorting each bucket by value: insertion sort (stable) up to 32 points, else a stable
+   merge sort of the bucket.
+
+The rank of the k-th smallest value is k (1-based, ordinal). A row is flagged **tied** when two
+values are equal (or a value is NaN or negative): ordinal ranks of ties depend on the sort, so
+callers recompute those rows by their reference method (average ranks, or the argsort of the
+original code). Without ties the ranks are unique and equal to those of any correct sort:
+callers then produce bit-identical statistics (``tests/test_rank_kernel.py``).
+
+>>> import numpy as np
+>>> ranks, tied = ordinal_ranks(np.array([[0.5, 0.1, 2.0, 0.3], [1.0, 1.0, 0.0, 3.0]]))
+>>> ranks[0].tolist(), tied.tolist()
+([3.0, 1.0, 4.0, 2.0], [False, True])
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["ordinal_ranks", "rank_weight_sums"]
+
+_INSERTION_MAX = 32
+_ONE_PASS_MAX = 1 << 15  # rows up to this length: one bucket pass
+_COARSE = 2048  # coarse buckets of the first pass of longer rows
+
+
+@numba.njit(nogil=True, cache=True)
+def _sort_segment(src_v, src_i, first, last, dst_v, dst_i, start):  # pragma: no cover
+    """Sort the pairs (src_v, src_i)[first:last] by value into dst[first:last].
+
+    Buckets on the top bits of the value's bit pattern (at most as many buckets as values),
+    counting sort (input order kept within a bucket), then insertion sort of each bucket
+    (merge sort from 33 values on): stable.
+    """
+    n = last - first
+    if n <= 0:
+        return
+    bits = src_v[first:last].view(np.int64)
+    lo = bits[0]
+    hi = bits[0]
+    for k in range(n):
+        b = bits[k]
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    span = hi - lo
+    shift = 0
+    while (span >> shift) >= n:
+        shift += 1
+    nb = (span >> shift) + 1
+    start[: nb + 1] = 0
+    for k in range(n):
+        start[((bits[k] - lo) >> shift) + 1] += 1
+    for j in range(nb):
+        start[j + 1] += start[j]
+    for k in range(n):
+        j = (bits[k] - lo) >> shift
+        p = first + start[j]
+        dst_v[p] = src_v[first + k]
+        dst_i[p] = src_i[first + k]
+        start[j] += 1
+    lo_b = first
+    for j in range(nb):  # start[j] is now the end of bucket j (relative to first)
+        hi_b = first + start[j]
+        cnt = hi_b - lo_b
+        if 1 < cnt <= _INSERTION_MAX:
+            for p in range(lo_b + 1, hi_b):
+                idx = dst_i[p]
+                v = dst_v[p]
+                q = p - 1
+                while q >= lo_b and dst_v[q] > v:
+                    dst_i[q + 1] = dst_i[q]
+                    dst_v[q + 1] = dst_v[q]
+                    q -= 1
+                dst_i[q + 1] = idx
+                dst_v[q + 1] = v
+        elif cnt > _INSERTION_MAX:
+            perm = np.argsort(dst_v[lo_b:hi_b], kind="mergesort")
+            seg_i = dst_i[lo_b:hi_b][perm]
+            seg_v = dst_v[lo_b:hi_b][perm]
+            dst_i[lo_b:hi_b] = seg_i
+            dst_v[lo_b:hi_b] = seg_v
+        lo_b = hi_b
+
+
+@numba.njit(nogil=True, cache=True)
+def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover - compiled
+    """Sort one row: ``vals`` the sorted values, ``order`` the ``payload`` (int64 per value,
+    e.g. its position, or a weight) carried along.
+
+    Rows of up to 2**15 values: one bucket pass. Longer rows: a first pass into at most
+    2048 coarse buckets (few write streams: cache-friendly), then each coarse bucket, which
+    fits in cache, sorted like a short row. Returns True if the row has ties, a NaN or a
+    negative value (``order`` then undefined).
+    """
+    m = a.size
+    for i in range(m):
+        if not (a[i] >= 0.0):  # NaN or negative: the bit order is not the value order
+            return True
+    if m <= _ONE_PASS_MAX:
+        _sort_segment(a, payload, 0, m, vals, order, start)
+    else:
+        bits = a.view(np.int64)
+        lo = bits[0]
+        hi = bits[0]
+        for i in range(m):
+            b = bits[i]
+            if b < lo:
+                lo = b
+            if b > hi:
+                hi = b
+        span = hi - lo
+        shift = 0
+        while (span >> shift) >= _COARSE:
+            shift += 1
+        nb = (span >> shift) + 1
+        coarse = np.zeros(nb + 1, np.int64)
+        for i in range(m):
+            coarse[((bits[i] - lo) >> shift) + 1] += 1
+        for j in range(nb):
+            coarse[j + 1] += coarse[j]
+        ends = coarse.copy()
+        for i in range(m):
+            j = (bits[i] - lo) >> shift
+            p = ends[j]
+            tmp_v[p] = a[i]
+            tmp_i[p] = payload[i]
+            ends[j] = p + 1
+        for j in range(nb):
+            _sort_segment(tmp_v, tmp_i, coarse[j], coarse[j + 1], vals, order, start)
+    for k in range(1, m):
+        if vals[k] == vals[k - 1]:
+            return True
+    return False
+
+
+@numba.njit(nogil=True, cache=True)
+def _work_arrays(m):  # pragma: no cover - compiled
+    """Scratch arrays of :func:`_sort_row` for rows of length m."""
+    big = m > _ONE_PASS_MAX
+    return (np.empty(m, np.int64), np.empty(m, np.float64), np.empty(m if big else 0),
+            np.empty(m if big else 0, np.int64), np.empty(m + 2, np.int64))
+
+
+@numba.njit(nogil=True, cache=True)
+def _rank_rows(a, ranks, tied):  # pragma: no cover - compiled
+    n, m = a.shape
+    order, vals, tmp_v, tmp_i, start = _work_arrays(m)
+    identity = np.arange(m)
+    for r in range(n):
+        tied[r] = _sort_row(a[r], identity, order, vals, tmp_v, tmp_i, start)
+        if not tied[r]:
+            for k in range(m):
+                ranks[r, order[k]] = k + 1.0
+
+
+@numba.njit(nogil=True, cache=True)
+def _rank_weight_sums(a, w, hi, lo, tied):  # pragma: no cover - compiled
+    """sum_i rank(a_ri) w_i per row, exactly, as hi * 2**32 + lo (int64 limbs)."""
+    n, m = a.shape
+    order, vals, tmp_v, tmp_i, start = _work_arrays(m)  # order: the weights, sorted by a
+    limit = np.int64(1) << np.int64(52)
+    mask = (np.int64(1) << np.int64(32)) - np.int64(1)
+    for r in range(n):
+        tied[r] = _sort_row(a[r], w, order, vals, tmp_v, tmp_i, start)
+        if tied[r]:
+            continue
+        h = np.int64(0)
+        acc = np.int64(0)
+        for k in range(m):
+            acc += (k + 1) * order[k]
+            if acc >= limit or acc <= -limit:
+                h += acc >> np.int64(32)
+                acc = acc & mask
+        hi[r] = h + (acc >> np.int64(32))
+        lo[r] = acc & mask
+
+
+def ordinal_ranks(a: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Ordinal ranks 1..M of each row of ``a`` (shape (n, M), values >= 0) and the tied flags.
+
+    Returns:
+        ranks: float64, shape (n, M); rows flagged tied hold unspecified values.
+        tied: bool, shape (n,): the row has equal values, a NaN or a negative value.
+    """
+    x = np.ascontiguousarray(a, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"a must have shape (n, M), got {x.shape}")
+    ranks = np.empty(x.shape)
+    tied = np.zeros(x.shape[0], dtype=np.bool_)
+    if x.shape[1] > 0:
+        _rank_rows(x, ranks, tied)
+    return ranks, tied
+
+
+def rank_weight_sums(
+    a: NDArray[np.float64], weights: NDArray[np.int64]
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """S_r = sum_i rank(a_ri) w_i for each row r of ``a``, summed exactly in integers.
+
+    ``rank`` is the ordinal rank 1..M of a_ri within its row; ``weights`` are integers
+    (e.g. twice the centred average ranks of uE, which are multiples of 1/2) with
+    M max|w| < 2**60. The sum is exact (64-bit limbs) and rounded once to float64, so it
+    does not depend on a summation order (a BLAS product would, with the thread count).
+
+    Returns:
+        sums: float64, shape (n,); NaN in tied rows.
+        tied: bool, shape (n,): as in :func:`ordinal_ranks`.
+
+    >>> import numpy as np
+    >>> s, tied = rank_weight_sums(np.array([[0.5, 0.1, 2.0, 0.3]]), np.array([1, 2, 3, 4]))
+    >>> s.tolist(), tied.tolist()  # ranks 3, 1, 4, 2: 3 + 2 + 12 + 8
+    ([25.0], [False])
+    """
+    x = np.ascontiguousarray(a, dtype=np.float64)
+    w = np.ascontiguousarray(weights, dtype=np.int64)
+    if x.ndim != 2 or w.shape != (x.shape[1],):
+        raise ValueError(f"a must have shape (n, M) and weights (M,), got {x.shape}, {w.shape}")
+    m = x.shape[1]
+    if m and float(m) * float(np.abs(w).max()) >= 2.0**60:
+        raise ValueError("rank_weight_sums: M max|w| too large for exact 64-bit terms")
+    hi = np.zeros(x.shape[0], np.int64)
+    lo = np.zeros(x.shape[0], np.int64)
+    tied = np.zeros(x.shape[0], dtype=np.bool_)
+    if m:
+        _rank_weight_sums(x, w, hi, lo, tied)
+    sums = np.array([float((int(h) << 32) + int(v)) for h, v in zip(hi, lo, strict=True)])
+    sums[tied] = np.nan
+    return sums, tied
+
+
+@numba.njit(inline="always")
+def _add_exact(h, acc, term, limit, mask):  # pragma: no cover - compiled
+    """acc += term in the two 64-bit limbs (h * 2**32 + acc) without overflow."""
+    acc += term
+    if acc >= limit or acc <= -limit:
+        h += acc >> np.int64(32)
+        acc = acc & mask
+    return h, acc
+
+
+@numba.njit(nogil=True, cache=True)
+def _resample_cc_sums(counts, e_perm, e_starts, u_starts, length, out):  # pragma: no cover
+    """Per row: exact sums of c R_e R_u, c R_e^2, c R_u^2 (R = 2 x centred average rank).
+
+    The u pass packs R_u and the count of each point into one int64 (R_u 2**16 + c, counts
+    below 2**15: checked by the caller), so the pass in abs(E) order reads one random word
+    per point instead of two.
+    """
+    n, m = counts.shape
+    limit = np.int64(1) << np.int64(52)
+    mask = (np.int64(1) << np.int64(32)) - np.int64(1)
+    low = (np.int64(1) << np.int64(16)) - np.int64(1)
+    packed = np.empty(m, np.int64)
+    mid2 = np.int64(length + 1)
+    ne = e_starts.size
+    nu = u_starts.size
+    for r in range(n):
+        cum = np.int64(0)
+        for k in range(nu):  # groups of equal uE, in sorted (index) order
+            stop = u_starts[k + 1] if k + 1 < nu else m
+            g = np.int64(0)
+            for i in range(u_starts[k], stop):
+                g += counts[r, i]
+            cum += g
+            rank2 = 2 * cum - (g - 1) - mid2
+            for i in range(u_starts[k], stop):
+                packed[i] = (rank2 << np.int64(16)) + counts[r, i]
+        cum = np.int64(0)
+        h0 = np.int64(0)
+        a0 = np.int64(0)
+        h1 = np.int64(0)
+        a1 = np.int64(0)
+        h2 = np.int64(0)
+        a2 = np.int64(0)
+        for k in range(ne):  # groups of equal abs(E), in increasing order
+            first = e_starts[k]
+            stop = e_starts[k + 1] if k + 1 < ne else m
+            if stop - first == 1:
+                p = packed[e_perm[first]]
+                g = p & low
+                if g == 0:
+                    continue
+                cum += g
+                re = 2 * cum - (g - 1) - mid2
+                u = p >> np.int64(16)
+                h0, a0 = _add_exact(h0, a0, g * re * u, limit, mask)
+                h1, a1 = _add_exact(h1, a1, g * re * re, limit, mask)
+                h2, a2 = _add_exact(h2, a2, g * u * u, limit, mask)
+                continue
+            g = np.int64(0)
+            for j in range(first, stop):
+                g += packed[e_perm[j]] & low
+            cum += g
+            re = 2 * cum - (g - 1) - mid2
+            for j in range(first, stop):
+                p = packed[e_perm[j]]
+                c = p & low
+                if c == 0:
+                    continue
+                u = p >> np.int64(16)
+                h0, a0 = _add_exact(h0, a0, c * re * u, limit, mask)
+                h1, a1 = _add_exact(h1, a1, c * re * re, limit, mask)
+                h2, a2 = _add_exact(h2, a2, c * u * u, limit, mask)
+        out[r, 0] = h0 + (a0 >> np.int64(32))
+        out[r, 1] = a0 & mask
+        out[r, 2] = h1 + (a1 >> np.int64(32))
+        out[r, 3] = a1 & mask
+        out[r, 4] = h2 + (a2 >> np.int64(32))
+        out[r, 5] = a2 & mask
+
+
+def resample_rank_correlation(
+    counts: NDArray[np.integer],
+    e_perm: NDArray[np.intp],
+    e_starts: NDArray[np.intp],
+    u_starts: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """Spearman correlation of resamples given by per-point multiplicities (average ranks).
+
+    Points are indexed in uE-sorted order; ``counts[r, i]`` is how often point i appears in
+    resample r (length L = row sum); ``e_perm`` sorts the points by abs(E); ``e_starts`` and
+    ``u_starts`` are the starts of the runs of equal abs(E) (in ``e_perm`` order) and of equal
+    uE. Point i's copies share the average rank of their tie group, so with R = 2 (average
+    rank - (L + 1)/2), an integer, CC = sum c R_e R_u / sqrt(sum c R_e^2 sum c R_u^2), the three
+    sums exact in 64-bit integer limbs (no summation-order rounding).
+
+    >>> import numpy as np
+    >>> c = np.array([[1, 1, 1, 1], [2, 0, 1, 1]])  # the data; a resample keeping the order
+    >>> e_perm = np.array([1, 0, 2, 3]); starts = np.arange(4)
+    >>> resample_rank_correlation(c, e_perm, starts, starts).round(4).tolist()
+    [0.8, 1.0]
+    """
+    cnt = np.ascontiguousarray(counts, dtype=np.int64)
+    n, m = cnt.shape
+    length = int(cnt[0].sum()) if n else 0
+    top = int(cnt.max()) if cnt.size else 0
+    if n and (np.any(cnt.sum(axis=1) != length) or top >= 1 << 15
+              or float(top) * 4.0 * (length + 1.0) ** 2 >= 2.0**62):
+        raise ValueError("rows must have the same length L, counts c < 2^15, c 4 L^2 < 2^62")
+    raw = np.zeros((n, 6), np.int64)
+    if n:
+        _resample_cc_sums(cnt, np.ascontiguousarray(e_perm, np.int64),
+                          np.ascontiguousarray(e_starts, np.int64),
+                          np.ascontiguousarray(u_starts, np.int64), length, raw)
+    sums = np.array([[float((int(row[2 * k]) << 32) + int(row[2 * k + 1])) for k in range(3)]
+                     for row in raw]).reshape(n, 3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums[:, 0] / np.sqrt(sums[:, 1] * sums[:, 2])
