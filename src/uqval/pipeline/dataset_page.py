@@ -29,6 +29,7 @@ import html
 import json
 import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -322,8 +323,7 @@ def interval_page(
         verdicts = pd.concat([verdicts, coverage.verdicts], ignore_index=True)
         for name in ("coverage.csv", "data_issues.csv"):
             if (directory / "coverage" / name).is_file():
-                text = (directory / "coverage" / name).read_text(encoding="utf-8")
-                write_atomic(directory / name, lambda fh, text=text: fh.write(text))
+                shutil.copyfile(directory / "coverage" / name, directory / name)
         summary_markdown = (summary_markdown.rstrip() + "\n\n## Coverage stage (uqval)\n\n"
                             + "\n".join(ln for ln in coverage.summary().splitlines()
                                          if not ln.startswith("# ")))

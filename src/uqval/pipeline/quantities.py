@@ -39,8 +39,16 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.errors import ConfigError, DataError
-from uqval.predictive import Ensemble, Intervals, Laplace, Normal, Predictive, Quantiles, Samples
-from uqval.predictive import StudentT
+from uqval.predictive import (
+    Ensemble,
+    Intervals,
+    Laplace,
+    Normal,
+    Predictive,
+    Quantiles,
+    Samples,
+    StudentT,
+)
 from uqval.predictive.columns import parse_distribution, parse_level
 
 __all__ = ["PREDICTIVE_KEYS", "check_quantities", "level_text", "quantity_expressions",
