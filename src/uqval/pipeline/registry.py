@@ -491,7 +491,8 @@ def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
         lines = []
         for err in errors[:MAX_LISTED_ERRORS]:
             where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-            hint = err.schema.get("description") if err.validator == "pattern" else None
+            hint = (err.schema.get("description") if err.validator in ("pattern", "oneOf")
+                    else None)
             rule = f" ({_short(' '.join(hint.split()), 300)})" if isinstance(hint, str) else ""
             text = repr(err.instance)
             message = err.message.replace(text, _short(text)) if len(text) > _MAX_SHOWN else err.message
