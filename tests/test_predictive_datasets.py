@@ -207,3 +207,30 @@ def test_missing_columns_are_named(predictions, quantities, message):
     reg = _registry(folder, [{"id": "bad", "quantities": quantities}])
     with pytest.raises(DataError, match=message):
         prepare_dataset(reg.get("bad"), folder)
+
+
+def test_samples_from_a_yaml_list_and_empty_member_cells(predictions, tmp_path):
+    """Draws given as a YAML list; an empty cell is NaN (the predictive ignores it in its
+    row) and the row keeps the sd of its other draws."""
+    folder, df = predictions
+    holes = df.copy()
+    holes.loc[3, "tree_1"] = np.nan
+    holes.to_csv(folder / "holes.csv", index=False)
+    ddir = folder / "holes"
+    ddir.mkdir(exist_ok=True)
+    names = [f"tree_{i}" for i in range(5)]
+    (ddir / "H.yaml").write_text(yaml.safe_dump({"family": "H", "citation": "c", "files": [
+        {"local": "../holes.csv"}], "datasets": [{"id": "mc", "sources": [{"file": "../holes.csv"}],
+                                                  "quantities": {"y_true": "y", "samples": names}}]}))
+    prepared = prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("mc"), folder)
+    t, report = prepared.table, prepared.report
+    assert [c for c in t if c.startswith("S_")] == [f"S_{k}" for k in range(1, 6)]
+    assert report["kind"] == "samples" and report["predictive"]["columns"] == names
+    row = holes.loc[3, names].dropna().to_numpy()
+    assert t.loc[3, "V"] == pytest.approx(row.mean())
+    assert t.loc[3, "uE"] == pytest.approx(np.sqrt((1 + 1 / row.size) * row.var(ddof=1)))
+    page = predictive_page(pd.read_csv(pd.io.common.StringIO(t.to_csv(index=False))),
+                           json.loads(json.dumps(report)), tmp_path / "mc", **FAST)
+    assert "shape" in page["stage_verdicts"]
+    issues = pd.read_csv(tmp_path / "mc" / "data_issues.csv")
+    assert issues["row"].tolist() == [4]
