@@ -170,6 +170,10 @@ def test_half_width_intervals_get_the_coverage_stage_beside_the_checks(tmp_path)
     assert page["stage_verdicts"]["average"] == "pass" and "coverage" in page["stage_verdicts"]
     verdicts = pd.read_csv(tmp_path / "hu" / "verdicts.csv")
     assert verdicts.loc[0, "test"] == "PICP_68" and verdicts.loc[0, "verdict"] == "pass"
+    added = verdicts[verdicts["stage"] == "coverage"]
+    assert {"coverage 0.68", "coverage 0.95"} <= set(added["test"])
+    assert {"-", "distance", "interval width"} <= set(added["conditioning"])
+    assert "coverage: distance" in page["stage_verdicts"]
     levels = pd.read_csv(tmp_path / "hu" / "coverage.csv").set_index("level")
     for p, col in ((0.68, "U_68"), (0.95, "U_95")):
         assert levels.loc[p, "value"] == pytest.approx(np.mean(np.abs(e) <= table[col]), abs=1e-12)

@@ -320,7 +320,9 @@ def interval_page(
         shown = predictive_content(coverage, _predictive_figures(coverage, directory / "coverage"))
         figures = list(shown.figures)
         tables = {**tables, **{f"Coverage stage (uqval): {k}": v for k, v in shown.tables.items()}}
-        verdicts = pd.concat([verdicts, coverage.verdicts], ignore_index=True)
+        rows = coverage.verdicts.rename(columns={"feature": "conditioning", "statistic": "test"})
+        rows["conditioning"] = rows["conditioning"].fillna("").replace("", "-")
+        verdicts = pd.concat([verdicts, rows.drop(columns=["scaled"])], ignore_index=True)
         for name in ("coverage.csv", "data_issues.csv"):
             if (directory / "coverage" / name).is_file():
                 shutil.copyfile(directory / "coverage" / name, directory / name)
