@@ -7,7 +7,14 @@ The prepared table has one row per validation point and the columns
 * ``uE``: standard uncertainties, when the dataset has them,
 * ``U_<P>``: symmetric prediction-interval half-widths for coverage P %, when it has them,
 * ``V``: predicted values, when given,
-* ``X_<name>``: input features.
+* ``X_<name>``: input features;
+
+and for a predictive dataset (``y_true`` with a distribution, members, samples, quantiles or
+[low, high] intervals, :mod:`uqval.pipeline.quantities`) also ``Y`` (observed values), ``V``
+(the predictive's point, E = Y - V), ``uE`` (its sd, where one exists) and what rebuilds it:
+``NU``, ``M_<k>``, ``S_<k>``, ``Q_<level>``, ``L_<level>``/``H_<level>``; the sidecar's
+``kind`` names it (``normal``, ``t``, ``ensemble``, ``quantiles``, ...) and ``predictive``
+holds the form, family, levels and member columns.
 
 Rows are removed only by the explicit filters of the registry entry, each counted in the
 report (the papers drop uE <= 1e-6 sd(E); Jacobs et al. sets have non-positive uE). With
