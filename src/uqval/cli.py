@@ -282,7 +282,7 @@ _PREDICTIVE = ("distribution", "members", "samples", "quantiles", "interval")
 def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[str, dict]:
     """Which predictive the options describe, and its columns: (kind, spec)."""
     from uqval._internal.errors import DataError
-    from uqval.predictive.columns import columns_of, parse_level
+    from uqval.predictive.columns import columns_of, parse_distribution, parse_level
 
     given = [k for k in _PREDICTIVE if getattr(args, k)]
     kinds = [k for k in given if k != "distribution"]
@@ -298,16 +298,8 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
     if "distribution" in given:
         if not (args.y_pred and args.uncertainty):
             raise DataError("--distribution needs --y-pred COL (mean) and --uncertainty COL (sd)")
-        family, _, nu = args.distribution.partition(":")
-        if family not in ("normal", "laplace", "t") or (family == "t") != bool(nu):
-            raise DataError(f"--distribution {args.distribution!r}: expected normal, laplace, "
-                            "t:NU or t:COL")
-        spec: dict = {"family": family, "mean": args.y_pred, "sd": args.uncertainty}
-        if family == "t":
-            try:
-                spec["nu"] = float(nu)
-            except ValueError:
-                spec["nu_column"] = nu
+        spec: dict = {**parse_distribution(args.distribution, "--distribution"),
+                      "mean": args.y_pred, "sd": args.uncertainty}
         return "distribution", spec
     if args.y_pred or args.uncertainty or args.variance:
         raise DataError("--y-pred, --uncertainty and --variance go with --distribution (or "

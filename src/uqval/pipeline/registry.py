@@ -48,6 +48,7 @@ import yaml
 
 from uqval._internal.errors import ConfigError
 from uqval.pipeline.expression import check_expression
+from uqval.pipeline.quantities import check_quantities, quantity_expressions
 from uqval.pipeline.workflow_config import deep_merge
 
 __all__ = [
@@ -431,9 +432,25 @@ class DatasetSpec:
         return [src["file"] for src in self.entry["sources"]]
 
     @property
+    def predictive_kind(self) -> str | None:
+        """Kind of predictive output (``distribution``, ``members``, ``samples``,
+        ``quantiles``, ``interval``; :mod:`uqval.pipeline.quantities`), None for E with uE or
+        half-widths."""
+        return check_quantities(self.entry["quantities"], self.id)
+
+    @property
     def has_uncertainty(self) -> bool:
-        """True when the dataset defines standard uncertainties uE (variance-based UQ)."""
-        return "uE" in self.entry["quantities"]
+        """True when the prepared table has standard uncertainties uE (variance-based UQ):
+        given (uE), or the sd of an ensemble or of draws."""
+        return "uE" in self.entry["quantities"] or self.predictive_kind in ("members", "samples")
+
+    @property
+    def has_band(self) -> bool:
+        """True when the prepared table has uE or half-widths U_P (the flowchart of
+        ``results/validate/`` and the UCC gain need one); False for quantile sets and
+        [low, high] intervals, which the dataset page validates by coverage and shape."""
+        return self.has_uncertainty or (self.predictive_kind is None
+                                        and bool(self.entry["quantities"].get("intervals")))
 
     @property
     def units(self) -> str:
@@ -474,7 +491,8 @@ def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
         lines = []
         for err in errors[:MAX_LISTED_ERRORS]:
             where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-            hint = err.schema.get("description") if err.validator == "pattern" else None
+            hint = (err.schema.get("description") if err.validator in ("pattern", "oneOf")
+                    else None)
             rule = f" ({_short(' '.join(hint.split()), 300)})" if isinstance(hint, str) else ""
             text = repr(err.instance)
             message = err.message.replace(text, _short(text)) if len(text) > _MAX_SHOWN else err.message
@@ -488,9 +506,7 @@ def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
 
 def _expressions(merged: dict[str, Any]) -> list[tuple[str, Any]]:
     """(field, expression) pairs of a merged dataset entry."""
-    q = merged["quantities"]
-    out = [(f"quantities.{k}", q[k]) for k in ("E", "uE", "V") if k in q]
-    out += [(f"quantities.intervals.{k}", v) for k, v in q.get("intervals", {}).items()]
+    out = quantity_expressions(merged["quantities"])
     out += [(f"features.{k}", v) for k, v in merged.get("features", {}).items() if isinstance(v, str)]
     return out
 
@@ -553,17 +569,12 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
             if names is not None and len(set(names)) != len(names):
                 dup = sorted({n for n in names if names.count(n) > 1})
                 raise ConfigError(f"{where}, sources[{k}].names: duplicate column name(s) {_short(dup)}")
+        check_quantities(merged["quantities"], where)
         for what, expr in _expressions(merged):
             try:
                 check_expression(expr)
             except ValueError as exc:
                 raise ConfigError(f"{where}, {what}: {exc}") from None
-        q = merged["quantities"]
-        if "uE" not in q and not q.get("intervals"):
-            raise ConfigError(
-                f"{where} defines neither quantities.uE nor quantities.intervals; one of them is "
-                f"needed to validate uncertainties"
-            )
         datasets.append(
             DatasetSpec(
                 id=merged["id"],
