@@ -57,6 +57,12 @@ def fmt_range(low: float, high: float, span: float) -> str:
     return f"{lo} to {hi}"
 
 
+def _is_spread(statistic: str) -> bool:
+    """A test of the spread of Z (binned LZMS, cumulative Z²−1, isotonic MCB)."""
+    s = str(statistic)
+    return s.startswith(("LZMS", "isotonic")) or (s.startswith("cumulative") and s.endswith("−1"))
+
+
 def _tol(result: ValidationResult) -> str:
     return f"±{fmt(100 * float(result.parameters.get('tolerance', 0.1)), 2)} %"
 
@@ -152,14 +158,17 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
             note = rows["note"].iloc[0].split("; ")[-1]
             return [f"- Across {label}: **inconclusive** ({note})."]
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
-                f"beyond chance; adjusted p = {fmt(p, 2)})."
+                f"nor along its cumulative sums beyond chance; adjusted p = {fmt(p, 2)})."
                 + _evidence(rows, n_tests, name, alpha)]
+    tests = ", ".join(dict.fromkeys(str(t).split(" spread ratio")[0]
+                                    for t in failed["statistic"]))
     if not (failed["effect"] == "relevant").any() or advice.empty:
-        return [f"- Across {label}: **right within {_tol(result)}** (the bins differ beyond "
-                f"chance, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
-                "little to localise)."]
-    spread = (failed["statistic"].str.startswith("LZMS") & (failed["effect"] == "relevant")).any()
-    what = "the bins differ beyond chance" if spread else "spread right, but biased"
+        return [f"- Across {label}: **right within {_tol(result)}** (a departure beyond chance "
+                f"by {tests}, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
+                "little to localise in the bins)."]
+    spread = (failed["statistic"].map(_is_spread) & (failed["effect"] == "relevant")).any()
+    what = (f"departure beyond chance by {tests}" if spread
+            else f"spread right, but biased ({tests})")
     out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
     out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
             for r, sh in zip(advice["reason"], advice["share"], strict=True)]

@@ -34,7 +34,7 @@ from scipy import stats
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.report.summary import fmt, fmt_range
 from uqval.validation import rules
-from uqval.validation.effects import factor_band
+from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "is_dominated", "problem_ranges"]
 
@@ -173,10 +173,13 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
     return out
 
 
-def _relevant(verdicts: pd.DataFrame, stage: str, name: str, prefix: str) -> bool:
+def _relevant(verdicts: pd.DataFrame, stage: str, name: str, kind: str) -> bool:
+    """A failed test of that kind (spread or bias, binned or not) with a relevant effect."""
     v = verdicts
+    test = {"spread": is_spread_test, "bias": is_bias_test,
+            "LZMS": lambda s: str(s).startswith("LZMS")}[kind]
     rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]
-             & v["statistic"].str.startswith(prefix)]
+             & v["statistic"].map(test)]
     return bool(((rows["verdict"] == "fail") & (rows["effect"] == "relevant")).any())
 
 
@@ -185,8 +188,10 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     span = float(table["high"].max() - table["low"].min())
     band = factor_band(a.tolerance)
     out: list[dict] = []
-    spread = _relevant(a.verdicts, stage, name, "LZMS")
-    bias = _relevant(a.verdicts, stage, name, "LZM ")
+    bias = _relevant(a.verdicts, stage, name, "bias")
+    # E[Z^2] = Var(Z) + <Z>^2: a bias alone moves the bin-free tests of Z^2 - 1; with a
+    # relevant bias, ranges of the spread are advised only when the binned LZMS test fails too
+    spread = _relevant(a.verdicts, stage, name, "LZMS" if bias else "spread")
     if spread:
         # relevant: the range's factor for the given uncertainties, relative to the global
         # factor advised (1 when none), lies outside the band

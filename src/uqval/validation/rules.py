@@ -20,18 +20,31 @@ Consistency (binning variable uE) and adaptivity (each feature)
     (:mod:`uqval.validation.permutation`), exact size for any error distribution. They are
     run once and reported twice:
 
-    * ``scaled=True``: are the uncertainties right across the variable once multiplied by
-      the global scale factor? The spread statistics do not change when uE is rescaled, so
-      this is the permutation p-value itself.
-    * ``scaled=False``: are the uncertainties *as given* right in every bin (<Z^2>_b = 1,
-      <Z>_b = 0 for all b)? That hypothesis is the intersection of "right on average" and
-      "no spread", so it is tested by the Bonferroni combination min(1, 2 min(p_average,
-      p_spread)), which has size <= alpha.
+    Beside them, without bins (:mod:`uqval.validation.binfree`): the cumulative Kuiper tests
+    of Z² − 1 (spread) and of Z (bias) along every binning variable (Arrieta-Ibarra et al.
+    2022), and, along uE, the isotonic MCB test (the QLIKE miscalibration of the PAV fit of E²
+    on uE² beyond one global factor). All are permutation tests of exact size. They are run
+    once and reported twice:
 
-    Within a stage (consistency; adaptivity over all features) and a value of ``scaled``,
-    the p-values are adjusted by Holm's method, so a stage's false-alarm rate stays at
-    alpha however many features are tested. A conditional test is ``inconclusive`` when a
-    bin holds fewer than :data:`MIN_BIN_COUNT` rows (its bins cannot localise anything).
+    * ``scaled=True``: are the uncertainties right across the variable once multiplied by
+      the global scale factor? The statistics do not change when uE is rescaled, so this
+      is the permutation p-value itself. **Within a stage** (consistency: 5 tests;
+      adaptivity: 4 tests per feature, all features together) the p-values are adjusted by
+      Holm's method, so a stage's false-alarm rate stays at alpha however many tests and
+      features it holds (Holm is valid under any dependence: the tests share the data, and
+      the cumulative tests of all variables share one permutation null).
+    * ``scaled=False``: are the uncertainties *as given* right in every bin / along the
+      variable? That hypothesis is the intersection of "right on average" and "no change
+      along the variable", tested by min(1, 2 min(p_average, p_adjusted)) with p_adjusted the
+      Holm-adjusted p-value of the scaled test: rejecting any as-given row of a stage needs
+      p_average <= alpha/2 or some p_adjusted <= alpha/2, each of probability <= alpha/2 when
+      the average is right (and when it is not, every as-given hypothesis is false), so the
+      stage's family-wise error stays <= alpha. These p-values are already adjusted.
+
+    A binned test is ``inconclusive`` when a bin holds fewer than :data:`MIN_BIN_COUNT` rows
+    (its bins cannot localise anything). A stage fails when any of its tests fails.
+    Measured (``benchmarks/joint_error_rates.py``, README): see the README table "Bin-free and
+    joint tests".
 
 Verdict of a test: ``fail`` when its Holm-adjusted p-value is <= alpha, else ``pass``.
 
@@ -58,6 +71,10 @@ Advice (:mod:`uqval.validation.advice`)
     (<Z> on average or in ranges of a variable: the predictions are offset, the uncertainties
     are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose <Z^2> interval
     excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows).
+    A bin-free test that fails leads to ranges only through the per-bin intervals (the same
+    simultaneous rule): it is never advised without a located range and its effect size.
+    Because E[Z²] = Var(Z) + <Z>², a bias alone moves the tests of Z² − 1; when a variable
+    has a relevant bias, its spread ranges are advised only if the binned LZMS test fails.
 
 Guards
     Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a
