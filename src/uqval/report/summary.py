@@ -175,6 +175,43 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     return out
 
 
+def _joint(result: ValidationResult) -> list[str]:
+    """The joint stage: the features together (regions in their units)."""
+    v = result.verdicts
+    rows = v[(v["stage"] == "joint") & v["scaled"]]
+    if rows.empty:
+        if len(result.names["features"]) < 2:
+            return ["- All features together (joint stage): skipped, it needs at least 2 "
+                    "features."]
+        return []
+    joint = result.joint
+    p = float(rows["p_adjusted"].min())
+    failed = rows[rows["verdict"] == "fail"]
+    if failed.empty or joint is None:
+        return [f"- All features together: **right** (a gradient-boosting learner fitted on "
+                f"half of the rows does not predict Z² or Z on the other half beyond chance; "
+                f"adjusted p = {fmt(p, 2)})."]
+    a = result.advice
+    advice = a[a["stage"] == "joint"] if not a.empty else a
+    out = [f"- All features together: **not right** (a learner fitted on half of the rows "
+           f"predicts {' and '.join('Z²' if t.endswith('Z²') else 'Z' for t in failed['statistic'])}"
+           f" on the other half; adjusted p = {fmt(p, 2)}):"]
+    if not advice.empty:
+        out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
+                for r, sh in zip(advice["reason"], advice["share"], strict=True)]
+        return out
+    for t in (joint.spread, joint.bias):
+        if (failed["statistic"].str.endswith("Z²") if t.kind == "spread"
+                else ~failed["statistic"].str.endswith("Z²")).any():
+            what = "factor" if t.kind == "spread" else "mean z"
+            out.append(f"  - largest {what} where {t.high.description}: {fmt(t.high.value)} "
+                       f"[{fmt(t.high.ci_low)}, {fmt(t.high.ci_high)}]; smallest where "
+                       f"{t.low.description}: {fmt(t.low.value)} [{fmt(t.low.ci_low)}, "
+                       f"{fmt(t.low.ci_high)}] (held-out rows, after the global factor); "
+                       f"within {_tol(result)} or not localised, nothing to advise.")
+    return out
+
+
 def _ucc_text(g, alpha: float) -> str:
     test = (f"UCC gain {g.gain_percent:+.0f} % over a constant band, p = {fmt(g.p_value, 2)} "
             f"({g.n_permutations} permutations)")
@@ -220,6 +257,8 @@ def _next_steps(result: ValidationResult) -> list[str]:
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
         where = f" ({r.variable})" if r.variable else ""
+        if getattr(r, "stage", "") == "joint":
+            where = f" (region of {r.variable})"
         lines.append(f"- {head}{where}: {r.reason}.")
     if any(result.advice["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
         lines.append("- Then validate again on new data.")
@@ -272,6 +311,8 @@ def summary_markdown(result: ValidationResult) -> str:
         lines += _conditional(result, str(name), "adaptivity")
     if not result.names["features"]:
         lines.append("- No feature given: adaptivity not tested (pass features to test it).")
+    else:
+        lines += _joint(result)
     lines += _ranking(result)
     lines += ["", "## Next step", ""] + _next_steps(result)
     return "\n".join(lines) + "\n"

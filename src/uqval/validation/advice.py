@@ -3,7 +3,7 @@
 One row per action, columns :data:`ADVICE_COLUMNS`:
 
 * ``stage``: ``data`` (a few rows decide the average), ``average``, ``consistency``,
-  ``adaptivity``;
+  ``adaptivity``, ``joint`` (:mod:`uqval.validation.joint_stage`);
 * ``variable``: the binning variable of a range ("" for the whole set); ``low``, ``high``: the
   range in the variable's own units; ``rows``, ``share``: how many rows it covers;
 * ``action``: ``inspect_rows`` (look at the rows named in dominant_rows.csv before changing
@@ -11,7 +11,10 @@ One row per action, columns :data:`ADVICE_COLUMNS`:
   ``correct_bias`` (the predictions are offset: correct them, not the uncertainties),
   ``recalibrate_per_range`` (multiply the uncertainties *as given* in that range by
   ``factor``, which replaces the global factor there), ``none``;
-* ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence).
+* ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence);
+* ``region``: for the ``joint`` stage, the box of feature space in the features' units
+  ("x1 > 0.50 and x2 ≤ 0.50"; ``variable`` then lists the features that bound it, and
+  ``low``/``high`` are empty); "" otherwise.
 
 Rules (:mod:`uqval.validation.rules`, "Advice"): only departures whose effect is
 ``relevant`` (:mod:`uqval.validation.effects`) are advised; when a few rows dominate the
@@ -31,15 +34,17 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.report.summary import fmt, fmt_range
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
+from uqval.validation.joint_stage import joint_advice
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "is_dominated", "problem_ranges"]
 
 ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
-                  "reason"]
+                  "reason", "region"]
 
 MIN_RANGE_SHARE = 0.01
 """Ranges covering fewer rows than this share are not advised (they are in the bins table)."""
@@ -107,12 +112,15 @@ class AdviceInputs:
     uncertainty_name: str
     tolerance: float
     zms_reliable: bool
+    joint: JointCalibration | None = None
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
-         high: float = math.nan, rows: int, m: int, factor: float = math.nan) -> dict:
+         high: float = math.nan, rows: int, m: int, factor: float = math.nan,
+         region: str = "") -> dict:
     return {"stage": stage, "variable": variable, "low": low, "high": high, "rows": rows,
-            "share": rows / m, "action": action, "factor": factor, "reason": reason}
+            "share": rows / m, "action": action, "factor": factor, "reason": reason,
+            "region": region}
 
 
 def _dominant_reason(a: AdviceInputs, m: int) -> str:
@@ -257,6 +265,9 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor)
+    advised = [r["variable"] for r in rows if r["stage"] == "adaptivity"]
+    rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
+                         advised, _row)
     if not rows:
         rows.append(_row("average", "none", (
             f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "

@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import probability
 from uqval._internal.seeding import seed_sequence
+from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
     RobustScale,
@@ -56,12 +57,16 @@ from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
 from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
 
 __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
 Rule = Literal["uqval", "paper"]
-STAGES = ("average", "consistency", "adaptivity")
+STAGES = ("average", "consistency", "adaptivity", "joint")
+JOINT_PERMUTATIONS = 999
+"""Most permutations per half of the joint test (its two p-values are Holm-adjusted only
+against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
 VERDICT_COLUMNS = [
     "stage", "feature", "scaled", "verdict", "effect", "statistic", "value", "ci_low", "ci_high",
     "target", "p_value", "p_adjusted", "note",
@@ -165,6 +170,8 @@ class ValidationResult:
             average, largest Z^2 first (empty unless the average is dominated).
         ucc_without_dominant: the UCC gain without the dominant rows (None without them).
         warnings: input warnings (an error column that may not hold errors, ...).
+        joint: the joint test over all features with its regions (:mod:`uqval.calibration.
+            joint`, :mod:`uqval.validation.joint_stage`; None with fewer than 2 features).
 
     Examples:
         >>> import numpy as np
@@ -202,6 +209,7 @@ class ValidationResult:
     )
     ucc_without_dominant: UCCGain | None = None
     warnings: tuple[str, ...] = ()
+    joint: JointCalibration | None = None
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -579,6 +587,17 @@ def validate(
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
+    joint, joint_note = None, "skipped: fewer than 2 features"
+    if rule == "uqval" and len(inputs.features) >= 2:
+        say("joint test over all features (cross-fitted gradient boosting)")
+        joint = joint_calibration(e, u * reference, inputs.features,
+                                  n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
+                                  seed=joint_seed, n_workers=n_workers)
+        extra = pd.DataFrame(joint_rows(joint, (zms_p, z_p), alpha, reference, tolerance, _row),
+                             columns=VERDICT_COLUMNS)
+        verdicts = pd.concat([verdicts, extra], ignore_index=True)
+        joint_note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
+                      f"{joint.spread.n_permutations} permutations per half")
     say("UCC gain over a constant band (permutation test)")
     ucc = _ucc_gain(e, u, n_ucc_permutations, ucc_seed, n_workers)
     dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
@@ -597,6 +616,7 @@ def validate(
         "min_bin_count": rules.MIN_BIN_COUNT,
         "tolerance": tolerance,
         "conditional_scaling": reference,
+        "joint": joint_note,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     result = ValidationResult(
@@ -604,6 +624,7 @@ def validate(
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
+        joint=joint,
         warnings=tuple(rules.input_warnings(e, scale.value)),
     )
     if rule == "paper":
@@ -614,7 +635,7 @@ def validate(
         robust=robust, tails=tails,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
-        zms_reliable=scr.zms_reliable,
+        zms_reliable=scr.zms_reliable, joint=joint,
     ))
     return dataclasses.replace(result, advice=advice)
 

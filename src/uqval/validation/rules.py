@@ -17,9 +17,7 @@ Average calibration (one family of two tests)
 
 Consistency (binning variable uE) and adaptivity (each feature)
     Permutation tests of the between-bin spread of <Z^2> and of <Z>
-    (:mod:`uqval.validation.permutation`), exact size for any error distribution. They are
-    run once and reported twice:
-
+    (:mod:`uqval.validation.permutation`), exact size for any error distribution.
     Beside them, without bins (:mod:`uqval.validation.binfree`): the cumulative Kuiper tests
     of Z² − 1 (spread) and of Z (bias) along every binning variable (Arrieta-Ibarra et al.
     2022), and, along uE, the isotonic MCB test (the QLIKE miscalibration of the PAV fit of E²
