@@ -61,7 +61,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numba
 import numpy as np
@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 Kind = Literal["spread", "bias"]
-FeatureInput = Mapping[str, ArrayLike] | pd.DataFrame
+FeatureInput: TypeAlias = Mapping[str, ArrayLike] | pd.DataFrame
 
 MAX_ITER = 30
 """Boosting iterations of the learner (no early stopping: its validation split of a noisy
@@ -208,7 +208,10 @@ def _encode(features: FeatureInput, m: int) -> _Features:
          features.items()})
     if len(frame) != m:
         raise ValueError(f"features have {len(frame)} rows, errors and uncertainties have {m}")
-    columns, names, levels, dropped = [], [], [], []
+    columns: list[FloatArray] = []
+    names: list[str] = []
+    levels: list[tuple[str, ...] | None] = []
+    dropped: list[str] = []
     for name in frame.columns:
         col = frame[name]
         if isinstance(col, pd.DataFrame):
