@@ -44,6 +44,20 @@ Consistency (binning variable uE) and adaptivity (each feature)
     Measured (``benchmarks/joint_error_rates.py``, README): see the README table "Bin-free and
     joint tests".
 
+Joint (all features together; :mod:`uqval.validation.joint_stage`)
+    Two tests of whether Z² (spread) and Z (bias) depend on the features jointly
+    (:func:`uqval.calibration.joint.joint_calibration`): a gradient-boosting learner fitted
+    on a random half predicts them on the other half; the out-of-sample correlation is tested
+    by permuting the held-out Z² (or Z) against the fixed predictions (exact size conditional
+    on the first half), roles swapped, p = min(1, 2 min(p_AB, p_BA)). The two tests are
+    Holm-adjusted together (the stage's false-alarm rate is alpha), on the globally scaled
+    uncertainties, and the ``scaled=False`` rows pair the adjusted p-value with the average
+    test as above. ``effect`` and the advice come from the two regions the stage describes
+    (largest and smallest local factor, held-out estimate with a 97.5 % interval); skipped
+    with fewer than two features. The stage is a separate family: a dataset checked by
+    consistency, adaptivity and joint can raise a false alarm in any of the three (about
+    3 alpha at most in total), as with the existing stages.
+
 Verdict of a test: ``fail`` when its Holm-adjusted p-value is <= alpha, else ``pass``.
 
 Effect sizes (:mod:`uqval.validation.effects`)
