@@ -36,7 +36,9 @@ def test_verdict_table_has_both_views_of_every_conditional_test(local_result):
                                     "value", "ci_low", "ci_high", "target", "p_value",
                                     "p_adjusted"]
     assert set(v["verdict"]) <= {"pass", "fail", "inconclusive"}
-    cond = v[v["stage"] != "average"]
+    cond = v[~v["stage"].isin(["average", "joint"])]
+    # and the joint stage: two tests (spread, bias) in both views
+    assert len(v[v["stage"] == "joint"]) == 4
     # 3 binning variables x 4 statistics (binned and cumulative, spread and bias) x 2 views,
     # and the isotonic MCB along uE in both views
     assert len(cond) == 26

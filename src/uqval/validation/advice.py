@@ -265,9 +265,10 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor)
-    advised = [r["variable"] for r in rows if r["stage"] == "adaptivity"]
+    advised = [r for r in rows if r["stage"] == "adaptivity"
+               and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
-                         advised, _row)
+                         advised, a.features, _row)
     if not rows:
         rows.append(_row("average", "none", (
             f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "

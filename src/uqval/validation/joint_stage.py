@@ -15,8 +15,8 @@ the other conditional stages, and the advice it supports:
 * advice ``recalibrate_per_range`` (spread) or ``correct_bias`` (bias) for a region whose
   held-out interval excludes the target, whose factor (relative to the global factor
   advised) lies outside the band and which covers at least 1 % of the rows, with the region
-  in the features' units in the column ``region``. A region bounded by one feature only is
-  not advised again when that feature's own adaptivity rows already advise a range.
+  in the features' units in the column ``region``. A region whose rows lie >= 80 % inside a
+  range already advised along one feature (adaptivity) is not advised again.
 
 The stage is skipped (no rows, ``parameters["joint"]`` says why) with fewer than two
 features.
@@ -25,9 +25,10 @@ features.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from uqval.calibration.joint import JointCalibration, JointTest, Region
 from uqval.report.summary import fmt
@@ -42,6 +43,10 @@ JOINT_BIAS = "joint boosting Z"
 JOINT_FEATURE = "all features"
 MIN_SHARE = 0.01
 """Smallest share of the rows of an advised region."""
+
+COVERED = 0.8
+"""A region whose rows lie at least this much inside one range advised along a single
+feature adds nothing to that advice and is not advised again."""
 
 
 def _region_text(r: Region, kind: str, k: float = 1.0) -> str:
@@ -105,9 +110,24 @@ def joint_rows(jc: JointCalibration, p_average: tuple[float, float], alpha: floa
     return given + scaled
 
 
+def _covered(region: Region, advised: Sequence[dict],
+             features: Mapping[str, NDArray[np.float64]]) -> bool:
+    """At least COVERED of the region's rows lie in one range already advised along a feature."""
+    for a in advised:
+        x = features.get(a["variable"])
+        if x is None or not region.mask.any():
+            continue
+        inside = (x >= a["low"]) & (x <= a["high"])
+        if float(inside[region.mask].mean()) >= COVERED:
+            return True
+    return False
+
+
 def joint_advice(jc: JointCalibration | None, verdicts, reference: float, global_factor: float,
-                 tolerance: float, m: int, advised_features: Sequence[str], row) -> list[dict]:
-    """Advice rows of the stage (module docstring); ``row`` is the advice row builder."""
+                 tolerance: float, m: int, advised: Sequence[dict],
+                 features: Mapping[str, NDArray[np.float64]], row) -> list[dict]:
+    """Advice rows of the stage (module docstring); ``advised``: the adaptivity advice rows
+    already given; ``row`` is the advice row builder."""
     if jc is None:
         return []
     v = verdicts
@@ -119,7 +139,7 @@ def joint_advice(jc: JointCalibration | None, verdicts, reference: float, global
         if rows.empty or not ((rows["verdict"] == "fail") & (rows["effect"] == "relevant")).any():
             continue
         for r in (test.high, test.low):
-            if r.share < MIN_SHARE or (len(r.features) == 1 and r.features[0] in advised_features):
+            if r.share < MIN_SHARE or _covered(r, advised, features):
                 continue
             variable = ", ".join(r.features)
             if test.kind == "spread":
