@@ -137,7 +137,7 @@ def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
     adjusted = float(rows["p_adjusted"].min())
     if raw <= alpha < adjusted:
         return (f" Weak evidence along {name}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
-                f"testing {n_tests} variable(s) of this stage.")
+                f"the {n_tests} tests of this stage (Holm).")
     return ""
 
 
@@ -150,7 +150,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     label = "the uncertainty itself" if stage == "consistency" else f"`{name}`"
     p = rows["p_adjusted"].min()
     alpha = float(result.parameters["alpha"])
-    n_tests = int(v[(v["stage"] == stage) & v["scaled"]]["feature"].nunique())
+    n_tests = int(len(v[(v["stage"] == stage) & v["scaled"]]))
     failed = rows[rows["verdict"] == "fail"]
     advice = _advice(result, stage, name)
     if failed.empty:
