@@ -183,7 +183,9 @@ def _joint(result: ValidationResult) -> list[str]:
         if len(result.names["features"]) < 2:
             return ["- All features together (joint stage): skipped, it needs at least 2 "
                     "features."]
-        return []
+        note = str(result.parameters.get("joint", ""))
+        return [f"- All features together (joint stage): {note}."] if note.startswith(
+            "skipped") else []
     joint = result.joint
     p = float(rows["p_adjusted"].min())
     failed = rows[rows["verdict"] == "fail"]

@@ -64,6 +64,8 @@ __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
 Rule = Literal["uqval", "paper"]
 STAGES = ("average", "consistency", "adaptivity", "joint")
+JOINT_MIN_ROWS = 200
+"""Fewest rows for the joint stage (each half fits a learner)."""
 JOINT_PERMUTATIONS = 999
 """Most permutations per half of the joint test (its two p-values are Holm-adjusted only
 against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
@@ -588,7 +590,9 @@ def validate(
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
     joint, joint_note = None, "skipped: fewer than 2 features"
-    if rule == "uqval" and len(inputs.features) >= 2:
+    if len(inputs.features) >= 2 and m < JOINT_MIN_ROWS:
+        joint_note = f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to learn from)"
+    elif rule == "uqval" and len(inputs.features) >= 2:
         say("joint test over all features (cross-fitted gradient boosting)")
         joint = joint_calibration(e, u * reference, inputs.features,
                                   n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
