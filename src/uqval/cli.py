@@ -114,7 +114,8 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         help="validate errors and uncertainties read from a table",
         description="Are the uncertainties right on average, along the uncertainty itself "
-        "(consistency) and along each feature (adaptivity)? If not: by how much and where.",
+        "(consistency), along each feature (adaptivity) and across all features together "
+        "(joint)? If not: by how much and where.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
