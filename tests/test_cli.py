@@ -13,7 +13,7 @@ import pytest
 import uqval
 from uqval.cli import main
 
-FAST = ["--n-boot", "200", "--n-permutations", "99"]
+FAST = ["--n-boot", "200", "--n-permutations", "199"]
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def test_command_line_and_library_give_identical_numbers(table, tmp_path):
                  "sigma", "--feature", "T", "--out", str(out), "--seed", "7", *FAST]) == 0
     df = pd.read_csv(table)
     res = uqval.validate(df["y"] - df["yhat"], df["sigma"], {"T": df["T"]}, seed=7,
-                         n_boot=200, n_permutations=99)
+                         n_boot=200, n_permutations=199)
     written = pd.read_csv(out / "verdicts.csv", keep_default_na=False, na_values=[""])
     expected = res.verdicts.assign(feature=res.verdicts["feature"].fillna(""))
     for col in ("value", "ci_low", "ci_high", "p_value", "p_adjusted"):

@@ -49,7 +49,7 @@ from uqval.report.files import (
     write_outputs,
 )
 
-FAST = ["--n-boot", "100", "--n-permutations", "99"]
+FAST = ["--n-boot", "100", "--n-permutations", "199"]
 
 
 def columns(m: int = 400, seed: int = 0) -> dict[str, np.ndarray]:
@@ -509,9 +509,9 @@ def test_colliding_feature_names_get_distinct_files(tmp_path):
     ("options", "message"),
     [(["--n-boot", "50"], "--n-boot 50: at least 100 bootstrap replicates are needed"),
      (["--n-permutations", "20", "--feature", "T"],
-      "--n-permutations 20: at least 39 are needed with 1 binning variable(s)"),
+      "--n-permutations 20: at least 99 are needed with 1 binning variable(s)"),
      (["--n-permutations", "99", "--feature", "T", "--feature", "err", "--feature", "sigma"],
-      "--n-permutations 99: at least 119 are needed with 3 binning variable(s)"),
+      "--n-permutations 99: at least 239 are needed with 3 binning variable(s)"),
      (["--seed", "-1"], "--seed -1: the seed must be a non-negative integer"),
      (["--bins", "1000000"], "--bins 1000000: the 400 rows give at most 13 bins of 30 rows"),
      (["--bins", "1"], "--bins 1: at least 2 bins are needed"),

@@ -137,7 +137,8 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         help="validate errors and uncertainties read from a table",
         description="Are the uncertainties right on average, along the uncertainty itself "
-        "(consistency) and along each feature (adaptivity)? If not: by how much and where.",
+        "(consistency), along each feature (adaptivity) and across all features together "
+        "(joint)? If not: by how much and where.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -250,14 +251,16 @@ def _check_options(args: argparse.Namespace) -> None:
         raise DataError(f"--n-boot {args.n_boot}: at least {MIN_BOOT} bootstrap replicates "
                         "are needed (BCa intervals of the scale factor and of each bin)")
     variables = max(1, len(set(args.feature)))
-    # the smallest permutation p-value 1/(n+1) must reach alpha/(2 F): two tests per variable
-    # and Holm's adjustment over the F variables of a stage
-    least = math.ceil(2 * variables / ALPHA - 1e-9) - 1
+    # the smallest permutation p-value 1/(n+1) must reach Holm's strictest threshold of a
+    # stage: alpha/(4 F) for F features (binned and cumulative tests of spread and bias),
+    # alpha/5 for consistency (the same four and the isotonic MCB)
+    tests = max(5, 4 * variables)
+    least = math.ceil(tests / ALPHA - 1e-9) - 1
     if args.n_permutations is not None and args.n_permutations < least:
         raise DataError(
             f"--n-permutations {args.n_permutations}: at least {least} are needed with "
             f"{variables} binning variable(s) (the smallest p-value 1/(n+1) must reach "
-            f"alpha/(2 x {variables}) = {ALPHA / (2 * variables):.4g})")
+            f"alpha/{tests} = {ALPHA / tests:.4g}: Holm over the {tests} tests of a stage)")
     if args.bins is not None and args.bins < 2:
         raise DataError(f"--bins {args.bins}: at least 2 bins are needed")
     if not 0.0 < args.tolerance < 1.0:

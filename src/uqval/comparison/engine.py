@@ -16,6 +16,10 @@ for every model) and returns a :class:`ModelComparison` with:
   excess-deficit coordinates in units of sd(E), the AUUCC of :func:`uqval.validate`);
 * ``validations``: :func:`uqval.validate` of each model (average, consistency, adaptivity
   verdicts; ``verdicts`` gives one row per model);
+* ``murphy``: the Murphy diagram of the variance forecasts uE² (:mod:`uqval.scores.murphy`):
+  mean elementary scores over a threshold grid and, per pair, whether one model is better
+  for every consistent score of the variance beyond a simultaneous multiplier-bootstrap band
+  (``n_boot`` replicates) or the curves cross;
 * ``ranking``: per score with an orientation (lower or higher is better), rank =
   1 + number of models that are *significantly* better, i.e. whose paired-difference
   interval excludes 0 in their favour; models whose difference interval contains 0 tie.
@@ -50,6 +54,7 @@ from uqval.calibration.binned_errors import zmse_batch
 from uqval.predictive import Predictive
 from uqval.report.comparison import save_all, summary_markdown, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
+from uqval.scores.murphy import MurphyDiagram, murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
 from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
@@ -93,6 +98,7 @@ class ModelComparison:
     features: dict[str, FloatArray] = field(default_factory=dict, repr=False, compare=False)
     parameters: dict[str, Any] = field(default_factory=dict, repr=False)
     input_sha256: str | None = None
+    murphy: MurphyDiagram | None = None
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -397,6 +403,8 @@ def compare(
                 e, u, feats, seed=int(child.generate_state(1)[0]), n_boot=n_boot,
                 n_bins=n_bins, alpha=1.0 - confidence, uncertainty_name="uE",
             )
+    murphy = murphy_diagram(data, n_boot=n_boot, confidence=confidence,
+                            seed=root.spawn(1)[0])
     parameters = {
         "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,
         "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
@@ -406,5 +414,5 @@ def compare(
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,
-        parameters=parameters,
+        parameters=parameters, murphy=murphy,
     )

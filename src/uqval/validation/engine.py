@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import probability, seed_value, unit_scaled
 from uqval._internal.seeding import seed_sequence
+from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
     RobustScale,
@@ -51,6 +52,7 @@ from uqval.ucc import (
     constant_band,
     ucc_curve,
 )
+from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
@@ -61,12 +63,18 @@ from uqval.validation.degenerate import (
 )
 from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
 
 __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
 Rule = Literal["uqval", "paper"]
-STAGES = ("average", "consistency", "adaptivity")
+STAGES = ("average", "consistency", "adaptivity", "joint")
+JOINT_MIN_ROWS = 200
+"""Fewest rows for the joint stage (each half fits a learner)."""
+JOINT_PERMUTATIONS = 999
+"""Most permutations per half of the joint test (its two p-values are Holm-adjusted only
+against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
 VERDICT_COLUMNS = [
     "stage", "feature", "scaled", "verdict", "effect", "statistic", "value", "ci_low", "ci_high",
     "target", "p_value", "p_adjusted", "note",
@@ -170,6 +178,8 @@ class ValidationResult:
             average, largest Z^2 first (empty unless the average is dominated).
         ucc_without_dominant: the UCC gain without the dominant rows (None without them).
         warnings: input warnings (an error column that may not hold errors, ...).
+        joint: the joint test over all features with its regions (:mod:`uqval.calibration.
+            joint`, :mod:`uqval.validation.joint_stage`; None with fewer than 2 features).
 
     Examples:
         >>> import numpy as np
@@ -207,6 +217,7 @@ class ValidationResult:
     )
     ucc_without_dominant: UCCGain | None = None
     warnings: tuple[str, ...] = ()
+    joint: JointCalibration | None = None
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -322,35 +333,67 @@ def _average_rows(
 def _conditional_rows(
     variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
     tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
+    binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int]],
+    n_permutations: int,
 ) -> list[dict]:
-    rows: list[dict] = []
-    families: dict[tuple[str, bool], list[int]] = {}
+    """Binned and bin-free rows of the conditional stages (:mod:`uqval.validation.rules`).
+
+    The scaled rows are Holm-adjusted over all the tests of their stage; the row of the same
+    test for the uncertainties as given combines that adjusted p-value with the average
+    test's, min(1, 2 min(p_average, p_adjusted))."""
+    rows: list[dict] = []  # the scaled rows, then their twins as given
+    pairs: list[float] = []
+    families: dict[str, list[int]] = {}
     inconclusive: list[bool] = []
-    for (stage, name, b), pair in zip(variables, tests, strict=True):
+    cumulative, (mcb, mcb_p, n_mcb) = binfree
+
+    def add(stage: str, name: str, statistic: str, value: float, p_raw: float,
+            p_avg: float, note: str, few: bool, target: float = 1.0) -> None:
+        families.setdefault(stage, []).append(len(rows))
+        inconclusive.append(few)
+        pairs.append(p_avg)
+        rows.append(_row(stage, name, True, statistic, value, (np.nan, np.nan), target, p_raw,
+                         note))
+
+    for (stage, name, b), pair, cum in zip(variables, tests, cumulative, strict=True):
         few = int(b.counts.min()) < rules.MIN_BIN_COUNT
-        for scaled in (False, True):
-            for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
-                base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
-                base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
-                if scaled:
-                    p = test.p_value
-                else:
-                    p = rules.bonferroni_pair(p_avg, test.p_value)
-                    base += "; as given: p = 2 min(p_average, p_spread)"
-                if label == "LZMS":
-                    base += "; " + _fv_note(tables[name], zms, scaled)
-                if few:
-                    base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
-                families.setdefault((stage, scaled), []).append(len(rows))
-                inconclusive.append(few)
-                rows.append(_row(stage, name, scaled, f"{label} spread ratio", test.ratio,
-                                 (np.nan, np.nan), 1.0, p, base))
+        for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
+            base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
+            base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
+            if few:
+                base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
+            add(stage, name, f"{label} spread ratio", test.ratio, test.p_value, p_avg, base, few)
+        for statistic, value, p, p_avg, what in (
+            (binfree_module.CUMULATIVE_SPREAD, cum[0], cum[1], p_average[0], "Z^2 - 1"),
+            (binfree_module.CUMULATIVE_BIAS, cum[2], cum[3], p_average[1], "Z"),
+        ):
+            add(stage, name, statistic, value, p, p_avg,
+                f"no bins: Kuiper range of the cumulative sum of {what} along {name} about "
+                f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
+                f"{n_permutations} permutations", False, np.nan)
+        if stage == "consistency":
+            add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
+                "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
+                f"global factor, {n_mcb} permutations of Z against uE", False, 0.0)
     p_values = np.array([r["p_value"] for r in rows])
     adjusted = rules.combine_families(list(families.values()), p_values)
-    for r, adj, few in zip(rows, adjusted, inconclusive, strict=True):
+    given = []
+    for r, adj, few, p_avg in zip(rows, adjusted, inconclusive, pairs, strict=True):
         r["p_adjusted"] = adj
         r["verdict"] = rules.verdict(adj, alpha, few)
-    return rows
+        twin = dict(r, scaled=False)
+        twin["p_value"] = twin["p_adjusted"] = rules.bonferroni_pair(p_avg, adj)
+        twin["verdict"] = rules.verdict(twin["p_adjusted"], alpha, few)
+        twin["note"] += "; as given: p = 2 min(p_average, p_adjusted of the scaled test)"
+        given.append(twin)
+        if str(r["statistic"]).startswith("LZMS"):
+            r["note"] += "; " + _fv_note(tables[r["feature"]], zms, True)
+            twin["note"] += "; " + _fv_note(tables[r["feature"]], zms, False)
+    out = []
+    for stage, name, _ in variables:  # per variable: as given, then scaled (as before)
+        out += [r for r in given if (r["stage"], r["feature"]) == (stage, name)]
+        out += [r for r in rows if (r["stage"], r["feature"]) == (stage, name)]
+    return out
 
 
 def _paper_rows(
@@ -453,9 +496,9 @@ def validate(
             by default: enough for 95 % BCa limits; at M = 10^6 each 1000 replicates of the
             scale factor cost about 10^9 random reads).
         n_permutations: permutations of each conditional test (smallest p-value
-            1/(n_permutations + 1)); default max(999, ceil(10 F/alpha)) for F features, so
+            1/(n_permutations + 1)); default max(999, ceil(20 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
-            alpha/(2F).
+            alpha/(4F) (four tests per feature: binned and cumulative, spread and bias).
         n_bins: number of bins of every binning variable (default above).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
@@ -530,7 +573,7 @@ def validate(
     probability(alpha, "alpha")
     probability(tolerance, "tolerance")
     if n_permutations is None:
-        n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
+        n_permutations = max(999, math.ceil(20 * _feature_count(features) / alpha))
     for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
                         ("n_ucc_permutations", n_ucc_permutations)):
         if int(value) != value or value < 1:
@@ -548,7 +591,8 @@ def validate(
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
-    boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed = seed_sequence(seed).spawn(5)
+    (boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed, binfree_seed,
+     joint_seed) = seed_sequence(seed).spawn(7)
 
     scr = screen(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
@@ -588,14 +632,33 @@ def validate(
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
                                     n_workers=n_workers) if binned else []
-        rows = average + (_conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
-                                            alpha) if binned else [])
+        say("cumulative and isotonic tests (no bins)")
+        rows = list(average)
+        if binned:
+            binfree = binfree_module.binfree_tests(
+                e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
+                seed=binfree_seed, n_workers=n_workers)
+            rows += _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
+                                      alpha, binfree, n_permutations)
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
                          np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
                  for stage, name, _ in candidates if name in untestable]
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
+    joint, joint_note = None, "skipped: fewer than 2 features"
+    if len(inputs.features) >= 2 and m < JOINT_MIN_ROWS:
+        joint_note = f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to learn from)"
+    elif rule == "uqval" and len(inputs.features) >= 2:
+        say("joint test over all features (cross-fitted gradient boosting)")
+        joint = joint_calibration(e, u * reference, inputs.features,
+                                  n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
+                                  seed=joint_seed, n_workers=n_workers)
+        extra = pd.DataFrame(joint_rows(joint, (zms_p, z_p), alpha, reference, tolerance, _row),
+                             columns=VERDICT_COLUMNS)
+        verdicts = pd.concat([verdicts, extra], ignore_index=True)
+        joint_note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
+                      f"{joint.spread.n_permutations} permutations per half")
     say("UCC gain over a constant band (permutation test)")
     ucc = _ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
     dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
@@ -616,6 +679,7 @@ def validate(
         "tolerance": tolerance,
         "conditional_scaling": reference,
         "not_testable": untestable,
+        "joint": joint_note,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     result = ValidationResult(
@@ -623,6 +687,7 @@ def validate(
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
+        joint=joint,
         warnings=tuple(rules.input_warnings(e_unit, reference)),
     )
     if rule == "paper":
@@ -633,7 +698,7 @@ def validate(
         robust=robust, tails=tails,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
-        zms_reliable=scr.zms_reliable,
+        zms_reliable=scr.zms_reliable, joint=joint,
     ))
     return dataclasses.replace(result, advice=advice)
 
