@@ -134,7 +134,7 @@ def _murphy_lines(result: ModelComparison) -> list[str]:
     lines = ["", "## For every consistent score of the variance? (Murphy diagram)", ""]
     level = f"{murphy.confidence:.0%}"
     for r in murphy.dominance.itertuples(index=False):
-        a, b = r.model_a, r.model_b
+        a, b = md_text(r.model_a), md_text(r.model_b)
         if r.verdict == "crossing":
             text = (f"neither dominates: {a} is better beyond noise at "
                     f"{fmt(100 * r.a_better_share, 2)} % of the thresholds, {b} at "
@@ -143,7 +143,7 @@ def _murphy_lines(result: ModelComparison) -> list[str]:
             text = ("no threshold where they differ beyond the sampling noise (simultaneous "
                     f"{level} band): the data do not rank them for any score")
         else:
-            win, lose = (a, b) if r.verdict == f"{a} dominates" else (b, a)
+            win, lose = (a, b) if r.verdict == f"{r.model_a} dominates" else (b, a)
             share = r.a_better_share if win == a else r.b_better_share
             text = (f"**{win}** is better than {lose} beyond noise at "
                     f"{fmt(100 * share, 2)} % of the thresholds and worse beyond noise at none "
