@@ -860,3 +860,98 @@ def test_every_seeded_function_names_a_bad_seed():
         bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed=np.random.default_rng(1))
     with pytest.raises(ValueError, match="got str 'abc'"):
         bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed="abc")
+
+
+# --- round 3b: the terminal summary is plain text; the pipeline flowchart's tied bins ----------
+
+
+def test_terminal_summary_is_plain_text_and_summary_md_stays_escaped(tmp_path, capsys):
+    e, u, _ = arrays()
+    x = np.random.default_rng(2).uniform(0, 1, 400)
+    name = "<img src=x>\x1b[31m*f*_1 [a](b)"
+    path = tmp_path / "in.csv"
+    pd.DataFrame({"err": e * np.where(x > 0.5, 1.8, 0.5), "sigma": u, name: x}).to_csv(
+        path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",  # refused:
+                 "--feature", name, "--out", str(tmp_path / "o"), *FAST]) == 2  # control char
+    capsys.readouterr()
+    name = name.replace("\x1b[31m", "")
+    pd.DataFrame({"err": e * np.where(x > 0.5, 1.8, 0.5), "sigma": u, name: x}).to_csv(
+        path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", name, "--out", str(tmp_path / "o"), *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "\\" not in out and "**" not in out
+    assert f"  - {name} from 0." in out  # the name as written, outside a code span
+    md = (tmp_path / "o" / "summary.md").read_text()
+    assert "\\<img src=x>\\*f\\*\\_1 \\[a](b)" in md
+
+
+def test_md_plain_undoes_exactly_the_escapes_of_md_text():
+    """And the HTML renderer shows the text itself (an escaped backtick opens no code span)."""
+    import html
+
+    from uqval.report.markdown import md_plain, md_text, render_inline
+
+    for text in ["<b>", "a\\b", "\\*", "x | y", "[a](b)", "_x_ `c`", "**", "\\\\<", "~&",
+                 "`a` and `b`"]:
+        assert md_plain(md_text(text)) == text
+        assert md_plain(f"**{md_text(text)}**") == text
+        assert render_inline(md_text(text)) == html.escape(text)
+
+
+def _flowchart_csv(tmp_path, table, features):
+    from uqval.validation.flowchart import checks_table, summary_markdown, validate_variance
+
+    checks = validate_variance(table, features, 100, 0)
+    path = tmp_path / "d1.csv"
+    checks_table(checks).to_csv(path, index=False)
+    return checks, path, summary_markdown("d1", {"M": len(table), "n_raw": len(table)}, checks)
+
+
+def test_pipeline_flowchart_says_not_testable_on_one_global_sigma(tmp_path):
+    """validate_dataset (the paper's flowchart) gave "pass" on bins of tied uE; now "not
+    testable" with the reason, through to results/tables/verdicts.csv."""
+    import runpy
+    from types import SimpleNamespace
+
+    from uqval.validation.flowchart import verdicts
+
+    e, _, t = arrays()
+    near_constant = np.r_[np.zeros(399), 1.0]
+    table = pd.DataFrame({"E": e, "uE": np.full(400, 0.7), "X_T": t, "X_c": near_constant})
+    checks, path, text = _flowchart_csv(tmp_path, table, ["T", "c"])
+    v = verdicts(checks)
+    assert v["consistency"] == "not testable" and v["adaptivity:c"] == "not testable"
+    assert v["adaptivity:T"] in ("pass", "fail") and v["average"] == "fail"  # ZMS far from 1
+    assert ("**consistency**: not testable — uE: one uncertainty value (0.7) in every row; the "
+            "average and the features are still tested") in text
+    assert "399 of 400 rows share the value 0" in text
+    assert "| consistency | uE | not testable | - | - | - | not testable |" in text
+    out = tmp_path / "verdicts.csv"
+    smk = SimpleNamespace(log=[], rule="verdicts_table", input=SimpleNamespace(checks=[str(path)]),
+                          params=SimpleNamespace(datasets=["d1"]),
+                          output=SimpleNamespace(table=str(out)))
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "verdicts_table.py"),
+                   init_globals={"snakemake": smk})
+    row = pd.read_csv(out, keep_default_na=False).iloc[0]
+    assert row["consistency"] == "not testable" and "c: not testable" in row["adaptivity"]
+    assert "not testable" not in row["failed_tests"]
+    assert "one uncertainty value (0.7) in every row" in row["notes"]
+
+
+def test_interval_page_shows_not_testable_for_one_interval_width(tmp_path):
+    from uqval.pipeline.dataset_page import interval_page
+    from uqval.validation.flowchart import checks_table, summary_markdown, validate_intervals
+
+    e, _, t = arrays()
+    table = pd.DataFrame({"E": e, "U_95": np.full(400, 2.0), "X_T": t})
+    checks = validate_intervals(table, [95], ["T"])
+    report = {"id": "d1", "M": 400, "n_raw": 400}
+    text = summary_markdown("d1", report, checks)
+    page = interval_page(checks_table(checks), text, report, tmp_path / "p")
+    assert page["stage_verdicts"]["consistency: U_95"] == "not testable"
+    assert page["stage_verdicts"]["adaptivity: T"] in ("pass", "fail")
+    verdicts = pd.read_csv(tmp_path / "p" / "verdicts.csv")
+    assert verdicts.loc[verdicts["stage"] == "consistency", "verdict"].tolist() == ["not testable"]
+    assert "one interval half-width (2) in every row" in text

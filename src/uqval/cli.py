@@ -305,7 +305,7 @@ def _run(args: argparse.Namespace) -> int:
         print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
@@ -376,7 +376,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_OK
 
@@ -393,6 +393,14 @@ def _save(result, out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{printable(out, None)}: cannot write the report: "
                           f"{printable(exc.strerror or exc, 200)}") from None
+
+
+def _terminal(summary_md: str) -> str:
+    """The summary for the terminal: readable plain text (Markdown escapes of names undone,
+    bold markers dropped, control characters removed); summary.md keeps the escapes."""
+    from uqval.report.markdown import md_plain
+
+    return _text(md_plain(summary_md), keep_newlines=True)
 
 
 def _text(value: object, keep_newlines: bool = False) -> str:

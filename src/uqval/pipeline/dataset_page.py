@@ -43,7 +43,8 @@ __all__ = [
     "variance_page",
 ]
 
-VERDICT_ORDER = ("fail", "inconclusive", "pass")
+VERDICT_ORDER = ("fail", "inconclusive", "pass", "not testable")
+"""A stage's verdict is the first of these that one of its checks has (as uqval.validate)."""
 ZETA_COLUMNS = {
     "statistic": "statistic",
     "verdict": "verdict",
@@ -212,14 +213,16 @@ def interval_page(
     ``index.html``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}))
-    verdicts = verdicts.drop(columns=["passed"])
+    testable = checks["testable"] if "testable" in checks else pd.Series(True, checks.index)
+    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}).where(
+        testable.astype(bool), "not testable"))
+    verdicts = verdicts.drop(columns=[c for c in ("passed", "testable") if c in verdicts])
     write_atomic(directory / "verdicts.csv", lambda fh: verdicts.to_csv(fh, index=False))
     write_atomic(directory / "summary.md", lambda fh: fh.write(summary_markdown))
     stages: dict[str, str] = {}
     for _, row in verdicts.iterrows():
         key = row["stage"] if row.get("conditioning", "-") in ("-", "") else f"{row['stage']}: {row['conditioning']}"
-        prev = stages.get(key, "pass")
+        prev = stages.get(key, VERDICT_ORDER[-1])
         stages[key] = min(prev, row["verdict"], key=VERDICT_ORDER.index)
     content = ReportContent(
         title=f"Uncertainty validation of {report['id']} (prediction intervals)",
