@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -410,3 +411,22 @@ def test_simref_statistics_comparing_uncertainties_are_not_testable_on_a_constan
     for name in ("CC", "ENCE", "ZMSE"):
         assert out[name].verdict == "not testable"
         assert "one uncertainty value (0.7) in every row" in out[name].reason
+
+
+# --- round 3b: numbers a YAML parser turns into exceptions or NaN ----------------------------
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("9" * 5000, "an integer of 5000 characters, too long to be read at line"),
+    (".nan", "'.nan' is not a finite number"), ("-.inf", "'-.inf' is not a finite number"),
+])
+def test_numbers_yaml_cannot_hold_are_refused_at_their_line(make_family, value, problem):
+    """A 5000-digit integer raised Python's bare int-conversion ValueError (no file named); a
+    .nan threshold was accepted and filters nothing (every comparison with NaN is False)."""
+    raw, ddir = make_family({"T/a.csv": rows_csv()}, [entry("set1")])
+    path = ddir / "TEST.yaml"
+    text = path.read_text().replace("datasets:\n", "defaults:\n  filters:\n    min_uE_rel_sd: "
+                                    f"{value}\ndatasets:\n", 1)
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=f"TEST.yaml: not valid YAML: {re.escape(problem)}"):
+        load_registry(ddir, DATASET_SCHEMA)

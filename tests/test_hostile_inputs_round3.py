@@ -955,3 +955,142 @@ def test_interval_page_shows_not_testable_for_one_interval_width(tmp_path):
     verdicts = pd.read_csv(tmp_path / "p" / "verdicts.csv")
     assert verdicts.loc[verdicts["stage"] == "consistency", "verdict"].tolist() == ["not testable"]
     assert "one interval half-width (2) in every row" in text
+
+
+# --- round 3b: library inputs of every odd type, option bounds, copies of a column -----------
+
+from decimal import Decimal  # noqa: E402
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    (lambda e: e > 0, r"errors holds booleans \(True/False\), not numbers"),
+    (lambda e: e + 1j, "errors holds complex numbers; pass real numbers"),
+    (lambda e: pd.Series(pd.date_range("2020", periods=e.size)), "errors holds dates"),
+    (lambda e: (v for v in e), "got generator \\(pass list\\(...\\) of it\\)"),
+    (lambda e: map(float, e), "got map"),
+    (lambda e: set(e), "got set \\(a set has no order"),
+    (lambda e: dict(enumerate(e)), "got dict \\(pass list\\(d.values\\(\\)\\)"),
+    (lambda e: "err", "got str 'err' \\(a column name needs data=\\)"),
+    (lambda e: pd.DataFrame({"a": e}), "errors must be 1-D, got shape \\(400, 1\\)"),
+    (lambda e: [], "errors: 0 usable rows; at least 60 are needed"),
+])
+def test_values_that_are_not_numbers_in_rows_are_refused_naming_the_argument(values, message):
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=message):
+        validate(values(e), u if not isinstance(values(e), list) else [], **QUICK)
+
+
+def test_booleans_are_refused_as_uncertainties_and_accepted_as_a_feature():
+    e, u, t = arrays()
+    with pytest.raises(ValueError, match="uncertainties holds booleans"):
+        validate(e, u > 0, **QUICK)
+    res = validate(e, u, {"hot": t > 325}, **QUICK)
+    assert "hot" in res.bins and res.bins["hot"].shape[0] == 2  # the two groups
+
+
+@pytest.mark.parametrize("convert", [
+    lambda a: a.astype(np.float32), lambda a: a.astype(object),
+    lambda a: [Decimal(repr(float(v))) for v in a], lambda a: pd.Series(a, dtype="Float64"),
+    lambda a: [str(float(v)) for v in a],
+])
+def test_other_numeric_types_give_the_float64_result(convert):
+    """Values representable in float64 give the float64 result (float32 after its rounding)."""
+    e, u, _ = arrays()
+    if convert(e[:1]).__class__ is np.ndarray and convert(e[:1]).dtype == np.float32:
+        e, u = e.astype(np.float32).astype(float), u.astype(np.float32).astype(float)
+    ref = validate(e, u, **QUICK)
+    res = validate(convert(e), convert(u), **QUICK)
+    assert res.scale_factor.value == ref.scale_factor.value
+    assert res.stage_verdicts == ref.stage_verdicts
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"n_boot": 10**12}, "n_boot must be an integer from 1 to 1000000, got 1000000000000"),
+    ({"n_boot": float("nan")}, "n_boot must be an integer from 1 to 1000000, got nan"),
+    ({"n_permutations": float("inf")}, "n_permutations must be an integer from 1 to 1000000"),
+    ({"n_ucc_permutations": 10**15}, "n_ucc_permutations must be an integer from 1 to 1000000"),
+    ({"n_bins": 10**12}, "n_bins = 1000000000000: the 400 rows give at most 13 bins of 30 rows"),
+    ({"n_bins": float("nan")}, "n_bins must be an integer >= 2, got nan"),
+    ({"n_bins": float("inf")}, "n_bins must be an integer >= 2, got inf"),
+    ({"alpha": 1e-300, "n_permutations": None, "features": {"x": np.arange(400.0)}},
+     "alpha = 1e-300 needs 1e\\+301 permutations"),
+    ({"drop_invalid": "no"}, "drop_invalid must be True or False, got str 'no'"),
+    ({"variance": "yes"}, "variance must be True or False, got str 'yes'"),
+    ({"progress": 5}, "progress must be a function of one message"),
+    ({"uncertainty_name": ""}, "uncertainty_name must be a non-empty string"),
+])
+def test_library_option_bounds_name_the_option(options, message):
+    """Huge counts were accepted and exhausted memory (n_boot = 10^12 took 24 GB before the
+    kernel killed it); NaN or infinite counts raised bare conversion errors."""
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=message):
+        validate(e, u, **{**QUICK, **options})
+    if "n_bins" in options or "alpha" in options or "progress" in options:
+        return
+    from uqval import bca_bootstrap
+    from uqval.validation.engine import SQRT_ZMS
+    with pytest.raises(ValueError, match="n_boot must be an integer from 1 to 1000000"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=10**12, seed=0)
+    with pytest.raises(ValueError, match="n_sim must be an integer from 2 to 1000000"):
+        compare({"a": (e, u), "b": (e, 2 * u)}, n_sim=10**9)
+    with pytest.raises(ValueError, match="validate_models must be True or False"):
+        compare({"a": (e, u), "b": (e, 2 * u)}, validate_models="no")
+
+
+def test_a_column_passed_twice_and_bad_feature_names_are_refused():
+    e, u, t = arrays()
+    with pytest.raises(ValueError, match="errors and uncertainties hold the same values"):
+        validate(np.abs(e) + 0.1, np.abs(e) + 0.1, **QUICK)
+    with pytest.raises(ValueError, match=r"features\['E'\] holds the same values as the errors"):
+        validate(e, u, {"E": e.copy()}, **QUICK)
+    with pytest.raises(ValueError, match="features: name '' is empty"):
+        validate(e, u, {"": t}, **QUICK)
+    with pytest.raises(ValueError, match="features: names 1 and '1' are the same name '1'"):
+        validate(e, u, {1: t, "1": t + 1}, **QUICK)
+    data = pd.DataFrame(np.c_[e, u, e], columns=["e", "u", "e"])
+    with pytest.raises(ValueError, match="errors: data has 2 columns named 'e'"):
+        validate("e", "u", data=data, **QUICK)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--n-boot", "99999999999"], "--n-boot 99999999999: at most 1000000"),
+    (["--n-permutations", "10000000"], "--n-permutations 10000000: at most 1000000"),
+    (["--jobs", "-1"], "--jobs -1: at least 1"),
+])
+def test_command_line_upper_bounds_and_jobs(tmp_path, capsys, options, message):
+    path = tmp_path / "in.csv"
+    pd.DataFrame(columns()).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *options]) == 2
+    assert message in one_line_error(capsys)
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_same_column_twice_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "in.csv"
+    pd.DataFrame(columns()).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "err", "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'err' holds the same values as the column 'err' (the error column given as "
+            "a feature?)") in one_line_error(capsys)
+    assert main(["validate", str(path), "--error", "sigma", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'sigma' and column 'sigma' hold the same values (the same column passed "
+            "twice?)") in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(("name", "what"), [
+    ("book.xlsx", "an Excel workbook: export the sheet as CSV"),
+    ("table.json", "JSON: write the table as CSV or Parquet"),
+    ("frame.pkl", "a pickle, never loaded"), ("arr.npy.gz", "a NumPy array"),
+])
+def test_files_of_other_formats_are_refused_by_their_suffix(tmp_path, capsys, name, what):
+    """A JSON file read as CSV said "the file has a header but no data rows"; a workbook
+    without NUL bytes in its first bytes complained about control characters in a name."""
+    path = tmp_path / name
+    path.write_bytes(b"PK\x03\x04fake" if name.endswith("xlsx") else b'{"E": {"0": 1}}')
+    assert main(["validate", str(path), "--error", "E", "--uncertainty", "u",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert f"'.{name.split('.')[1]}' is {what}" in one_line_error(capsys)
+    with pytest.raises(DataError, match=what):
+        read_table(path)

@@ -195,11 +195,21 @@ def _progress(enabled: bool):
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse option values the tests cannot work with, naming the option and the bound."""
+    from uqval._internal.checks import MAX_RESAMPLES
     from uqval._internal.errors import DataError
 
     if args.seed < 0:
         raise DataError(f"--seed {args.seed}: the seed must be a non-negative integer "
                         "(0, 1, 2, ...)")
+    if getattr(args, "jobs", 1) < 1:
+        raise DataError(f"--jobs {args.jobs}: at least 1 (the default, {_available_cores()}, "
+                        "uses every available core)")
+    for option in ("n_boot", "n_permutations"):
+        value = getattr(args, option, None)
+        if value is not None and value > MAX_RESAMPLES:
+            raise DataError(f"--{option.replace('_', '-')} {value}: at most {MAX_RESAMPLES} "
+                            "(more only costs memory and time: p-values and intervals are "
+                            "then known to about 1e-6)")
     if args.command == "compare":
         if args.n_boot < MIN_COMPARE_BOOT:
             raise DataError(f"--n-boot {args.n_boot}: at least {MIN_COMPARE_BOOT} paired "

@@ -96,6 +96,22 @@ _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "xz", ".z
 _UNSUPPORTED = {".zst", ".zstd", ".7z", ".rar", ".lz4", ".tgz", ".tar", ".z", ".lzma"}
 _SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = {".parquet", ".pq"}
+_NOT_TABLES = {  # suffixes of formats that are not read, with what to do instead
+    ".xlsx": "an Excel workbook: export the sheet as CSV",
+    ".xls": "an Excel workbook: export the sheet as CSV",
+    ".xlsm": "an Excel workbook: export the sheet as CSV",
+    ".ods": "a spreadsheet: export the sheet as CSV",
+    ".json": "JSON: write the table as CSV or Parquet (pandas: df.to_csv)",
+    ".pkl": "a pickle, never loaded (it can run code): write the table as CSV or Parquet",
+    ".pickle": "a pickle, never loaded (it can run code): write the table as CSV or Parquet",
+    ".npy": "a NumPy array: write it as CSV with named columns",
+    ".npz": "NumPy arrays: write them as CSV with named columns",
+    ".h5": "HDF5: write the table as CSV or Parquet",
+    ".hdf5": "HDF5: write the table as CSV or Parquet",
+    ".feather": "Feather: write the table as Parquet",
+    ".xml": "XML: write the table as CSV",
+    ".html": "HTML: write the table as CSV",
+}
 _SNIFF_CANDIDATES = ",\t;| "
 _WHITESPACE = r"\s+"
 # zipfile: RuntimeError for an encrypted member, NotImplementedError for an unknown method
@@ -189,6 +205,9 @@ def table_format(path: Path) -> TableFormat:
                         "use .gz, .bz2, .xz or .zip, or decompress the file")
     compression = _COMPRESSIONS.get(last)
     inner = Path(path.stem).suffix.lower() if compression else last
+    if inner in _NOT_TABLES:
+        raise DataError(f"{_where(path)}: '{inner}' is {_NOT_TABLES[inner]}; the tables read "
+                        "are .csv, .tsv, .txt (optionally .gz, .bz2, .xz, .zip) and .parquet")
     if inner in _PARQUET:
         raise DataError(f"{_where(path)}: a compressed Parquet file; Parquet compresses its "
                         "columns itself, give the .parquet file")

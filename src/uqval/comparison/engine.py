@@ -42,7 +42,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._internal.checks import aligned, probability, seed_value, unit_scaled
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    aligned,
+    flag,
+    integer,
+    probability,
+    seed_value,
+    unit_scaled,
+)
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
@@ -305,6 +313,10 @@ def compare(
         too small  [2, 2, 2, 1, 1]
     """
     seed = seed_value(seed)
+    n_boot, n_sim, n_permutations = (
+        integer(value, name, minimum=2, maximum=MAX_RESAMPLES) for name, value in (
+            ("n_boot", n_boot), ("n_sim", n_sim), ("n_permutations", n_permutations)))
+    validate_models = flag(validate_models, "validate_models")
     data, feats = _checked(models, features)
     probability(confidence)
     names = list(data)

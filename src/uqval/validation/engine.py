@@ -25,7 +25,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import probability, seed_value, unit_scaled
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    integer,
+    probability,
+    seed_value,
+    unit_scaled,
+)
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
@@ -506,12 +512,19 @@ def validate(
     probability(tolerance, "tolerance")
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
-    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
-                        ("n_ucc_permutations", n_ucc_permutations)):
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+        if n_permutations > MAX_RESAMPLES:
+            raise ValueError(f"alpha = {alpha:g} needs {n_permutations:.3g} permutations (10 x "
+                             f"features / alpha), more than {MAX_RESAMPLES}; use alpha >= "
+                             f"{10 * _feature_count(features) / MAX_RESAMPLES:g}")
+    n_boot, n_permutations, n_ucc_permutations = (
+        integer(value, name, minimum=1, maximum=MAX_RESAMPLES) for name, value in (
+            ("n_boot", n_boot), ("n_permutations", n_permutations),
+            ("n_ucc_permutations", n_ucc_permutations)))
+    if n_bins is not None:
+        n_bins = integer(n_bins, "n_bins", minimum=2)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function of one message (or None), got "
+                         f"{type(progress).__name__}")
     seed = seed_value(seed)
     if isinstance(seed, np.random.SeedSequence):  # recorded as the int every stream comes from
         seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
@@ -523,6 +536,11 @@ def validate(
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
+    most = max(2, m // rules.MIN_BIN_COUNT)
+    if k > most:
+        raise ValueError(f"n_bins = {k}: the {m} rows give at most {most} bins of "
+                         f"{rules.MIN_BIN_COUNT} rows (a bin needs at least "
+                         f"{rules.MIN_BIN_COUNT} rows for a verdict)")
     boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed = seed_sequence(seed).spawn(5)
 
     scr = screen(e_unit, u_unit)

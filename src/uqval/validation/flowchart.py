@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from uqval import binning
+from uqval._internal.checks import integer
 from uqval.calibration.adaptivity import local_analysis
 from uqval.calibration.average import calibration_tests
 from uqval.calibration.coverage import global_coverage, local_coverage
@@ -89,7 +90,7 @@ def _require_columns(table: pd.DataFrame, columns: Sequence[str], function: str)
 
 def _n_bins(n_bins: int | None, M: int) -> int:
     """sqrt(M) bins when n_bins is None; any other value is used as given (0 is an error)."""
-    return binning.sqrt_bin_count(M) if n_bins is None else n_bins
+    return binning.sqrt_bin_count(M) if n_bins is None else integer(n_bins, "n_bins", minimum=1)
 
 
 def validate_variance(
