@@ -1094,3 +1094,29 @@ def test_files_of_other_formats_are_refused_by_their_suffix(tmp_path, capsys, na
     assert f"'.{name.split('.')[1]}' is {what}" in one_line_error(capsys)
     with pytest.raises(DataError, match=what):
         read_table(path)
+
+
+def test_every_resampling_function_bounds_its_count():
+    """calibration_scores(n_sim=10**12), cumulative_test(n_permutations=10**12) and
+    isotonic_reliability(n_sim=10**12) tried to allocate TiB-sized arrays."""
+    from uqval import (
+        calibration_scores,
+        cumulative_test,
+        isotonic_reliability,
+        simulated_reference,
+    )
+
+    e, u, _ = arrays()
+    for call, name in [(lambda: calibration_scores(e, u, n_sim=10**12), "n_sim"),
+                       (lambda: cumulative_test(e, u, n_permutations=10**12), "n_permutations"),
+                       (lambda: isotonic_reliability(e, u, n_sim=10**12), "n_sim"),
+                       (lambda: isotonic_reliability(e, u, n_boot=float("inf")), "n_boot"),
+                       (lambda: simulated_reference(u, "ZMS", "normal", n_mc=10**12), "n_mc")]:
+        with pytest.raises(ValueError, match=f"{name} must be an integer from .* to 1000000"):
+            call()
+
+
+def test_compare_names_the_model_whose_columns_are_the_same():
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=r"models\['b'\]: errors and uncertainties hold the same"):
+        compare({"a": (e, u), "b": (u, u)}, n_boot=40, n_sim=40, n_permutations=40)

@@ -62,7 +62,8 @@ from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import ValidationResult, validate
 from uqval.validation.degenerate import check_errors_not_all_zero
-from uqval.validation.inputs import MIN_ROWS
+from uqval.validation.inputs import MIN_ROWS, refuse_copies
+from uqval.validation.rules import MIN_BIN_COUNT
 
 __all__ = ["ModelComparison", "compare"]
 
@@ -150,6 +151,7 @@ def _checked(
         try:
             e, u = data[str(name)] = check_inputs(*pair)
             check_errors_not_all_zero(e, u)
+            refuse_copies({"errors": e, "uncertainties": u}, "uncertainties")
         except ValueError as err:
             raise ValueError(f"models[{name!r}]: {err}") from None
         if unit_scaled(e, u)[2] != 1.0:
@@ -388,7 +390,9 @@ def compare(
             e, u = data[name]
             validations[name] = validate(
                 e, u, feats, seed=int(child.generate_state(1)[0]), n_boot=n_boot,
-                n_bins=n_bins, alpha=1.0 - confidence, uncertainty_name="uE",
+                # validate's bins hold at least MIN_BIN_COUNT rows (n_bins is the scores')
+                n_bins=None if n_bins is None else min(n_bins, max(2, m // MIN_BIN_COUNT)),
+                alpha=1.0 - confidence, uncertainty_name="uE",
             )
     parameters = {
         "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,

@@ -63,7 +63,7 @@ def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
     return data[name]
 
 
-def _refuse_copies(arrays: Mapping[str, NDArray[np.float64]], what: str) -> None:
+def refuse_copies(arrays: Mapping[str, NDArray[np.float64]], what: str) -> None:
     """The same column passed as errors and as uncertainties, or as errors and as a feature,
     is a mistake whose result means nothing: refused, naming both arguments."""
     e = arrays["errors"]
@@ -212,7 +212,7 @@ def clean_inputs(
             f"errors: {m} usable rows; at least {MIN_ROWS} are needed (two bins of 30)"
         )
     clean = {k: v[keep] for k, v in arrays.items()}
-    _refuse_copies(clean, what)
+    refuse_copies(clean, what)
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts)
