@@ -430,3 +430,18 @@ def test_numbers_yaml_cannot_hold_are_refused_at_their_line(make_family, value, 
     path.write_text(text)
     with pytest.raises(ConfigError, match=f"TEST.yaml: not valid YAML: {re.escape(problem)}"):
         load_registry(ddir, DATASET_SCHEMA)
+
+
+def test_a_local_path_with_an_environment_variable_says_it_is_not_expanded(tmp_path,
+                                                                             monkeypatch):
+    from uqval.pipeline.registry import resolve_local
+
+    yaml_file = tmp_path / "d.yaml"
+    yaml_file.write_text("")
+    with pytest.raises(ConfigError, match=r"environment variables such as '\$HOME' are not "
+                                          "expanded"):
+        resolve_local(yaml_file, "$HOME/preds.csv")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "preds.csv").write_text(rows_csv())
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # ~ is expanded (documented), $HOME not
+    assert resolve_local(yaml_file, "~/preds.csv") == (tmp_path / "home" / "preds.csv").resolve()

@@ -283,9 +283,12 @@ def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local
     given = Path(value).expanduser()
     target = (given if given.is_absolute() else Path(yaml_file).resolve().parent / given).resolve()
     if not target.exists():
+        variable = re.search(r"\$\{?\w+\}?|%\w+%", value)
+        hint = (f"; environment variables such as '{variable.group(0)}' are not expanded, write "
+                "the path itself" if variable else "")
         raise ConfigError(
             f"{where}: local file '{_short(value)}' not found (looked for {target}); paths are "
-            f"absolute or relative to the folder of {yaml_file}"
+            f"absolute or relative to the folder of {yaml_file}{hint}"
         )
     if not target.is_file():
         raise ConfigError(f"{where}: local file '{_short(value)}' ({target}) is not a regular file")
