@@ -1120,3 +1120,16 @@ def test_compare_names_the_model_whose_columns_are_the_same():
     e, u, _ = arrays()
     with pytest.raises(ValueError, match=r"models\['b'\]: errors and uncertainties hold the same"):
         compare({"a": (e, u), "b": (u, u)}, n_boot=40, n_sim=40, n_permutations=40)
+
+
+def test_a_number_beyond_the_float_range_is_named_as_such(tmp_path, capsys):
+    data = columns()
+    text = csv_text(data).splitlines()
+    cells = text[5].split(",")
+    text[5] = ",".join([cells[0], "1e400", cells[2]])
+    path = tmp_path / "in.csv"
+    path.write_text("\n".join(text) + "\n")
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'sigma' has non-numeric values (row 5: '1e400' (beyond the float range, "
+            "about 1.8e308))") in one_line_error(capsys)

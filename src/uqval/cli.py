@@ -441,13 +441,13 @@ def _numeric(series, column: str, path: Path):
     import pandas as pd
 
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import printable
+    from uqval._internal.tables import cell_excerpt
 
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {printable(series.iloc[i])!r}" for i in first)
+        shown = ", ".join(f"row {i + 1}: {cell_excerpt(series.iloc[i])}" for i in first)
         raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
                         f"{ROWS_NOTE}")
     return values

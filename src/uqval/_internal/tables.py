@@ -46,6 +46,7 @@ import gzip
 import hashlib
 import io
 import lzma
+import math
 import re
 import warnings
 import zipfile
@@ -143,6 +144,21 @@ def printable(value: object, limit: int | None = EXCERPT_CHARS, *,
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 3)] + "..."
     return text
+
+
+def cell_excerpt(value: object) -> str:
+    """A bad cell for a message: its sanitised excerpt, and "(beyond the float range)" when it
+    is a number too large for float64 (1e400), which pandas reads as not a number.
+
+    >>> cell_excerpt("1e400"), cell_excerpt("abc")
+    ("'1e400' (beyond the float range, about 1.8e308)", "'abc'")
+    """
+    text = printable(value)
+    try:
+        huge = math.isinf(float(str(value))) and "inf" not in str(value).lower()
+    except ValueError:
+        huge = False
+    return f"{text!r}" + (" (beyond the float range, about 1.8e308)" if huge else "")
 
 
 def _where(path: Path) -> str:

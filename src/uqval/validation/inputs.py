@@ -28,7 +28,7 @@ from uqval._internal.checks import (
     flag,
     numeric_values,
 )
-from uqval._internal.tables import printable
+from uqval._internal.tables import cell_excerpt
 from uqval.validation.degenerate import z_overflow_message, z_square_overflow
 
 __all__ = ["MIN_ROWS", "CleanInputs", "clean_inputs"]
@@ -98,7 +98,7 @@ def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
         bad = converted.isna() & values.notna()
         if bad.any():
             rows = np.flatnonzero(bad.to_numpy())[:MAX_LISTED_ROWS]
-            examples = ", ".join(f"row {i + 1}: {printable(values.iloc[i])!r}" for i in rows)
+            examples = ", ".join(f"row {i + 1}: {cell_excerpt(values.iloc[i])}" for i in rows)
             raise ValueError(f"{argument} has non-numeric values ({examples})")
         values = converted
     try:
