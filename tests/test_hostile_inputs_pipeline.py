@@ -445,3 +445,19 @@ def test_a_local_path_with_an_environment_variable_says_it_is_not_expanded(tmp_p
     (tmp_path / "home" / "preds.csv").write_text(rows_csv())
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # ~ is expanded (documented), $HOME not
     assert resolve_local(yaml_file, "~/preds.csv") == (tmp_path / "home" / "preds.csv").resolve()
+
+
+def test_workflow_config_bounds_resample_counts_at_load():
+    """--config analysis=... with n_boot 10^12 passed the schema and failed in every job."""
+    import copy
+
+    import jsonschema
+
+    root = Path(__file__).resolve().parents[1]
+    schema = yaml.safe_load((root / "config" / "schema" / "config.schema.yaml").read_text())
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    jsonschema.validate(config, schema)  # the shipped counts are within the bound
+    bad = copy.deepcopy(config)
+    bad["analysis"]["bootstrap"]["n_boot"] = 10**12
+    with pytest.raises(jsonschema.ValidationError, match="greater than the maximum of 1000000"):
+        jsonschema.validate(bad, schema)
