@@ -1133,3 +1133,19 @@ def test_a_number_beyond_the_float_range_is_named_as_such(tmp_path, capsys):
                  "--out", str(tmp_path / "o"), *FAST]) == 2
     assert ("column 'sigma' has non-numeric values (row 5: '1e400' (beyond the float range, "
             "about 1.8e308))") in one_line_error(capsys)
+
+
+def test_paper_rule_reports_one_global_sigma_as_not_testable(tmp_path, capsys):
+    """rule="paper" refused a global sigma outright, and its stage verdicts held only the
+    average stage (its rows are not rescaled, the property kept only rescaled ones)."""
+    e, _, t = arrays()
+    res = validate(e, np.full(e.size, 0.7), {"T": t}, rule="paper", **QUICK)
+    assert res.stage_verdicts["consistency"] == "not testable"
+    assert set(res.stage_verdicts) == {"average", "consistency", "adaptivity: T"}
+    assert ("consistency along uncertainty: **not testable**: one uncertainty value (0.7) in "
+            "every row") in res.summary()
+    path = tmp_path / "const.csv"
+    pd.DataFrame({"err": e, "sigma": np.full(e.size, 0.7), "T": t}).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
+                 "T", "--rule", "paper", "--out", str(tmp_path / "o"), *FAST]) == 0
+    assert "consistency along sigma: not testable" in capsys.readouterr().out

@@ -218,7 +218,9 @@ class ValidationResult:
         """One verdict per stage (per feature for adaptivity), judged after scaling for the
         conditional stages: fail if any test fails, else inconclusive if any is, else pass."""
         v = self.verdicts
-        rows = v[(v["stage"] == "average") | v["scaled"]]
+        # the paper's rule has one row per test (its f_v values are not rescaled)
+        rows = v if self.parameters.get("rule") == "paper" else v[(v["stage"] == "average")
+                                                                   | v["scaled"]]
         out: dict[str, str] = {}
         for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
             key = stage if stage != "adaptivity" else f"adaptivity: {feature}"
@@ -360,16 +362,18 @@ def _conditional_rows(
 
 def _paper_rows(
     e: NDArray[np.float64], u: NDArray[np.float64], features: Mapping[str, NDArray[np.float64]],
-    n_boot: int, seed: int, n_bins: int | None,
+    n_boot: int, seed: int, n_bins: int | None, u_name: str = "uE",
 ) -> list[dict]:
-    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows."""
+    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows (consistency
+    rows named after the uncertainty, ``u_name``)."""
     table = pd.DataFrame({"E": e, "uE": u, **{f"X_{k}": v for k, v in features.items()}})
     checks = flowchart.validate_variance(table, list(features), n_boot, seed, n_bins=n_bins)
     return [
-        {**_row(c.stage, "" if c.conditioning == "-" else c.conditioning, False, c.test,
+        {**_row(c.stage, "" if c.conditioning == "-" else u_name if c.stage == "consistency"
+                else c.conditioning, False, c.test,
                 c.value, (c.ci_low, c.ci_high), c.target, np.nan,
                 "paper rule (P003 Fig. 1)" + (f"; {c.note}" if c.note else "")),
-         "verdict": "pass" if c.passed else "fail"}
+         "verdict": flowchart.check_verdict(c)}
         for c in checks
     ]
 
@@ -559,10 +563,6 @@ def validate(
     ]
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
-    if rule == "paper" and untestable:
-        name, reason = next(iter(untestable.items()))
-        raise ValueError(f"rule='paper' cannot bin {name!r}: {reason}; use the default rule, "
-                         "which reports it as not testable")
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
     binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
     u_scaled = u * reference
@@ -573,7 +573,7 @@ def validate(
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers)
 
     if rule == "paper":
-        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins)
+        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins, inputs.uncertainty_name)
         used_perm = 0
     else:
         average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
