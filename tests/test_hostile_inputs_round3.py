@@ -1149,3 +1149,33 @@ def test_paper_rule_reports_one_global_sigma_as_not_testable(tmp_path, capsys):
     assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
                  "T", "--rule", "paper", "--out", str(tmp_path / "o"), *FAST]) == 0
     assert "consistency along sigma: not testable" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("models", "features", "message"), [
+    ("list", None, "models must be a mapping name -> \\(errors, uncertainties\\), got list"),
+    ("triple", None, "models\\['a'\\] must be a pair \\(errors, uncertainties\\), got 3 items"),
+    ("frame", None, "models\\['a'\\] must be a pair \\(errors, uncertainties\\), got DataFrame"),
+    ("same name", None, "models: names 1 and '1' are the same name '1'"),
+    ("empty name", None, "models: name '' is empty"),
+    ("ok", "generator", "features must be a mapping name -> values \\(or None\\), got generator"),
+])
+def test_compare_refuses_malformed_models_and_features(models, features, message):
+    """These ended in AttributeError, KeyError or "zip() argument 2 is longer"."""
+    e, u, t = arrays()
+    given = {"list": [(e, u), (e, 2 * u)], "triple": {"a": (e, u, u), "b": (e, u)},
+             "frame": {"a": pd.DataFrame({"e": e, "u": u}), "b": (e, u)},
+             "same name": {1: (e, u), "1": (e, 2 * u)}, "empty name": {"": (e, u), "b": (e, u)},
+             "ok": {"a": (e, u), "b": (e, 2 * u)}}[models]
+    feats = (v for v in t) if features == "generator" else None
+    with pytest.raises(ValueError, match=message):
+        compare(given, feats, n_boot=40, n_sim=40, n_permutations=40, validate_models=False)
+
+
+def test_compare_takes_a_dataframe_of_features():
+    e, u, t = arrays()
+    frame = pd.DataFrame({"T": t})
+    a = compare({"a": (e, u), "b": (e, 2 * u)}, frame, n_boot=40, n_sim=40, n_permutations=40,
+                validate_models=False, seed=1)
+    b = compare({"a": (e, u), "b": (e, 2 * u)}, {"T": t}, n_boot=40, n_sim=40,
+                n_permutations=40, validate_models=False, seed=1)
+    pd.testing.assert_frame_equal(a.scores, b.scores)

@@ -138,8 +138,29 @@ class ModelComparison:
 def _checked(
     models: Mapping[str, tuple[ArrayLike, ArrayLike]], features: Mapping[str, ArrayLike] | None
 ) -> tuple[dict[str, tuple[FloatArray, FloatArray]], dict[str, FloatArray]]:
+    if not isinstance(models, Mapping):
+        raise ValueError(f"models must be a mapping name -> (errors, uncertainties), got "
+                         f"{type(models).__name__}")
+    if isinstance(features, pd.DataFrame):  # every column a feature, as in validate
+        features = {str(c): features.iloc[:, i] for i, c in enumerate(features.columns)}
+    if features is not None and not isinstance(features, Mapping):
+        raise ValueError(f"features must be a mapping name -> values (or None), got "
+                         f"{type(features).__name__}")
     if len(models) < 2:
         raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    shown: dict[str, object] = {}
+    for name, pair in models.items():
+        if not str(name).strip():
+            raise ValueError(f"models: name {name!r} is empty; give every model a name")
+        if str(name) in shown:
+            raise ValueError(f"models: names {shown[str(name)]!r} and {name!r} are the same "
+                             f"name {str(name)!r}; rename one")
+        shown[str(name)] = name
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            what = (f"{len(pair)} items" if isinstance(pair, (tuple, list))
+                    else type(pair).__name__)
+            raise ValueError(f"models[{name!r}] must be a pair (errors, uncertainties), got "
+                             f"{what}")
     named = aligned({**{f"models[{k!r}]: {what}": v for k, pair in models.items()
                         for what, v in zip(("errors", "uncertainties"), pair, strict=True)},
                      **{f"features[{k!r}]": v for k, v in (features or {}).items()}})
