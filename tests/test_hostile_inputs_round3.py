@@ -1179,3 +1179,19 @@ def test_compare_takes_a_dataframe_of_features():
     b = compare({"a": (e, u), "b": (e, 2 * u)}, {"T": t}, n_boot=40, n_sim=40,
                 n_permutations=40, validate_models=False, seed=1)
     pd.testing.assert_frame_equal(a.scores, b.scores)
+
+
+def test_binned_scaling_keeps_equal_feature_values_in_one_bin():
+    """A boolean feature was cut into 20 bins, 10 of them x = 0 with different factors, and
+    apply() gave every x = 0 row the first one's; now one factor per group, sqrt(<Z^2>) of
+    the group computed by hand."""
+    from uqval import binned_scaling
+
+    e, u, t = arrays()
+    hot = t > 325
+    fit = binned_scaling(e, u, hot, n_boot=200)
+    assert fit.counts.tolist() == [int((~hot).sum()), int(hot.sum())]
+    z2 = (e / u) ** 2
+    expected = [np.sqrt(z2[~hot].mean()), np.sqrt(z2[hot].mean())]
+    np.testing.assert_allclose(fit.factors, expected, rtol=1e-12)
+    np.testing.assert_allclose(fit.apply(np.ones(2), [False, True]), expected, rtol=1e-12)

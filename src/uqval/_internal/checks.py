@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -85,10 +86,14 @@ def refuse_masked(values: object, name: str) -> None:
                          "drop or fill them first (numpy.ma.compressed or .filled)")
 
 
-def numeric_values(values: Any, name: str, *, boolean: bool = False) -> Any:
+_VALUE_ARGUMENT = re.compile(r"(models\[.*\]: )?(errors|uncertainties|variances|y_true|y_pred)")
+
+
+def numeric_values(values: Any, name: str, *, boolean: bool | None = None) -> Any:
     """``values`` checked to hold numbers in a row order (module docstring): returned as given
     (lists as NumPy arrays), or a ValueError naming ``name``. ``boolean=True`` accepts
-    True/False (a binary feature).
+    True/False (a binary feature); by default they are refused for errors, uncertainties,
+    variances and y values (``name``) and accepted for a variable to bin by.
 
     >>> numeric_values([1, 2.5], "errors")
     array([1. , 2.5])
@@ -122,6 +127,8 @@ def numeric_values(values: Any, name: str, *, boolean: bool = False) -> Any:
         except (TypeError, ValueError) as exc:  # ragged nested lists
             raise ValueError(f"{name} must be numeric ({exc})") from None
     kind = getattr(values.dtype, "kind", "O")
+    if boolean is None:
+        boolean = _VALUE_ARGUMENT.fullmatch(name) is None
     if kind == "b" and not boolean:
         raise ValueError(f"{name} holds booleans (True/False), not numbers: pass the values "
                          "themselves (a comparison such as e > 0 was passed?)")

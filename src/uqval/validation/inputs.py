@@ -92,7 +92,7 @@ def _feature_names(names: list[object]) -> list[str]:
 
 
 def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
-    values = numeric_values(values, argument, boolean=argument.startswith("features"))
+    values = numeric_values(values, argument)
     if isinstance(values, pd.Series) and not pd.api.types.is_numeric_dtype(values.dtype):
         converted = pd.to_numeric(values, errors="coerce")
         bad = converted.isna() & values.notna()
