@@ -1195,3 +1195,12 @@ def test_binned_scaling_keeps_equal_feature_values_in_one_bin():
     expected = [np.sqrt(z2[~hot].mean()), np.sqrt(z2[hot].mean())]
     np.testing.assert_allclose(fit.factors, expected, rtol=1e-12)
     np.testing.assert_allclose(fit.apply(np.ones(2), [False, True]), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("folds", [float("nan"), 10**9, 1, True])
+def test_cross_validate_names_bad_folds(folds):
+    from uqval import cross_validate
+
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=r"folds must be an integer from 2 to 200, got"):
+        cross_validate("sigma", e, u, folds=folds)

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 
+from uqval._internal.checks import integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray, SeedLike
@@ -328,8 +329,7 @@ def cross_validate(
         raise ValueError(f"method must be 'sigma', 'isotonic', 'binned' or callable, got {method!r}")
     if method == "binned" and x is None:
         raise ValueError("method 'binned' needs feature")
-    if int(folds) != folds or not 2 <= folds <= e.size // 2:
-        raise ValueError(f"folds must be an integer in [2, M/2], got {folds!r}")
+    folds = integer(folds, "folds", minimum=2, maximum=max(2, e.size // 2))
     rng = value_generator(seed_sequence(seed))
     parts = np.array_split(rng.permutation(e.size), int(folds))
     use_feature = x is not None and method not in ("sigma", "isotonic")
