@@ -237,11 +237,21 @@ def _progress(enabled: bool):
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse option values the tests cannot work with, naming the option and the bound."""
+    from uqval._internal.checks import MAX_RESAMPLES
     from uqval._internal.errors import DataError
 
     if args.seed < 0:
         raise DataError(f"--seed {args.seed}: the seed must be a non-negative integer "
                         "(0, 1, 2, ...)")
+    if getattr(args, "jobs", 1) < 1:
+        raise DataError(f"--jobs {args.jobs}: at least 1 (the default, {_available_cores()}, "
+                        "uses every available core)")
+    for option in ("n_boot", "n_permutations"):
+        value = getattr(args, option, None)
+        if value is not None and value > MAX_RESAMPLES:
+            raise DataError(f"--{option.replace('_', '-')} {value}: at most {MAX_RESAMPLES} "
+                            "(more only costs memory and time: p-values and intervals are "
+                            "then known to about 1e-6)")
     if args.command == "compare":
         if args.n_boot < MIN_COMPARE_BOOT:
             raise DataError(f"--n-boot {args.n_boot}: at least {MIN_COMPARE_BOOT} paired "
@@ -448,7 +458,7 @@ def _run(args: argparse.Namespace) -> int:
         print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
@@ -555,7 +565,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_OK
 
@@ -572,6 +582,14 @@ def _save(result, out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{printable(out, None)}: cannot write the report: "
                           f"{printable(exc.strerror or exc, 200)}") from None
+
+
+def _terminal(summary_md: str) -> str:
+    """The summary for the terminal: readable plain text (Markdown escapes of names undone,
+    bold markers dropped, control characters removed); summary.md keeps the escapes."""
+    from uqval.report.markdown import md_plain
+
+    return _text(md_plain(summary_md), keep_newlines=True)
 
 
 def _text(value: object, keep_newlines: bool = False) -> str:
@@ -602,13 +620,13 @@ def _numeric(series, column: str, path: Path):
     import pandas as pd
 
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import printable
+    from uqval._internal.tables import cell_excerpt
 
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {printable(series.iloc[i])!r}" for i in first)
+        shown = ", ".join(f"row {i + 1}: {cell_excerpt(series.iloc[i])}" for i in first)
         raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
                         f"{ROWS_NOTE}")
     return values

@@ -79,7 +79,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import isotonic_regression
 
-from uqval._internal.checks import errors_uncertainties, integer, probability
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    errors_uncertainties,
+    integer,
+    probability,
+)
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import index_generator, stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
@@ -344,8 +349,8 @@ def isotonic_reliability(
     0.48
     """
     e, u = errors_uncertainties(errors, uncertainties, min_size=2)
-    n_sim = integer(n_sim, "n_sim", minimum=1)
-    n_boot = integer(n_boot, "n_boot", minimum=1)
+    n_sim = integer(n_sim, "n_sim", minimum=1, maximum=MAX_RESAMPLES)
+    n_boot = integer(n_boot, "n_boot", minimum=1, maximum=MAX_RESAMPLES)
     confidence = probability(confidence)
     predictive(distribution, nu)  # checks distribution and nu before any work
     v, y = _sorted_squares(e, u)

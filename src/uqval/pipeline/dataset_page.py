@@ -59,7 +59,8 @@ NO_VARIANCE_NOTE = (
     "stages above validate the predictive without it.")
 """Note on the page of a predictive dataset without a variance (quantiles, intervals)."""
 
-VERDICT_ORDER = ("fail", "inconclusive", "pass")
+VERDICT_ORDER = ("fail", "inconclusive", "pass", "not testable")
+"""A stage's verdict is the first of these that one of its checks has (as uqval.validate)."""
 ZETA_COLUMNS = {
     "statistic": "statistic",
     "verdict": "verdict",
@@ -309,8 +310,10 @@ def interval_page(
     figures, and its full report in ``coverage/``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}))
-    verdicts = verdicts.drop(columns=["passed"])
+    testable = checks["testable"] if "testable" in checks else pd.Series(True, checks.index)
+    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}).where(
+        testable.astype(bool), "not testable"))
+    verdicts = verdicts.drop(columns=[c for c in ("passed", "testable") if c in verdicts])
     figures: list[FigureSection] = []
     tables = dict(extra or {})
     if coverage is not None:
@@ -335,7 +338,7 @@ def interval_page(
     for _, row in verdicts.iterrows():
         cond = row.get("conditioning", "-")
         key = row["stage"] if cond in ("-", "") or pd.isna(cond) else f"{row['stage']}: {cond}"
-        prev = stages.get(key, "pass")
+        prev = stages.get(key, VERDICT_ORDER[-1])
         stages[key] = min(prev, row["verdict"], key=VERDICT_ORDER.index)
     content = ReportContent(
         title=f"Uncertainty validation of {report['id']} (prediction intervals)",

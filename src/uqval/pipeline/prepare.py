@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.errors import DataError
-from uqval._internal.tables import printable, read_csv_table
+from uqval._internal.tables import cell_excerpt, read_csv_table
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property
@@ -150,7 +150,7 @@ def _numeric_column(series: pd.Series, path: Path, column: str) -> np.ndarray:
     missing = series.isna().to_numpy()
     non_numeric = values.isna().to_numpy() & ~missing
     if non_numeric.any():
-        examples = ", ".join(repr(printable(v)) for v in series[non_numeric].head(3))
+        examples = ", ".join(cell_excerpt(v) for v in series[non_numeric].head(3))
         raise DataError(
             f"{path}: column '{column}' has non-numeric values in {_rows_text(non_numeric)} "
             f"(e.g. {examples})"

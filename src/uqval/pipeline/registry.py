@@ -35,6 +35,7 @@ reason, with long offending values shortened.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 import stat
@@ -107,7 +108,26 @@ def _short(value: object, limit: int = _MAX_SHOWN) -> str:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors/aliases, duplicate keys and keys that are not text."""
+    """SafeLoader that refuses anchors/aliases, duplicate keys, keys that are not text,
+    integers too long to convert (Python's 4300-digit limit) and non-finite numbers (``.nan``,
+    ``.inf``: no setting of a dataset file is meant to be one, and a NaN threshold would
+    silently filter nothing)."""
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.MarkedYAMLError(
+                problem=f"an integer of {len(str(node.value))} characters, too long to be read",
+                problem_mark=node.start_mark) from None
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):
+            raise yaml.MarkedYAMLError(
+                problem=f"'{_short(node.value, 20)}' is not a finite number; give a number "
+                "(or quote it if it is text)", problem_mark=node.start_mark)
+        return value
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -134,6 +154,10 @@ class _StrictLoader(yaml.SafeLoader):
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 
 
 def load_yaml(path: str | Path) -> Any:
@@ -260,9 +284,12 @@ def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local
     given = Path(value).expanduser()
     target = (given if given.is_absolute() else Path(yaml_file).resolve().parent / given).resolve()
     if not target.exists():
+        variable = re.search(r"\$\{?\w+\}?|%\w+%", value)
+        hint = (f"; environment variables such as '{variable.group(0)}' are not expanded, write "
+                "the path itself" if variable else "")
         raise ConfigError(
             f"{where}: local file '{_short(value)}' not found (looked for {target}); paths are "
-            f"absolute or relative to the folder of {yaml_file}"
+            f"absolute or relative to the folder of {yaml_file}{hint}"
         )
     if not target.is_file():
         raise ConfigError(f"{where}: local file '{_short(value)}' ({target}) is not a regular file")

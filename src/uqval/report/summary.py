@@ -338,6 +338,11 @@ def summary_markdown(result: ValidationResult) -> str:
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
         for _, r in v.iterrows():
             where = f" along {md_text(r['feature'])}" if r["feature"] else ""
+            if r["verdict"] == "not testable":
+                reason = str(r["note"]).rpartition("not testable: ")[2]
+                lines.append(f"- {r['stage']}{where}: **not testable**: {md_text(reason)}; the "
+                             "other stages are still tested")
+                continue
             lines.append(f"- {r['stage']}{where}: {r['statistic']} = {fmt(r['value'])} "
                          f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] → **{r['verdict']}**")
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "

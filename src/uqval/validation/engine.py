@@ -25,7 +25,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import probability, seed_value, unit_scaled
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    integer,
+    probability,
+    seed_value,
+    unit_scaled,
+)
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
@@ -224,7 +230,9 @@ class ValidationResult:
         """One verdict per stage (per feature for adaptivity), judged after scaling for the
         conditional stages: fail if any test fails, else inconclusive if any is, else pass."""
         v = self.verdicts
-        rows = v[(v["stage"] == "average") | v["scaled"]]
+        # the paper's rule has one row per test (its f_v values are not rescaled)
+        rows = v if self.parameters.get("rule") == "paper" else v[(v["stage"] == "average")
+                                                                   | v["scaled"]]
         out: dict[str, str] = {}
         for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
             key = stage if stage != "adaptivity" else f"adaptivity: {feature}"
@@ -398,16 +406,18 @@ def _conditional_rows(
 
 def _paper_rows(
     e: NDArray[np.float64], u: NDArray[np.float64], features: Mapping[str, NDArray[np.float64]],
-    n_boot: int, seed: int, n_bins: int | None,
+    n_boot: int, seed: int, n_bins: int | None, u_name: str = "uE",
 ) -> list[dict]:
-    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows."""
+    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows (consistency
+    rows named after the uncertainty, ``u_name``)."""
     table = pd.DataFrame({"E": e, "uE": u, **{f"X_{k}": v for k, v in features.items()}})
     checks = flowchart.validate_variance(table, list(features), n_boot, seed, n_bins=n_bins)
     return [
-        {**_row(c.stage, "" if c.conditioning == "-" else c.conditioning, False, c.test,
+        {**_row(c.stage, "" if c.conditioning == "-" else u_name if c.stage == "consistency"
+                else c.conditioning, False, c.test,
                 c.value, (c.ci_low, c.ci_high), c.target, np.nan,
                 "paper rule (P003 Fig. 1)" + (f"; {c.note}" if c.note else "")),
-         "verdict": "pass" if c.passed else "fail"}
+         "verdict": flowchart.check_verdict(c)}
         for c in checks
     ]
 
@@ -574,12 +584,19 @@ def validate(
     probability(tolerance, "tolerance")
     if n_permutations is None:
         n_permutations = max(999, math.ceil(20 * _feature_count(features) / alpha))
-    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
-                        ("n_ucc_permutations", n_ucc_permutations)):
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+        if n_permutations > MAX_RESAMPLES:
+            raise ValueError(f"alpha = {alpha:g} needs {n_permutations:.3g} permutations (20 x "
+                             f"features / alpha), more than {MAX_RESAMPLES}; use alpha >= "
+                             f"{20 * _feature_count(features) / MAX_RESAMPLES:g}")
+    n_boot, n_permutations, n_ucc_permutations = (
+        integer(value, name, minimum=1, maximum=MAX_RESAMPLES) for name, value in (
+            ("n_boot", n_boot), ("n_permutations", n_permutations),
+            ("n_ucc_permutations", n_ucc_permutations)))
+    if n_bins is not None:
+        n_bins = integer(n_bins, "n_bins", minimum=2)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function of one message (or None), got "
+                         f"{type(progress).__name__}")
     seed = seed_value(seed)
     if isinstance(seed, np.random.SeedSequence):  # recorded as the int every stream comes from
         seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
@@ -591,6 +608,11 @@ def validate(
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
+    most = max(2, m // rules.MIN_BIN_COUNT)
+    if k > most:
+        raise ValueError(f"n_bins = {k}: the {m} rows give at most {most} bins of "
+                         f"{rules.MIN_BIN_COUNT} rows (a bin needs at least "
+                         f"{rules.MIN_BIN_COUNT} rows for a verdict)")
     (boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed, binfree_seed,
      joint_seed) = seed_sequence(seed).spawn(7)
 
@@ -610,10 +632,6 @@ def validate(
     ]
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
-    if rule == "paper" and untestable:
-        name, reason = next(iter(untestable.items()))
-        raise ValueError(f"rule='paper' cannot bin {name!r}: {reason}; use the default rule, "
-                         "which reports it as not testable")
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
     binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
     u_scaled = u * reference
@@ -624,7 +642,7 @@ def validate(
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers)
 
     if rule == "paper":
-        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins)
+        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins, inputs.uncertainty_name)
         used_perm = 0
     else:
         average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
