@@ -50,14 +50,6 @@ from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
-from uqval.ucc import (
-    PredictionIntervals,
-    auucc,
-    auucc_gain,
-    auucc_permutation_test,
-    constant_band,
-    ucc_curve,
-)
 from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
@@ -71,6 +63,7 @@ from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
+from uqval.validation.ucc_gain import UCC_EXCEEDANCES, UCCGain, ucc_gain
 
 __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
@@ -107,48 +100,6 @@ class ScaleFactor:
 
     def __repr__(self) -> str:
         return f"ScaleFactor({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}])"
-
-
-UCC_EXCEEDANCES = 20
-"""Exceedances h of the sequential (Besag-Clifford) permutation p-value of the UCC gain."""
-
-
-@dataclass(frozen=True)
-class UCCGain:
-    """Do the uncertainties rank the errors better than a constant band? (P004 Sect. 2-4).
-
-    Uncertainty Characteristics Curves in excess-deficit coordinates of the band
-    ±k·uE and of a constant band ±k (both scaled by every k > 0), their areas (AUUCC, in
-    units of sd(E)), the gain 100 (A_constant - A_model)/A_constant (P004 Eq. 6; > 0: the
-    uncertainties sort the errors better than no uncertainty information at all) and the
-    two-sided paired permutation p-value of the difference (sequential, h = 20
-    exceedances, at most ``max_permutations``; :func:`uqval.ucc.auucc_permutation_test`).
-    The gain is unchanged by a global rescaling of uE: it judges how uE *ranks* the errors,
-    which average calibration does not.
-    """
-
-    auucc: float
-    auucc_constant: float
-    gain_percent: float
-    p_value: float
-    n_permutations: int
-    max_permutations: int
-
-
-def _ucc_gain(e: NDArray[np.float64], u: NDArray[np.float64], max_permutations: int,
-              seed: np.random.SeedSequence, n_workers: int) -> UCCGain:
-    zero = np.zeros_like(e)
-    model = PredictionIntervals.from_uncertainty(zero, u)
-    const = constant_band(zero)
-    a_model = auucc(ucc_curve(e, model, "excess", "deficit", normalize="std"))
-    a_const = auucc(ucc_curve(e, const, "excess", "deficit", normalize="std"))
-    test = auucc_permutation_test(
-        e, model, const, "excess", "deficit", normalize="std",
-        n_permutations=max_permutations, seed=seed, exceedances=UCC_EXCEEDANCES,
-        n_workers=n_workers,
-    )
-    return UCCGain(a_model, a_const, auucc_gain(a_model, a_const), float(test.p_value),
-                   int(test.n_permutations), int(max_permutations))
 
 
 @dataclass(frozen=True, repr=False)
@@ -678,14 +629,14 @@ def validate(
         joint_note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
                       f"{joint.spread.n_permutations} permutations per half")
     say("UCC gain over a constant band (permutation test)")
-    ucc = _ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
+    ucc = ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
     dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
     ucc_without = None
     if dominant.size:
         keep = np.ones(m, dtype=bool)
         keep[dominant] = False
         say("UCC gain without the dominant rows")
-        ucc_without = _ucc_gain(e_unit[keep], u_unit[keep], n_ucc_permutations, ucc_seed,
+        ucc_without = ucc_gain(e_unit[keep], u_unit[keep], n_ucc_permutations, ucc_seed,
                                 n_workers)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
