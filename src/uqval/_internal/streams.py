@@ -23,6 +23,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +36,7 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "StreamBlock",
     "index_generator",
+    "run_jobs",
     "stream_blocks",
     "value_generator",
 ]
@@ -84,3 +87,15 @@ def stream_blocks(
         StreamBlock(start=j * rows, size=min(rows, n - j * rows), seed=child)
         for j, child in enumerate(children)
     ]
+
+
+def run_jobs(work: Callable[[tuple[int, np.random.SeedSequence]], None],
+             jobs: Sequence[tuple[int, np.random.SeedSequence]], n_workers: int) -> None:
+    """Run ``work`` on each (start, seed) chunk job, in threads when ``n_workers`` > 1. Each
+    job writes its own slice of the output, so the result does not depend on the threads."""
+    if n_workers == 1 or len(jobs) == 1:
+        for job in jobs:
+            work(job)
+    else:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            list(pool.map(work, jobs))

@@ -23,14 +23,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
 from uqval.plots import comparison as overlay
-from uqval.plots.style import figure
-from uqval.report import FigureSection, ReportContent, png_bytes
+from uqval.report import FigureSection, ReportContent
 from uqval.report import write_html as write_report
+from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.markdown import md_text
 from uqval.report.summary import fmt, fmt_interval
@@ -190,15 +189,7 @@ def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
 
 
 def _figures(result: ModelComparison) -> list[tuple[str, FigureSection]]:
-    out = []
-    for stem, title, how, draw in _figure_specs(result):
-        fig, ax = figure(1, 1, width=4.2, height=3.3)
-        try:
-            draw(ax)
-            out.append((stem, FigureSection(title, how, png_bytes(fig))))
-        finally:
-            plt.close(fig)
-    return out
+    return rendered_figures(_figure_specs(result))
 
 
 def _verdict_rows(result: ModelComparison) -> pd.DataFrame:

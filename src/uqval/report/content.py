@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from uqval import __version__
 
-__all__ = ["PNG_SIGNATURE", "FigureSection", "ReportContent", "png_bytes"]
+__all__ = ["PNG_SIGNATURE", "FigureSection", "ReportContent", "png_bytes", "rendered_figures"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 """The eight bytes every PNG file starts with."""
@@ -74,3 +76,23 @@ def png_bytes(figure: Figure, dpi: float = 150.0) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     return buffer.getvalue()
+
+
+def rendered_figures(
+    specs: Sequence[tuple[str, str, str, Callable[[Axes], object]]],
+) -> list[tuple[str, FigureSection]]:
+    """``(stem, FigureSection)`` of each ``(stem, title, how to read, draw)`` spec: ``draw``
+    fills one Axes of the report's size, the figure becomes PNG bytes and is closed."""
+    import matplotlib.pyplot as plt
+
+    from uqval.plots.style import figure
+
+    out = []
+    for stem, title, how, draw in specs:
+        fig, ax = figure(1, 1, width=4.2, height=3.3)
+        try:
+            draw(ax)
+            out.append((stem, FigureSection(title, how, png_bytes(fig))))
+        finally:
+            plt.close(fig)
+    return out

@@ -23,6 +23,7 @@ from uqval.plots import predictive as plots
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
+from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, unique_names, write_outputs
 from uqval.report.summary import fmt, fmt_range
 from uqval.report.validation import figure_specs
@@ -235,15 +236,7 @@ def predictive_figure_specs(result: PredictiveValidation) -> list[FigureSpec]:
 
 
 def _figures(result: PredictiveValidation) -> list[tuple[str, FigureSection]]:
-    out = []
-    for stem, title, how, draw in predictive_figure_specs(result):
-        fig, ax = figure(1, 1, width=4.2, height=3.3)
-        try:
-            draw(ax)
-            out.append((stem, FigureSection(title, how, png_bytes(fig))))
-        finally:
-            plt.close(fig)
-    return out
+    return rendered_figures(predictive_figure_specs(result))
 
 
 def _issues_table(result: PredictiveValidation) -> pd.DataFrame:

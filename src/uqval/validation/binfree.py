@@ -31,7 +31,6 @@ the average test by :func:`uqval.validation.rules.bonferroni_pair`, as the binne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -39,6 +38,7 @@ from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import run_jobs
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
 from uqval.stats.resample_kernel import sfc64_state
@@ -112,13 +112,7 @@ def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
         start, child = job
         _chunk_kuiper(d, buckets, sfc64_state(child), out[start : start + CHUNK])
 
-    jobs = list(zip(starts, children, strict=True))
-    if n_workers == 1 or len(jobs) == 1:
-        for job in jobs:
-            work(job)
-    else:
-        with ThreadPoolExecutor(max_workers=n_workers) as pool:
-            list(pool.map(work, jobs))
+    run_jobs(work, list(zip(starts, children, strict=True)), n_workers)
     return out
 
 

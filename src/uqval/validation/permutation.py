@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -46,6 +45,7 @@ from numpy.typing import NDArray
 
 from uqval._internal.checks import MAX_RESAMPLES, integer
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import run_jobs
 from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
@@ -165,13 +165,7 @@ def _permuted_sums(
         start, child = job
         _chunk_sums(z, labels, offsets, buckets, sfc64_state(child), out[start : start + CHUNK])
 
-    jobs = list(zip(starts, children, strict=True))
-    if n_workers == 1 or len(jobs) == 1:
-        for job in jobs:
-            work(job)
-    else:
-        with ThreadPoolExecutor(max_workers=n_workers) as pool:
-            list(pool.map(work, jobs))
+    run_jobs(work, list(zip(starts, children, strict=True)), n_workers)
     return out
 
 
