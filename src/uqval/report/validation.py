@@ -18,8 +18,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
+from uqval._internal.seeding import derive_seed
+from uqval._internal.streams import value_generator
 from uqval.plots import diagnostics, reliability
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
@@ -31,8 +34,11 @@ if TYPE_CHECKING:  # the result types; report/ never imports the engines at run 
     from uqval.validation.engine import ValidationResult
 
 __all__ = [
+    "FIGURE_FULL_ROWS",
+    "FIGURE_SUBSAMPLE",
     "RULES_MARKDOWN",
     "FigureSpec",
+    "figure_subsample",
     "figure_specs",
     "report_content",
     "dominant_table",
@@ -44,6 +50,32 @@ __all__ = [
 
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 """(file stem, title, how to read, function drawing on an Axes)."""
+
+FIGURE_FULL_ROWS = 1_000_000
+"""Up to this many rows every figure uses every row; above, the isotonic reliability figure
+(a pool-adjacent-violators fit per simulated and per bootstrap set, O(M) each) is drawn from
+a seeded uniform subsample of :data:`FIGURE_SUBSAMPLE` rows (its title says so). The other
+figures use per-bin summaries, sorted cumulative curves or at most
+:data:`uqval.plots.diagnostics.MAX_SCATTER` points, whatever M."""
+FIGURE_SUBSAMPLE = 200_000
+"""Rows of the seeded subsample of the isotonic reliability figure above FIGURE_FULL_ROWS."""
+
+
+def figure_subsample(m: int, seed: int) -> NDArray[np.intp] | None:
+    """Sorted row positions of the isotonic figure's subsample, None when it uses all rows:
+    :data:`FIGURE_SUBSAMPLE` rows drawn without replacement from the value stream of
+    ``derive_seed(seed, "figure subsample")``.
+
+    >>> figure_subsample(1000, 0) is None
+    True
+    >>> idx = figure_subsample(FIGURE_FULL_ROWS + 1, 0)
+    >>> idx.size == FIGURE_SUBSAMPLE, bool((np.diff(idx) > 0).all())
+    (True, True)
+    """
+    if m <= FIGURE_FULL_ROWS:
+        return None
+    rng = value_generator(np.random.SeedSequence(derive_seed(seed, "figure subsample")))
+    return np.sort(rng.choice(m, size=FIGURE_SUBSAMPLE, replace=False))
 
 
 def variable_stems(result: ValidationResult) -> dict[str, str]:
@@ -62,6 +94,7 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
     us = u * factor
     seed = int(result.parameters["seed"])
+    sub = figure_subsample(e.size, seed)
     n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
     stems = variable_stems(result)
@@ -71,10 +104,12 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
          lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
         ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
          lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
-        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)",
+        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)"
+         + ("" if sub is None else f", {sub.size} of the {e.size} rows drawn at random"),
          HOW_TO_READ["isotonic_reliability_plot"],
-         lambda ax: reliability.isotonic_reliability_plot(e, u, ax=ax, seed=seed, n_sim=200,
-                                                          n_boot=100)),
+         lambda ax: reliability.isotonic_reliability_plot(
+             e if sub is None else e[sub], u if sub is None else u[sub], ax=ax, seed=seed,
+             n_sim=200, n_boot=100)),
     ]
     if u_name in n_bins:  # not when the uncertainty cannot be binned (not testable)
         specs += [

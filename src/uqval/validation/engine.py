@@ -97,6 +97,12 @@ class ScaleFactor:
 
 UCC_EXCEEDANCES = 20
 """Exceedances h of the sequential (Besag-Clifford) permutation p-value of the UCC gain."""
+LARGE_ROWS = 1_000_000
+"""Above this many rows the permutation tests of the conditional stages follow the sequential
+rule (h = :data:`HETEROGENEITY_EXCEEDANCES`) instead of drawing every permutation; up to it
+every seeded number is that of the fixed rule (docs/choices.md, "Ten million predictions")."""
+HETEROGENEITY_EXCEEDANCES = 20
+"""Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
 
 
 @dataclass(frozen=True)
@@ -584,10 +590,12 @@ def validate(
         used_perm = 0
     else:
         average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
-        say(f"{n_permutations} permutations for {len(binned)} binning variable(s)")
+        say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
+            f"{len(binned)} binning variable(s)")
+        sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
-                                    n_workers=n_workers) if binned else []
+                                    n_workers=n_workers, exceedances=sequential) if binned else []
         rows = average + (_conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
                                             alpha) if binned else [])
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
@@ -609,6 +617,8 @@ def validate(
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
+        "permutation_rule": "fixed" if m <= LARGE_ROWS or rule == "paper" else
+        f"sequential, h = {HETEROGENEITY_EXCEEDANCES} (more than {LARGE_ROWS} rows)",
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},
