@@ -89,9 +89,25 @@ def test_large_mode_gives_the_verdicts_of_the_fixed_path(monkeypatch, slope):
     ratio = ~average & fixed.verdicts["value"].notna()
     assert np.allclose(large.verdicts.loc[ratio, "value"], fixed.verdicts.loc[ratio, "value"],
                        rtol=0.25)
-    for name in fixed.bins:
-        assert large.bins[name].equals(fixed.bins[name])
     assert large.scale_factor == fixed.scale_factor
+    # per-bin <Z^2>: the same value; the interval is the Student-t one, derived here
+    from scipy import stats
+
+    z2 = np.square(e / (u * large.parameters["conditional_scaling"]))
+    for name, xv in (("uncertainty", u), ("x", x)):
+        table, ref = large.bins[name], fixed.bins[name]
+        assert np.allclose(table["value"], ref["value"], rtol=1e-12)
+        assert table[["low", "high", "n", "mean_z", "mean_z_low"]].equals(
+            ref[["low", "high", "n", "mean_z", "mean_z_low"]])
+        for row in table.itertuples():
+            inside = (xv >= row.low) & (xv <= row.high)
+            w = z2[inside]
+            assert w.size == row.n
+            half = stats.t.ppf(0.975, w.size - 1) * w.std(ddof=1) / np.sqrt(w.size)
+            assert row.ci_low == pytest.approx(w.mean() - half, rel=1e-10)
+            assert row.ci_high == pytest.approx(w.mean() + half, rel=1e-10)
+    assert large.parameters["bin_intervals"].startswith("Student t")
+    assert fixed.parameters["bin_intervals"] == "BCa, 200 replicates per bin"
 
 
 def test_figure_subsample(monkeypatch):

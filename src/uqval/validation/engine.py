@@ -99,8 +99,10 @@ UCC_EXCEEDANCES = 20
 """Exceedances h of the sequential (Besag-Clifford) permutation p-value of the UCC gain."""
 LARGE_ROWS = 1_000_000
 """Above this many rows the permutation tests of the conditional stages follow the sequential
-rule (h = :data:`HETEROGENEITY_EXCEEDANCES`) instead of drawing every permutation; up to it
-every seeded number is that of the fixed rule (docs/choices.md, "Ten million predictions")."""
+rule (h = :data:`HETEROGENEITY_EXCEEDANCES`) instead of drawing every permutation, and the
+per-bin intervals of <Z^2> are Student-t intervals (bins of M/50 >= 20 000 rows) instead of
+BCa bootstraps; up to it every seeded number is unchanged (docs/choices.md, "Ten million
+predictions")."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
 
@@ -156,7 +158,8 @@ class ValidationResult:
         scale_factor: sqrt(ZMS) with its BCa interval.
         bins: per binning variable (the uncertainty first, then the features), a table of
             its bins: low, high (range of the variable), n, value (<Z^2> with the scaled
-            uncertainties, target 1), ci_low, ci_high (BCa), valid (interval contains 1),
+            uncertainties, target 1), ci_low, ci_high (BCa; Student t above LARGE_ROWS
+            rows), valid (interval contains 1),
             factor, factor_low, factor_high (sqrt of value and interval: how much the
             scaled uncertainties are too small (> 1) or too large (< 1) in the bin),
             mean_z, mean_z_low, mean_z_high (Student-t), mean_z_valid.
@@ -264,14 +267,20 @@ def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
 
 def _bin_table(
     e: NDArray[np.float64], u_scaled: NDArray[np.float64], x: NDArray[np.float64], bins: Bins,
-    n_boot: int, seed: np.random.SeedSequence, n_workers: int,
+    n_boot: int, seed: np.random.SeedSequence, n_workers: int, student: bool = False,
 ) -> pd.DataFrame:
-    """Per-bin <Z^2> (BCa, n_boot replicates per bin) and <Z> (Student t), scaled uE."""
+    """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
+    interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
+    <Z> (Student t), scaled uE."""
     z = e / u_scaled
     index_lists = bins.index_lists()
     children = seed.spawn(len(index_lists))
     value, low, high = (np.empty(len(index_lists)) for _ in range(3))
     for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+        if student:
+            ci = mean_t_interval(np.square(z[idx]))
+            value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
+            continue
         res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                             n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
@@ -583,7 +592,8 @@ def validate(
     children = bins_seed.spawn(len(variables))
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
         say(f"per-bin intervals along {name}")
-        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers)
+        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
+                                  student=m > LARGE_ROWS)
 
     if rule == "paper":
         rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins)
@@ -619,6 +629,8 @@ def validate(
         "n_permutations": used_perm, "variance_input": variance,
         "permutation_rule": "fixed" if m <= LARGE_ROWS or rule == "paper" else
         f"sequential, h = {HETEROGENEITY_EXCEEDANCES} (more than {LARGE_ROWS} rows)",
+        "bin_intervals": f"BCa, {n_boot} replicates per bin" if m <= LARGE_ROWS else
+        f"Student t (more than {LARGE_ROWS} rows)",
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},
