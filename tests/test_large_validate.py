@@ -119,3 +119,24 @@ def test_figure_subsample(monkeypatch):
     assert a.min() >= 0 and a.max() < 1000
     assert np.array_equal(a, report_validation.figure_subsample(1000, 3))  # seeded
     assert not np.array_equal(a, report_validation.figure_subsample(1000, 4))
+
+
+def test_large_figures_use_the_subsample_except_per_bin_ones(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    e, u, x = _data(3000, 8)
+    result = engine.validate(e, u, {"x": x}, **FAST)
+    full = report_validation.figure_specs(result)
+    assert not any("drawn at random" in title for _, title, _, _ in full)
+    monkeypatch.setattr(report_validation, "FIGURE_FULL_ROWS", 1000)
+    monkeypatch.setattr(report_validation, "FIGURE_SUBSAMPLE", 500)
+    specs = report_validation.figure_specs(result)
+    assert [s[0] for s in specs] == [s[0] for s in full]
+    sampled = {stem for stem, title, _, _ in specs if "500 of the 3000 rows" in title}
+    assert sampled == {"calibration_curve", "isotonic_reliability", "z_vs_x",
+                       "confidence_curve", "ucc"}
+    for _, _, _, draw in specs:  # every figure still draws something
+        fig, ax = plt.subplots()
+        draw(ax)
+        assert ax.has_data()
+        plt.close(fig)
