@@ -471,6 +471,9 @@ def validate(
             1/(n_permutations + 1)); default max(999, ceil(10 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
             alpha/(2F).
+            Above :data:`LARGE_ROWS` rows each test stops at its 20th exceedance
+            (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
+            of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
         n_bins: number of bins of every binning variable (default above).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
