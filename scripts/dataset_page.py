@@ -1,5 +1,5 @@
 """Rule dataset_page: results/datasets/<id>/ (engine report, simulated references, heavy-tail
-screening, UCC gain, provenance)."""
+screening, UCC gain, coverage and shape stages of predictive datasets, provenance)."""
 
 import json
 import logging
@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from uqval.pipeline.dataset_page import dataset_tables, interval_page, variance_page
+from uqval.pipeline.dataset_page import (
+    dataset_tables,
+    interval_page,
+    predictive_page,
+    predictive_result,
+    variance_page,
+)
 from uqval.pipeline.scripting import run_logged
 
 
@@ -24,14 +30,17 @@ def main(smk):
         screening=_json(inp.screen) if "screen" in inp.keys() else None,
         zeta=pd.read_csv(inp.zeta) if "zeta" in inp.keys() else None,
         simref_summary=_json(inp.simref) if "simref" in inp.keys() else None,
-        ucc=pd.read_csv(inp.ucc),
+        ucc=pd.read_csv(inp.ucc) if "ucc" in inp.keys() else None,
     )
-    if "uE" in table:
-        page = variance_page(table, report, smk.output.page, seed=p.seed, n_boot=p.n_boot,
-                             n_bins=p.n_bins, n_permutations=p.n_permutations, extra=extra)
-    else:
+    settings = dict(seed=p.seed, n_boot=p.n_boot, n_bins=p.n_bins, n_permutations=p.n_permutations)
+    if "predictive" in report:  # y_true with a distribution, members, quantiles, intervals
+        page = predictive_page(table, report, smk.output.page, extra=extra, **settings)
+    elif "uE" in table:
+        page = variance_page(table, report, smk.output.page, extra=extra, **settings)
+    else:  # half-widths U_P: the flowchart's interval checks and the coverage stage
         page = interval_page(pd.read_csv(inp.checks), Path(inp.summary).read_text(encoding="utf-8"),
-                             report, smk.output.page, extra=extra)
+                             report, smk.output.page, extra=extra,
+                             coverage=predictive_result(table, report, **settings))
     logging.info("%s: %s", page["id"], page["stage_verdicts"])
 
 

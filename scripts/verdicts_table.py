@@ -11,9 +11,11 @@ from uqval.validation.flowchart import Check, verdicts
 def main(smk):
     rows = []
     for dataset, path in zip(smk.params.datasets, smk.input.checks, strict=True):
-        checks = [Check(**r) for r in pd.read_csv(path, keep_default_na=False).to_dict("records")]
+        checks = [Check(**{**r, "testable": r.get("testable", True) in (True, "True")})
+                  for r in pd.read_csv(path, keep_default_na=False).to_dict("records")]
         v = verdicts(checks)
-        failed = [f"{c.conditioning} {c.test}" if c.conditioning != "-" else c.test for c in checks if not c.passed]
+        failed = [f"{c.conditioning} {c.test}" if c.conditioning != "-" else c.test for c in checks
+                  if c.testable and not c.passed]
         rows.append({
             "dataset": dataset,
             "average": v.get("average", ""),

@@ -183,9 +183,9 @@ def test_weak_evidence_is_reported_when_the_adjustment_lifts_p():
     rows = v[(v["feature"] == "x0") & v["scaled"]]
     raw, adj = rows["p_value"].min(), rows["p_adjusted"].min()
     if raw <= 0.05 < adj:
-        assert "Weak evidence along x0" in res.summary()
+        assert "Weak evidence along `x0`" in res.summary()
     else:  # the planted effect was clearer or weaker than intended: the rule is not exercised
-        assert "Weak evidence along x0" not in res.summary()
+        assert "Weak evidence along `x0`" not in res.summary()
 
 
 def test_predictions_given_as_errors_get_a_warning(tmp_path, capsys):

@@ -44,7 +44,7 @@ def test_files_exist(out):
     names = {p.name for p in out.iterdir()}
     assert {"comparison.csv", "verdicts.csv", "pairwise.csv", "ranking.csv", "summary.md",
             "report.html", "calibration_curves.png", "ucc.png", "lzms_uE.png",
-            "lzms_T.png"} <= names
+            "lzms_T.png", "murphy.png", "murphy.csv", "murphy_dominance.csv"} <= names
     scores = pd.read_csv(out / "comparison.csv")
     assert set(scores["model"]) == {"good", "small", "noisy"}
     assert {"value", "ci_low", "ci_high", "ref_low", "ref_high", "inside"} <= set(scores.columns)
@@ -72,7 +72,7 @@ def test_report_is_one_self_contained_page(out, capsys):
     assert page.startswith("<!DOCTYPE html>")
     assert "<script" not in page.lower()
     assert not re.search(r"""(src|href)\s*=\s*["'](?!data:|#)""", page)
-    assert page.count('src="data:image/png;base64,') == 4
+    assert page.count('src="data:image/png;base64,') == 5  # 4 overlays and the Murphy diagram
     assert "Which model has the better uncertainties?" in page
     assert "rank 1: <strong>good</strong>" in page
 

@@ -144,6 +144,7 @@ def test_checks_table_has_one_row_per_check_with_the_fields():
     table = checks_table(checks)
     assert list(table.columns) == [
         "stage", "conditioning", "test", "value", "ci_low", "ci_high", "target", "passed", "note",
+        "testable",
     ]
     assert table["test"].tolist() == ["ZMS", "t"] and table["passed"].tolist() == [True, False]
 

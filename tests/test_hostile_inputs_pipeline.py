@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -410,3 +411,53 @@ def test_simref_statistics_comparing_uncertainties_are_not_testable_on_a_constan
     for name in ("CC", "ENCE", "ZMSE"):
         assert out[name].verdict == "not testable"
         assert "one uncertainty value (0.7) in every row" in out[name].reason
+
+
+# --- round 3b: numbers a YAML parser turns into exceptions or NaN ----------------------------
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("9" * 5000, "an integer of 5000 characters, too long to be read at line"),
+    (".nan", "'.nan' is not a finite number"), ("-.inf", "'-.inf' is not a finite number"),
+])
+def test_numbers_yaml_cannot_hold_are_refused_at_their_line(make_family, value, problem):
+    """A 5000-digit integer raised Python's bare int-conversion ValueError (no file named); a
+    .nan threshold was accepted and filters nothing (every comparison with NaN is False)."""
+    raw, ddir = make_family({"T/a.csv": rows_csv()}, [entry("set1")])
+    path = ddir / "TEST.yaml"
+    text = path.read_text().replace("datasets:\n", "defaults:\n  filters:\n    min_uE_rel_sd: "
+                                    f"{value}\ndatasets:\n", 1)
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=f"TEST.yaml: not valid YAML: {re.escape(problem)}"):
+        load_registry(ddir, DATASET_SCHEMA)
+
+
+def test_a_local_path_with_an_environment_variable_says_it_is_not_expanded(tmp_path,
+                                                                             monkeypatch):
+    from uqval.pipeline.registry import resolve_local
+
+    yaml_file = tmp_path / "d.yaml"
+    yaml_file.write_text("")
+    with pytest.raises(ConfigError, match=r"environment variables such as '\$HOME' are not "
+                                          "expanded"):
+        resolve_local(yaml_file, "$HOME/preds.csv")
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "preds.csv").write_text(rows_csv())
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # ~ is expanded (documented), $HOME not
+    assert resolve_local(yaml_file, "~/preds.csv") == (tmp_path / "home" / "preds.csv").resolve()
+
+
+def test_workflow_config_bounds_resample_counts_at_load():
+    """--config analysis=... with n_boot 10^12 passed the schema and failed in every job."""
+    import copy
+
+    import jsonschema
+
+    root = Path(__file__).resolve().parents[1]
+    schema = yaml.safe_load((root / "config" / "schema" / "config.schema.yaml").read_text())
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    jsonschema.validate(config, schema)  # the shipped counts are within the bound
+    bad = copy.deepcopy(config)
+    bad["analysis"]["bootstrap"]["n_boot"] = 10**12
+    with pytest.raises(jsonschema.ValidationError, match="greater than the maximum of 1000000"):
+        jsonschema.validate(bad, schema)

@@ -49,7 +49,7 @@ from uqval.report.files import (
     write_outputs,
 )
 
-FAST = ["--n-boot", "100", "--n-permutations", "99"]
+FAST = ["--n-boot", "100", "--n-permutations", "199"]
 
 
 def columns(m: int = 400, seed: int = 0) -> dict[str, np.ndarray]:
@@ -509,9 +509,9 @@ def test_colliding_feature_names_get_distinct_files(tmp_path):
     ("options", "message"),
     [(["--n-boot", "50"], "--n-boot 50: at least 100 bootstrap replicates are needed"),
      (["--n-permutations", "20", "--feature", "T"],
-      "--n-permutations 20: at least 39 are needed with 1 binning variable(s)"),
+      "--n-permutations 20: at least 99 are needed with 1 binning variable(s)"),
      (["--n-permutations", "99", "--feature", "T", "--feature", "err", "--feature", "sigma"],
-      "--n-permutations 99: at least 119 are needed with 3 binning variable(s)"),
+      "--n-permutations 99: at least 239 are needed with 3 binning variable(s)"),
      (["--seed", "-1"], "--seed -1: the seed must be a non-negative integer"),
      (["--bins", "1000000"], "--bins 1000000: the 400 rows give at most 13 bins of 30 rows"),
      (["--bins", "1"], "--bins 1: at least 2 bins are needed"),
@@ -860,3 +860,347 @@ def test_every_seeded_function_names_a_bad_seed():
         bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed=np.random.default_rng(1))
     with pytest.raises(ValueError, match="got str 'abc'"):
         bca_bootstrap((e, u), SQRT_ZMS, n_boot=50, seed="abc")
+
+
+# --- round 3b: the terminal summary is plain text; the pipeline flowchart's tied bins ----------
+
+
+def test_terminal_summary_is_plain_text_and_summary_md_stays_escaped(tmp_path, capsys):
+    e, u, _ = arrays()
+    x = np.random.default_rng(2).uniform(0, 1, 400)
+    name = "<img src=x>\x1b[31m*f*_1 [a](b)"
+    path = tmp_path / "in.csv"
+    pd.DataFrame({"err": e * np.where(x > 0.5, 1.8, 0.5), "sigma": u, name: x}).to_csv(
+        path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",  # refused:
+                 "--feature", name, "--out", str(tmp_path / "o"), *FAST]) == 2  # control char
+    capsys.readouterr()
+    name = name.replace("\x1b[31m", "")
+    pd.DataFrame({"err": e * np.where(x > 0.5, 1.8, 0.5), "sigma": u, name: x}).to_csv(
+        path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", name, "--out", str(tmp_path / "o"), *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "\\" not in out and "**" not in out
+    assert f"  - {name} from 0." in out  # the name as written, outside a code span
+    md = (tmp_path / "o" / "summary.md").read_text()
+    assert "\\<img src=x>\\*f\\*\\_1 \\[a](b)" in md
+
+
+def test_md_plain_undoes_exactly_the_escapes_of_md_text():
+    """And the HTML renderer shows the text itself (an escaped backtick opens no code span)."""
+    import html
+
+    from uqval.report.markdown import md_plain, md_text, render_inline
+
+    for text in ["<b>", "a\\b", "\\*", "x | y", "[a](b)", "_x_ `c`", "**", "\\\\<", "~&",
+                 "`a` and `b`"]:
+        assert md_plain(md_text(text)) == text
+        assert md_plain(f"**{md_text(text)}**") == text
+        assert render_inline(md_text(text)) == html.escape(text)
+
+
+def _flowchart_csv(tmp_path, table, features):
+    from uqval.validation.flowchart import checks_table, summary_markdown, validate_variance
+
+    checks = validate_variance(table, features, 100, 0)
+    path = tmp_path / "d1.csv"
+    checks_table(checks).to_csv(path, index=False)
+    return checks, path, summary_markdown("d1", {"M": len(table), "n_raw": len(table)}, checks)
+
+
+def test_pipeline_flowchart_says_not_testable_on_one_global_sigma(tmp_path):
+    """validate_dataset (the paper's flowchart) gave "pass" on bins of tied uE; now "not
+    testable" with the reason, through to results/tables/verdicts.csv."""
+    import runpy
+    from types import SimpleNamespace
+
+    from uqval.validation.flowchart import verdicts
+
+    e, _, t = arrays()
+    near_constant = np.r_[np.zeros(399), 1.0]
+    table = pd.DataFrame({"E": e, "uE": np.full(400, 0.7), "X_T": t, "X_c": near_constant})
+    checks, path, text = _flowchart_csv(tmp_path, table, ["T", "c"])
+    v = verdicts(checks)
+    assert v["consistency"] == "not testable" and v["adaptivity:c"] == "not testable"
+    assert v["adaptivity:T"] in ("pass", "fail") and v["average"] == "fail"  # ZMS far from 1
+    assert ("**consistency**: not testable — uE: one uncertainty value (0.7) in every row; the "
+            "average and the features are still tested") in text
+    assert "399 of 400 rows share the value 0" in text
+    assert "| consistency | uE | not testable | - | - | - | not testable |" in text
+    out = tmp_path / "verdicts.csv"
+    smk = SimpleNamespace(log=[], rule="verdicts_table", input=SimpleNamespace(checks=[str(path)]),
+                          params=SimpleNamespace(datasets=["d1"]),
+                          output=SimpleNamespace(table=str(out)))
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "verdicts_table.py"),
+                   init_globals={"snakemake": smk})
+    row = pd.read_csv(out, keep_default_na=False).iloc[0]
+    assert row["consistency"] == "not testable" and "c: not testable" in row["adaptivity"]
+    assert "not testable" not in row["failed_tests"]
+    assert "one uncertainty value (0.7) in every row" in row["notes"]
+
+
+def test_interval_page_shows_not_testable_for_one_interval_width(tmp_path):
+    from uqval.pipeline.dataset_page import interval_page
+    from uqval.validation.flowchart import checks_table, summary_markdown, validate_intervals
+
+    e, _, t = arrays()
+    table = pd.DataFrame({"E": e, "U_95": np.full(400, 2.0), "X_T": t})
+    checks = validate_intervals(table, [95], ["T"])
+    report = {"id": "d1", "M": 400, "n_raw": 400}
+    text = summary_markdown("d1", report, checks)
+    page = interval_page(checks_table(checks), text, report, tmp_path / "p")
+    assert page["stage_verdicts"]["consistency: U_95"] == "not testable"
+    assert page["stage_verdicts"]["adaptivity: T"] in ("pass", "fail")
+    verdicts = pd.read_csv(tmp_path / "p" / "verdicts.csv")
+    assert verdicts.loc[verdicts["stage"] == "consistency", "verdict"].tolist() == ["not testable"]
+    assert "one interval half-width (2) in every row" in text
+
+
+# --- round 3b: library inputs of every odd type, option bounds, copies of a column -----------
+
+from decimal import Decimal  # noqa: E402
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    (lambda e: e > 0, r"errors holds booleans \(True/False\), not numbers"),
+    (lambda e: e + 1j, "errors holds complex numbers; pass real numbers"),
+    (lambda e: pd.Series(pd.date_range("2020", periods=e.size)), "errors holds dates"),
+    (lambda e: (v for v in e), "got generator \\(pass list\\(...\\) of it\\)"),
+    (lambda e: map(float, e), "got map"),
+    (lambda e: set(e), "got set \\(a set has no order"),
+    (lambda e: dict(enumerate(e)), "got dict \\(pass list\\(d.values\\(\\)\\)"),
+    (lambda e: "err", "got str 'err' \\(a column name needs data=\\)"),
+    (lambda e: pd.DataFrame({"a": e}), "errors must be 1-D, got shape \\(400, 1\\)"),
+    (lambda e: [], "errors: 0 usable rows; at least 60 are needed"),
+])
+def test_values_that_are_not_numbers_in_rows_are_refused_naming_the_argument(values, message):
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=message):
+        validate(values(e), u if not isinstance(values(e), list) else [], **QUICK)
+
+
+def test_booleans_are_refused_as_uncertainties_and_accepted_as_a_feature():
+    e, u, t = arrays()
+    with pytest.raises(ValueError, match="uncertainties holds booleans"):
+        validate(e, u > 0, **QUICK)
+    res = validate(e, u, {"hot": t > 325}, **QUICK)
+    assert "hot" in res.bins and res.bins["hot"].shape[0] == 2  # the two groups
+
+
+@pytest.mark.parametrize("convert", [
+    lambda a: a.astype(np.float32), lambda a: a.astype(object),
+    lambda a: [Decimal(repr(float(v))) for v in a], lambda a: pd.Series(a, dtype="Float64"),
+    lambda a: [str(float(v)) for v in a],
+])
+def test_other_numeric_types_give_the_float64_result(convert):
+    """Values representable in float64 give the float64 result (float32 after its rounding)."""
+    e, u, _ = arrays()
+    if convert(e[:1]).__class__ is np.ndarray and convert(e[:1]).dtype == np.float32:
+        e, u = e.astype(np.float32).astype(float), u.astype(np.float32).astype(float)
+    ref = validate(e, u, **QUICK)
+    res = validate(convert(e), convert(u), **QUICK)
+    assert res.scale_factor.value == ref.scale_factor.value
+    assert res.stage_verdicts == ref.stage_verdicts
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"n_boot": 10**12}, "n_boot must be an integer from 1 to 1000000, got 1000000000000"),
+    ({"n_boot": float("nan")}, "n_boot must be an integer from 1 to 1000000, got nan"),
+    ({"n_permutations": float("inf")}, "n_permutations must be an integer from 1 to 1000000"),
+    ({"n_ucc_permutations": 10**15}, "n_ucc_permutations must be an integer from 1 to 1000000"),
+    ({"n_bins": 10**12}, "n_bins = 1000000000000: the 400 rows give at most 13 bins of 30 rows"),
+    ({"n_bins": float("nan")}, "n_bins must be an integer >= 2, got nan"),
+    ({"n_bins": float("inf")}, "n_bins must be an integer >= 2, got inf"),
+    ({"alpha": 1e-300, "n_permutations": None, "features": {"x": np.arange(400.0)}},
+     "alpha = 1e-300 needs 2e\\+301 permutations"),
+    ({"drop_invalid": "no"}, "drop_invalid must be True or False, got str 'no'"),
+    ({"variance": "yes"}, "variance must be True or False, got str 'yes'"),
+    ({"progress": 5}, "progress must be a function of one message"),
+    ({"uncertainty_name": ""}, "uncertainty_name must be a non-empty string"),
+])
+def test_library_option_bounds_name_the_option(options, message):
+    """Huge counts were accepted and exhausted memory (n_boot = 10^12 took 24 GB before the
+    kernel killed it); NaN or infinite counts raised bare conversion errors."""
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=message):
+        validate(e, u, **{**QUICK, **options})
+    if "n_bins" in options or "alpha" in options or "progress" in options:
+        return
+    from uqval import bca_bootstrap
+    from uqval.validation.engine import SQRT_ZMS
+    with pytest.raises(ValueError, match="n_boot must be an integer from 1 to 1000000"):
+        bca_bootstrap((e, u), SQRT_ZMS, n_boot=10**12, seed=0)
+    with pytest.raises(ValueError, match="n_sim must be an integer from 2 to 1000000"):
+        compare({"a": (e, u), "b": (e, 2 * u)}, n_sim=10**9)
+    with pytest.raises(ValueError, match="validate_models must be True or False"):
+        compare({"a": (e, u), "b": (e, 2 * u)}, validate_models="no")
+
+
+def test_a_column_passed_twice_and_bad_feature_names_are_refused():
+    e, u, t = arrays()
+    with pytest.raises(ValueError, match="errors and uncertainties hold the same values"):
+        validate(np.abs(e) + 0.1, np.abs(e) + 0.1, **QUICK)
+    with pytest.raises(ValueError, match=r"features\['E'\] holds the same values as the errors"):
+        validate(e, u, {"E": e.copy()}, **QUICK)
+    with pytest.raises(ValueError, match="features: name '' is empty"):
+        validate(e, u, {"": t}, **QUICK)
+    with pytest.raises(ValueError, match="features: names 1 and '1' are the same name '1'"):
+        validate(e, u, {1: t, "1": t + 1}, **QUICK)
+    data = pd.DataFrame(np.c_[e, u, e], columns=["e", "u", "e"])
+    with pytest.raises(ValueError, match="errors: data has 2 columns named 'e'"):
+        validate("e", "u", data=data, **QUICK)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--n-boot", "99999999999"], "--n-boot 99999999999: at most 1000000"),
+    (["--n-permutations", "10000000"], "--n-permutations 10000000: at most 1000000"),
+    (["--jobs", "-1"], "--jobs -1: at least 1"),
+])
+def test_command_line_upper_bounds_and_jobs(tmp_path, capsys, options, message):
+    path = tmp_path / "in.csv"
+    pd.DataFrame(columns()).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *options]) == 2
+    assert message in one_line_error(capsys)
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_same_column_twice_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "in.csv"
+    pd.DataFrame(columns()).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--feature", "err", "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'err' holds the same values as the column 'err' (the error column given as "
+            "a feature?)") in one_line_error(capsys)
+    assert main(["validate", str(path), "--error", "sigma", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'sigma' and column 'sigma' hold the same values (the same column passed "
+            "twice?)") in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(("name", "what"), [
+    ("book.xlsx", "an Excel workbook: export the sheet as CSV"),
+    ("table.json", "JSON: write the table as CSV or Parquet"),
+    ("frame.pkl", "a pickle, never loaded"), ("arr.npy.gz", "a NumPy array"),
+])
+def test_files_of_other_formats_are_refused_by_their_suffix(tmp_path, capsys, name, what):
+    """A JSON file read as CSV said "the file has a header but no data rows"; a workbook
+    without NUL bytes in its first bytes complained about control characters in a name."""
+    path = tmp_path / name
+    path.write_bytes(b"PK\x03\x04fake" if name.endswith("xlsx") else b'{"E": {"0": 1}}')
+    assert main(["validate", str(path), "--error", "E", "--uncertainty", "u",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert f"'.{name.split('.')[1]}' is {what}" in one_line_error(capsys)
+    with pytest.raises(DataError, match=what):
+        read_table(path)
+
+
+def test_every_resampling_function_bounds_its_count():
+    """calibration_scores(n_sim=10**12), cumulative_test(n_permutations=10**12) and
+    isotonic_reliability(n_sim=10**12) tried to allocate TiB-sized arrays."""
+    from uqval import (
+        calibration_scores,
+        cumulative_test,
+        isotonic_reliability,
+        simulated_reference,
+    )
+
+    e, u, _ = arrays()
+    for call, name in [(lambda: calibration_scores(e, u, n_sim=10**12), "n_sim"),
+                       (lambda: cumulative_test(e, u, n_permutations=10**12), "n_permutations"),
+                       (lambda: isotonic_reliability(e, u, n_sim=10**12), "n_sim"),
+                       (lambda: isotonic_reliability(e, u, n_boot=float("inf")), "n_boot"),
+                       (lambda: simulated_reference(u, "ZMS", "normal", n_mc=10**12), "n_mc")]:
+        with pytest.raises(ValueError, match=f"{name} must be an integer from .* to 1000000"):
+            call()
+
+
+def test_compare_names_the_model_whose_columns_are_the_same():
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=r"models\['b'\]: errors and uncertainties hold the same"):
+        compare({"a": (e, u), "b": (u, u)}, n_boot=40, n_sim=40, n_permutations=40)
+
+
+def test_a_number_beyond_the_float_range_is_named_as_such(tmp_path, capsys):
+    data = columns()
+    text = csv_text(data).splitlines()
+    cells = text[5].split(",")
+    text[5] = ",".join([cells[0], "1e400", cells[2]])
+    path = tmp_path / "in.csv"
+    path.write_text("\n".join(text) + "\n")
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma",
+                 "--out", str(tmp_path / "o"), *FAST]) == 2
+    assert ("column 'sigma' has non-numeric values (row 5: '1e400' (beyond the float range, "
+            "about 1.8e308))") in one_line_error(capsys)
+
+
+def test_paper_rule_reports_one_global_sigma_as_not_testable(tmp_path, capsys):
+    """rule="paper" refused a global sigma outright, and its stage verdicts held only the
+    average stage (its rows are not rescaled, the property kept only rescaled ones)."""
+    e, _, t = arrays()
+    res = validate(e, np.full(e.size, 0.7), {"T": t}, rule="paper", **QUICK)
+    assert res.stage_verdicts["consistency"] == "not testable"
+    assert set(res.stage_verdicts) == {"average", "consistency", "adaptivity: T"}
+    assert ("consistency along uncertainty: **not testable**: one uncertainty value (0.7) in "
+            "every row") in res.summary()
+    path = tmp_path / "const.csv"
+    pd.DataFrame({"err": e, "sigma": np.full(e.size, 0.7), "T": t}).to_csv(path, index=False)
+    assert main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
+                 "T", "--rule", "paper", "--out", str(tmp_path / "o"), *FAST]) == 0
+    assert "consistency along sigma: not testable" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("models", "features", "message"), [
+    ("list", None, "models must be a mapping name -> \\(errors, uncertainties\\), got list"),
+    ("triple", None, "models\\['a'\\] must be a pair \\(errors, uncertainties\\), got 3 items"),
+    ("frame", None, "models\\['a'\\] must be a pair \\(errors, uncertainties\\), got DataFrame"),
+    ("same name", None, "models: names 1 and '1' are the same name '1'"),
+    ("empty name", None, "models: name '' is empty"),
+    ("ok", "generator", "features must be a mapping name -> values \\(or None\\), got generator"),
+])
+def test_compare_refuses_malformed_models_and_features(models, features, message):
+    """These ended in AttributeError, KeyError or "zip() argument 2 is longer"."""
+    e, u, t = arrays()
+    given = {"list": [(e, u), (e, 2 * u)], "triple": {"a": (e, u, u), "b": (e, u)},
+             "frame": {"a": pd.DataFrame({"e": e, "u": u}), "b": (e, u)},
+             "same name": {1: (e, u), "1": (e, 2 * u)}, "empty name": {"": (e, u), "b": (e, u)},
+             "ok": {"a": (e, u), "b": (e, 2 * u)}}[models]
+    feats = (v for v in t) if features == "generator" else None
+    with pytest.raises(ValueError, match=message):
+        compare(given, feats, n_boot=40, n_sim=40, n_permutations=40, validate_models=False)
+
+
+def test_compare_takes_a_dataframe_of_features():
+    e, u, t = arrays()
+    frame = pd.DataFrame({"T": t})
+    a = compare({"a": (e, u), "b": (e, 2 * u)}, frame, n_boot=40, n_sim=40, n_permutations=40,
+                validate_models=False, seed=1)
+    b = compare({"a": (e, u), "b": (e, 2 * u)}, {"T": t}, n_boot=40, n_sim=40,
+                n_permutations=40, validate_models=False, seed=1)
+    pd.testing.assert_frame_equal(a.scores, b.scores)
+
+
+def test_binned_scaling_keeps_equal_feature_values_in_one_bin():
+    """A boolean feature was cut into 20 bins, 10 of them x = 0 with different factors, and
+    apply() gave every x = 0 row the first one's; now one factor per group, sqrt(<Z^2>) of
+    the group computed by hand."""
+    from uqval import binned_scaling
+
+    e, u, t = arrays()
+    hot = t > 325
+    fit = binned_scaling(e, u, hot, n_boot=200)
+    assert fit.counts.tolist() == [int((~hot).sum()), int(hot.sum())]
+    z2 = (e / u) ** 2
+    expected = [np.sqrt(z2[~hot].mean()), np.sqrt(z2[hot].mean())]
+    np.testing.assert_allclose(fit.factors, expected, rtol=1e-12)
+    np.testing.assert_allclose(fit.apply(np.ones(2), [False, True]), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("folds", [float("nan"), 10**9, 1, True])
+def test_cross_validate_names_bad_folds(folds):
+    from uqval import cross_validate
+
+    e, u, _ = arrays()
+    with pytest.raises(ValueError, match=r"folds must be an integer from 2 to 200, got"):
+        cross_validate("sigma", e, u, folds=folds)

@@ -140,7 +140,9 @@ def test_validate_with_a_variance_runs_every_stage():
     res = uqval.validate(y, uqval.Normal(mu, sd), {"x": x}, **FAST)
     assert set(res.stage_verdicts) == {"average", "consistency", "adaptivity: x", "coverage",
                                        "shape"}
-    assert not res.miscalibrated
+    # calibrated data: the stages specific to a distribution pass (one draw; the per-stage
+    # false-alarm rates of the conditional stages are measured in benchmarks/, not here)
+    assert {res.stage_verdicts[s] for s in ("average", "coverage", "shape")} == {"pass"}
     crps = res.scores.set_index("score").loc["crps", "value"]
     assert crps == pytest.approx(uqval.crps(y - mu, sd))
     assert "coverage 0.9" in set(res.verdicts["statistic"])

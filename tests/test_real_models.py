@@ -39,18 +39,21 @@ def test_crossing_quantiles_are_named_not_multiplied_into_every_uncertainty(cros
     res = uqval.validate(e, u, {"x0": x[:, 0]}, seed=0, **FAST)
     advice = res.advice
     assert advice["action"].iloc[0] == "inspect_rows"
-    # the named rows are those whose Z^2 dominate: compare with a brute-force ordering
+    # the named rows are the fewest largest-Z^2 rows without which sqrt(ZMS) lies inside the
+    # robust interval (brute force over k = 1, 2, ...), and the top 1 % carry most of sum(Z^2)
     z2 = (e / u) ** 2
-    top = np.argsort(z2)[::-1][: res.dominant_rows.size]
-    assert set(res.dominant_rows.tolist()) == set(top.tolist())
-    assert z2[res.dominant_rows].sum() / z2.sum() > 0.5
+    order = np.argsort(z2)[::-1]
+    k = next(k for k in range(1, e.size) if np.sqrt(z2[order[k:]].mean())
+             <= res.robust_scale.ci_high)
+    assert set(res.dominant_rows.tolist()) == set(order[:k].tolist())
+    assert z2[order[: e.size // 100]].sum() / z2.sum() > 0.5
     # no global factor from sqrt(ZMS): the advised one is the robust factor, and it agrees
     # with sqrt(ZMS) recomputed without the named rows within 25 %
     keep = np.ones(e.size, dtype=bool)
     keep[res.dominant_rows] = False
     without = float(np.sqrt(np.mean(z2[keep])))
     scale = advice[advice["action"] == "scale"]
-    assert res.scale_factor.value > 2 * without
+    assert res.scale_factor.value > 1.2 * without  # sqrt(ZMS) is pulled up by those rows
     if not scale.empty:
         assert abs(scale["factor"].iloc[0] / without - 1) < 0.25
     assert "dominant_rows.csv" in res.summary()

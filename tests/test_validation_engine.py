@@ -36,10 +36,16 @@ def test_verdict_table_has_both_views_of_every_conditional_test(local_result):
                                     "value", "ci_low", "ci_high", "target", "p_value",
                                     "p_adjusted"]
     assert set(v["verdict"]) <= {"pass", "fail", "inconclusive"}
-    cond = v[v["stage"] != "average"]
-    # 3 binning variables x 2 statistics x 2 views
-    assert len(cond) == 12
-    assert cond.groupby(["feature", "scaled"]).size().eq(2).all()
+    cond = v[~v["stage"].isin(["average", "joint"])]
+    # and the joint stage: two tests (spread, bias) in both views
+    assert len(v[v["stage"] == "joint"]) == 4
+    # 3 binning variables x 4 statistics (binned and cumulative, spread and bias) x 2 views,
+    # and the isotonic MCB along uE in both views
+    assert len(cond) == 26
+    sizes = cond.groupby(["stage", "feature", "scaled"]).size()
+    assert sizes["adaptivity"].eq(4).all() and sizes["consistency"].eq(5).all()
+    assert {"cumulative Kuiper Z²−1", "cumulative Kuiper Z", "isotonic MCB (QLIKE)"} <= set(
+        cond["statistic"])
 
 
 def test_localised_error_fails_only_its_feature_after_scaling(local_result):

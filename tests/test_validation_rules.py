@@ -127,7 +127,7 @@ def test_false_alarm_rate_per_stage_is_at_most_five_percent(m, errors):
     5 % of 200 datasets, up to the binomial noise (99.9 % quantile of Binomial(200, 0.05))."""
     rates = _stage_fail_rates(m, errors, "null", range(N_SEEDS))
     limit = stats.binom.ppf(0.999, N_SEEDS, 0.05) / N_SEEDS
-    assert set(rates) == {"average", "consistency", "adaptivity: x1", "adaptivity: x2"}
+    assert set(rates) == {"average", "consistency", "adaptivity: x1", "adaptivity: x2", "joint"}
     for stage, rate in rates.items():
         assert rate <= limit, (stage, rate)
 

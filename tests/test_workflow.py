@@ -321,6 +321,53 @@ def test_validate_one_local_dataset_offline(local_user):
                                                "profile=quick").stdout
 
 
+PREDICTIVE_FAMILY = """\
+family: PRED
+citation: my own predictive outputs
+files:
+  - local: ../../inputs/pred.csv
+defaults:
+  sources: [{file: ../../inputs/pred.csv}]
+  features: {temperature: temperature}
+datasets:
+  - id: ens
+    quantities: {y_true: y, members: 'm_*'}
+  - id: qr
+    quantities: {y_true: y, quantiles: {"0.1": q10, "0.5": q50, "0.9": q90}}
+"""
+
+
+def test_predictive_datasets_get_pages_and_skip_variance_only_jobs(tmp_path):
+    """An ensemble (its sd is a variance: simulated references, screening, UCC and the
+    flowchart run) and a quantile set (no variance: those jobs are not planned, the page
+    says so) in one run of `validate`."""
+    rng = np.random.default_rng(7)
+    n = 240
+    mu, sd = rng.normal(size=n), rng.uniform(0.5, 1.5, n)
+    y = mu + sd * rng.standard_normal(n)
+    cols = {"y": y, "temperature": rng.uniform(300, 500, n)}
+    cols |= {f"m_{k}": mu + sd * rng.standard_normal(n) for k in range(8)}
+    cols |= {"q10": mu - 1.2816 * sd, "q50": mu, "q90": mu + 1.2816 * sd}
+    (tmp_path / "inputs").mkdir()
+    pd.DataFrame(cols).to_csv(tmp_path / "inputs" / "pred.csv", index=False)
+    (tmp_path / "config" / "datasets").mkdir(parents=True)
+    (tmp_path / "config" / "datasets" / "PRED.yaml").write_text(PREDICTIVE_FAMILY)
+    res = _snakemake(tmp_path, "validate", "--config", "datasets=ens,qr", "profile=quick")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert "ucc_dataset" in res.stdout and "results/ucc/datasets/qr.csv" not in res.stdout
+    assert "results/validate/qr.csv" not in res.stdout
+    ens, qr = (tmp_path / "results" / "datasets" / d for d in ("ens", "qr"))
+    page = json.loads((ens / "page.json").read_text())
+    assert {"average", "coverage", "shape"} <= set(page["stage_verdicts"])
+    html = (ens / "index.html").read_text()
+    for section in ("Simulated references", "UCC: AUUCC gain", "PIT histogram", "Coverage along temperature"):
+        assert section in html, section
+    assert set(json.loads((qr / "page.json").read_text())["stage_verdicts"]) == {"coverage", "shape"}
+    html = (qr / "index.html").read_text()
+    assert "Not run for this dataset" in html and "Simulated references" not in html
+    assert (qr / "coverage.csv").is_file() and (qr / "pit_histogram.png").is_file()
+
+
 def test_edits_rerun_exactly_the_edited_dataset(local_user):
     """Editing one dataset's expression re-runs that dataset's jobs only; editing the local
     CSV re-runs every dataset reading it."""

@@ -41,6 +41,11 @@ Conditional calibration
     :class:`CorpDecomposition`).
     :func:`cumulative_test` — bin-free cumulative-difference test (Kuiper or KS, permutation
     p-value) of Z² − 1 or Z along uE or a feature (:class:`CumulativeTest`).
+    :func:`mcb_permutation_test` — distribution-free permutation test of the isotonic (CORP)
+    miscalibration beyond one global factor (:class:`MCBTest`).
+    :func:`joint_calibration` — do Z² and Z depend on all features together? Cross-fitted
+    gradient boosting with exact permutation p-values and the regions, in the features'
+    units, where the uncertainties are most wrong (:class:`JointCalibration`).
 
 Curves and prediction intervals
     :func:`calibration_curve` — observed against nominal coverage (:class:`CalibrationCurve`).
@@ -71,6 +76,8 @@ Scores, recalibration and model comparison
     :class:`BinnedScaling`); :func:`cross_validate` — out-of-fold recalibrated uncertainties.
     :func:`compare` — scores, paired differences and ranking of several models
     (:class:`ModelComparison`).
+    :func:`murphy_diagram` — Murphy diagram of several models' variance forecasts: is one
+    better for every consistent score of the variance? (:class:`MurphyDiagram`).
 
 Ensembles, quantiles, intervals and predictive distributions
     :class:`Normal`, :class:`StudentT`, :class:`Laplace` — parametric predictives given by mean
@@ -134,6 +141,12 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "CorpDecomposition": ("uqval.calibration.isotonic", "CorpDecomposition"),
     "cumulative_test": ("uqval.calibration.cumulative", "cumulative_test"),
     "CumulativeTest": ("uqval.calibration.cumulative", "CumulativeTest"),
+    "mcb_permutation_test": ("uqval.calibration.isotonic", "mcb_permutation_test"),
+    "MCBTest": ("uqval.calibration.isotonic", "MCBTest"),
+    "joint_calibration": ("uqval.calibration.joint", "joint_calibration"),
+    "JointCalibration": ("uqval.calibration.joint", "JointCalibration"),
+    "murphy_diagram": ("uqval.scores.murphy", "murphy_diagram"),
+    "MurphyDiagram": ("uqval.scores.murphy", "MurphyDiagram"),
     # curves and prediction intervals
     "calibration_curve": ("uqval.calibration.curves", "calibration_curve"),
     "CalibrationCurve": ("uqval.calibration.curves", "CalibrationCurve"),
@@ -240,7 +253,13 @@ if TYPE_CHECKING:  # static checkers see the real objects
     from uqval.calibration.isotonic import (
         CorpDecomposition,
         IsotonicReliability,
+        MCBTest,
         isotonic_reliability,
+        mcb_permutation_test,
+    )
+    from uqval.calibration.joint import (
+        JointCalibration,
+        joint_calibration,
     )
     from uqval.calibration.local import (
         local_rce,
@@ -298,6 +317,10 @@ if TYPE_CHECKING:  # static checkers see the real objects
         sharpness,
         uce,
         zmse,
+    )
+    from uqval.scores.murphy import (
+        MurphyDiagram,
+        murphy_diagram,
     )
     from uqval.simref import (
         SimulatedReference,

@@ -137,7 +137,8 @@ def _parser() -> argparse.ArgumentParser:
         "validate",
         help="validate errors and uncertainties read from a table",
         description="Are the uncertainties right on average, along the uncertainty itself "
-        "(consistency) and along each feature (adaptivity)? If not: by how much and where.",
+        "(consistency), along each feature (adaptivity) and across all features together "
+        "(joint)? If not: by how much and where.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -236,11 +237,21 @@ def _progress(enabled: bool):
 
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse option values the tests cannot work with, naming the option and the bound."""
+    from uqval._internal.checks import MAX_RESAMPLES
     from uqval._internal.errors import DataError
 
     if args.seed < 0:
         raise DataError(f"--seed {args.seed}: the seed must be a non-negative integer "
                         "(0, 1, 2, ...)")
+    if getattr(args, "jobs", 1) < 1:
+        raise DataError(f"--jobs {args.jobs}: at least 1 (the default, {_available_cores()}, "
+                        "uses every available core)")
+    for option in ("n_boot", "n_permutations"):
+        value = getattr(args, option, None)
+        if value is not None and value > MAX_RESAMPLES:
+            raise DataError(f"--{option.replace('_', '-')} {value}: at most {MAX_RESAMPLES} "
+                            "(more only costs memory and time: p-values and intervals are "
+                            "then known to about 1e-6)")
     if args.command == "compare":
         if args.n_boot < MIN_COMPARE_BOOT:
             raise DataError(f"--n-boot {args.n_boot}: at least {MIN_COMPARE_BOOT} paired "
@@ -250,14 +261,16 @@ def _check_options(args: argparse.Namespace) -> None:
         raise DataError(f"--n-boot {args.n_boot}: at least {MIN_BOOT} bootstrap replicates "
                         "are needed (BCa intervals of the scale factor and of each bin)")
     variables = max(1, len(set(args.feature)))
-    # the smallest permutation p-value 1/(n+1) must reach alpha/(2 F): two tests per variable
-    # and Holm's adjustment over the F variables of a stage
-    least = math.ceil(2 * variables / ALPHA - 1e-9) - 1
+    # the smallest permutation p-value 1/(n+1) must reach Holm's strictest threshold of a
+    # stage: alpha/(4 F) for F features (binned and cumulative tests of spread and bias),
+    # alpha/5 for consistency (the same four and the isotonic MCB)
+    tests = max(5, 4 * variables)
+    least = math.ceil(tests / ALPHA - 1e-9) - 1
     if args.n_permutations is not None and args.n_permutations < least:
         raise DataError(
             f"--n-permutations {args.n_permutations}: at least {least} are needed with "
             f"{variables} binning variable(s) (the smallest p-value 1/(n+1) must reach "
-            f"alpha/(2 x {variables}) = {ALPHA / (2 * variables):.4g})")
+            f"alpha/{tests} = {ALPHA / tests:.4g}: Holm over the {tests} tests of a stage)")
     if args.bins is not None and args.bins < 2:
         raise DataError(f"--bins {args.bins}: at least 2 bins are needed")
     if not 0.0 < args.tolerance < 1.0:
@@ -282,7 +295,7 @@ _PREDICTIVE = ("distribution", "members", "samples", "quantiles", "interval")
 def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[str, dict]:
     """Which predictive the options describe, and its columns: (kind, spec)."""
     from uqval._internal.errors import DataError
-    from uqval.predictive.columns import columns_of, parse_level
+    from uqval.predictive.columns import columns_of, parse_distribution, parse_level
 
     given = [k for k in _PREDICTIVE if getattr(args, k)]
     kinds = [k for k in given if k != "distribution"]
@@ -298,16 +311,8 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
     if "distribution" in given:
         if not (args.y_pred and args.uncertainty):
             raise DataError("--distribution needs --y-pred COL (mean) and --uncertainty COL (sd)")
-        family, _, nu = args.distribution.partition(":")
-        if family not in ("normal", "laplace", "t") or (family == "t") != bool(nu):
-            raise DataError(f"--distribution {args.distribution!r}: expected normal, laplace, "
-                            "t:NU or t:COL")
-        spec: dict = {"family": family, "mean": args.y_pred, "sd": args.uncertainty}
-        if family == "t":
-            try:
-                spec["nu"] = float(nu)
-            except ValueError:
-                spec["nu_column"] = nu
+        spec: dict = {**parse_distribution(args.distribution, "--distribution"),
+                      "mean": args.y_pred, "sd": args.uncertainty}
         return "distribution", spec
     if args.y_pred or args.uncertainty or args.variance:
         raise DataError("--y-pred, --uncertainty and --variance go with --distribution (or "
@@ -453,7 +458,7 @@ def _run(args: argparse.Namespace) -> int:
         print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
@@ -560,7 +565,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
+    print(_terminal(result.summary()))
     print(_text(f"Report: {args.out / 'report.html'}"))
     return EXIT_OK
 
@@ -577,6 +582,14 @@ def _save(result, out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{printable(out, None)}: cannot write the report: "
                           f"{printable(exc.strerror or exc, 200)}") from None
+
+
+def _terminal(summary_md: str) -> str:
+    """The summary for the terminal: readable plain text (Markdown escapes of names undone,
+    bold markers dropped, control characters removed); summary.md keeps the escapes."""
+    from uqval.report.markdown import md_plain
+
+    return _text(md_plain(summary_md), keep_newlines=True)
 
 
 def _text(value: object, keep_newlines: bool = False) -> str:
@@ -607,13 +620,13 @@ def _numeric(series, column: str, path: Path):
     import pandas as pd
 
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import printable
+    from uqval._internal.tables import cell_excerpt
 
     values = pd.to_numeric(series, errors="coerce")
     bad = values.isna() & series.notna()
     if bad.any():
         first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {printable(series.iloc[i])!r}" for i in first)
+        shown = ", ".join(f"row {i + 1}: {cell_excerpt(series.iloc[i])}" for i in first)
         raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
                         f"{ROWS_NOTE}")
     return values

@@ -131,6 +131,9 @@ def dataset_levels(wildcards):
 
 # Datasets with standard uncertainties uE (average-calibration and screening stages).
 UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
+# Datasets with uE or half-widths U_P (the flowchart of results/validate/ and the UCC gain);
+# quantile sets and [low, high] intervals are validated by coverage on their pages only.
+BAND_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_band]
 
 
 def paper_sets(paper):
@@ -206,16 +209,20 @@ def write_if_changed(path, text):
 
 
 def dataset_page_inputs(wildcards):
-    """Prepared table and sidecar, the UCC gain, and the simulated references and screening
-    (standard uncertainties) or the flowchart's interval checks (prediction intervals).
+    """Prepared table and sidecar, the UCC gain (uE or half-widths), and the simulated
+    references and screening (standard uncertainties) or the flowchart's interval checks
+    (half-widths); quantile sets and [low, high] intervals need the prepared files only.
     """
     d = wildcards.dataset
+    spec = REGISTRY.get(d)
     inputs = {
         "table": f"data/prepared/{d}.csv",
         "report": f"data/prepared/{d}.json",
-        "ucc": f"{UC}/datasets/{d}.csv",
     }
-    if REGISTRY.get(d).has_uncertainty:
+    if not spec.has_band:
+        return inputs
+    inputs["ucc"] = f"{UC}/datasets/{d}.csv"
+    if spec.has_uncertainty:
         inputs.update(
             screen=f"results/screen/{d}.json",
             simref=f"{SR}/sets/{d}.json",

@@ -16,7 +16,7 @@ PAPER_OUTPUTS = [
     *UCC_OUTPUTS,
     expand("results/screen/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
     expand("results/average/{dataset}.json", dataset=UNCERTAINTY_DATASETS),
-    expand("results/validate/{dataset}.md", dataset=DATASETS),
+    expand("results/validate/{dataset}.md", dataset=BAND_DATASETS),
 ]
 
 
@@ -113,7 +113,7 @@ rule gallery:
         captions_dir=lambda w, input: os.path.dirname(input.captions[0]),
         datasets=DATASETS,
         profile=config["profile"],
-        dataset_reports=expand("results/validate/{dataset}.md", dataset=DATASETS),
+        dataset_reports=expand("results/validate/{dataset}.md", dataset=BAND_DATASETS),
         dataset_pages=expand(
             "results/datasets/{dataset}/page.json", dataset=USER_DATASETS
         ),

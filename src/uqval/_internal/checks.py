@@ -13,6 +13,14 @@ labels, refused (naming both arguments) when the labels differ. Masked arrays ar
 when any value is masked (drop or fill the masked values first): silently using the values
 behind the mask would validate numbers the user has excluded.
 
+Values that are not numbers are refused, naming the argument (:func:`numeric_values`):
+booleans for errors and uncertainties (a comparison such as ``e > 0`` passed by mistake;
+features may be boolean), complex numbers (the imaginary part would be dropped), dates and
+durations, and containers without a row order or a length (generators and iterators, sets,
+dicts, a lone string or number). Option counts (:func:`integer`) have an upper bound where a
+larger value would only exhaust memory or time: resamples and permutations at most
+:data:`MAX_RESAMPLES`.
+
 Seeds (:func:`seed_value`): an integer >= 0, a ``numpy.random.SeedSequence`` or None (a
 fresh seed is drawn and returned, so that results can record it and the run be repeated).
 """
@@ -21,7 +29,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -32,6 +41,9 @@ from uqval._internal.types import FloatArray
 
 __all__ = [
     "MAX_LISTED_ROWS",
+    "MAX_RESAMPLES",
+    "flag",
+    "numeric_values",
     "aligned",
     "refuse_masked",
     "seed_value",
@@ -47,6 +59,10 @@ __all__ = [
 
 MAX_LISTED_ROWS = 5
 """Bad rows listed in a message before "..."."""
+
+MAX_RESAMPLES = 1_000_000
+"""Most bootstrap replicates or permutations accepted: p-values and interval ends are then
+known to about 1e-6, and more would only exhaust memory or time (10^12 took 24 GB)."""
 
 
 def first_rows(bad: NDArray[np.bool_]) -> str:
@@ -69,6 +85,76 @@ def refuse_masked(values: object, name: str) -> None:
         mask = np.ma.getmaskarray(values).ravel()
         raise ValueError(f"{name} has {int(mask.sum())} masked value(s) ({first_rows(mask)}); "
                          "drop or fill them first (numpy.ma.compressed or .filled)")
+
+
+_VALUE_ARGUMENT = re.compile(r"(models\[.*\]: )?(errors|uncertainties|variances|y_true|y_pred)")
+
+
+def numeric_values(values: Any, name: str, *, boolean: bool | None = None) -> Any:
+    """``values`` checked to hold numbers in a row order (module docstring): returned as given
+    (lists as NumPy arrays), or a ValueError naming ``name``. ``boolean=True`` accepts
+    True/False (a binary feature); by default they are refused for errors, uncertainties,
+    variances and y values (``name``) and accepted for a variable to bin by.
+
+    >>> numeric_values([1, 2.5], "errors")
+    array([1. , 2.5])
+    >>> numeric_values(np.array([0.2, -0.1]) > 0, "errors")
+    Traceback (most recent call last):
+    ...
+    ValueError: errors holds booleans (True/False), not numbers: pass the values themselves (a comparison such as e > 0 was passed?)
+    >>> numeric_values((x for x in [1.0]), "errors")
+    Traceback (most recent call last):
+    ...
+    ValueError: errors must be an array, a list or a pandas Series of numbers, got generator (pass list(...) of it)
+    """
+    refuse_masked(values, name)
+    hint = ""
+    if isinstance(values, Iterator):
+        hint = " (pass list(...) of it)"
+    elif isinstance(values, (set, frozenset)):
+        hint = " (a set has no order, so its values cannot be paired with rows)"
+    elif isinstance(values, Mapping):
+        hint = " (pass list(d.values()) or pandas.Series(d))"
+    elif isinstance(values, (str, bytes)):
+        hint = " (a column name needs data=)"
+    if hint:
+        raise ValueError(f"{name} must be an array, a list or a pandas Series of numbers, got "
+                         f"{type(values).__name__}"
+                         f"{' ' + _label(values) if isinstance(values, (str, bytes)) else ''}"
+                         f"{hint}")
+    if not hasattr(values, "dtype"):
+        try:
+            values = np.asarray(values)
+        except (TypeError, ValueError) as exc:  # ragged nested lists
+            raise ValueError(f"{name} must be numeric ({exc})") from None
+    kind = getattr(values.dtype, "kind", "O")
+    if boolean is None:
+        boolean = _VALUE_ARGUMENT.fullmatch(name) is None
+    if kind == "b" and not boolean:
+        raise ValueError(f"{name} holds booleans (True/False), not numbers: pass the values "
+                         "themselves (a comparison such as e > 0 was passed?)")
+    if kind == "c":
+        raise ValueError(f"{name} holds complex numbers; pass real numbers (the imaginary part "
+                         "would be dropped)")
+    if kind in "mM":
+        raise ValueError(f"{name} holds dates or durations; convert them to numbers first "
+                         "(e.g. days since the first date)")
+    return values
+
+
+def flag(value: object, name: str) -> bool:
+    """``value`` as a bool: True/False (NumPy's too) only; a string such as "no" is refused.
+
+    >>> flag(np.True_, "drop_invalid")
+    True
+    >>> flag("no", "drop_invalid")
+    Traceback (most recent call last):
+    ...
+    ValueError: drop_invalid must be True or False, got str 'no'
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {type(value).__name__} {_label(value)}")
 
 
 def _label(value: object) -> str:
@@ -169,7 +255,7 @@ def vector(
     ...
     ValueError: uncertainties has 1 non-positive value(s) (row 2); uncertainties must be > 0
     """
-    refuse_masked(values, name)
+    values = numeric_values(values, name)
     try:
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -261,8 +347,9 @@ def probability(value: float, name: str = "confidence") -> float:
     return float(value)
 
 
-def integer(value: object, name: str, *, minimum: int) -> int:
-    """``value`` as an int >= ``minimum`` (integral floats such as 1e4 are accepted).
+def integer(value: object, name: str, *, minimum: int, maximum: int | None = None) -> int:
+    """``value`` as an int in [``minimum``, ``maximum``] (integral floats such as 1e4 are
+    accepted; NaN, infinities, bools and strings are not).
 
     >>> integer(1e4, "n_boot", minimum=2)
     10000
@@ -270,12 +357,22 @@ def integer(value: object, name: str, *, minimum: int) -> int:
     Traceback (most recent call last):
     ...
     ValueError: n_boot must be an integer >= 2, got 1.5
+    >>> integer(10**12, "n_boot", minimum=2, maximum=MAX_RESAMPLES)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_boot must be an integer from 2 to 1000000, got 1000000000000
     """
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    ok = False
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        number: int | float = int(value)
+        ok = True
+    elif isinstance(value, numbers.Real) and not isinstance(value, bool):
         number = float(value)
-        if number.is_integer() and number >= minimum:
-            return int(number)
-    raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        ok = number.is_integer()
+    if ok and number >= minimum and (maximum is None or number <= maximum):
+        return int(number)
+    bound = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+    raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
 
 
 def bin_count(n_bins: object, m: int, name: str = "n_bins") -> int:

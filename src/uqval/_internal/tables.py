@@ -46,6 +46,7 @@ import gzip
 import hashlib
 import io
 import lzma
+import math
 import re
 import warnings
 import zipfile
@@ -96,6 +97,22 @@ _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "xz", ".z
 _UNSUPPORTED = {".zst", ".zstd", ".7z", ".rar", ".lz4", ".tgz", ".tar", ".z", ".lzma"}
 _SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = {".parquet", ".pq"}
+_NOT_TABLES = {  # suffixes of formats that are not read, with what to do instead
+    ".xlsx": "an Excel workbook: export the sheet as CSV",
+    ".xls": "an Excel workbook: export the sheet as CSV",
+    ".xlsm": "an Excel workbook: export the sheet as CSV",
+    ".ods": "a spreadsheet: export the sheet as CSV",
+    ".json": "JSON: write the table as CSV or Parquet (pandas: df.to_csv)",
+    ".pkl": "a pickle, never loaded (it can run code): write the table as CSV or Parquet",
+    ".pickle": "a pickle, never loaded (it can run code): write the table as CSV or Parquet",
+    ".npy": "a NumPy array: write it as CSV with named columns",
+    ".npz": "NumPy arrays: write them as CSV with named columns",
+    ".h5": "HDF5: write the table as CSV or Parquet",
+    ".hdf5": "HDF5: write the table as CSV or Parquet",
+    ".feather": "Feather: write the table as Parquet",
+    ".xml": "XML: write the table as CSV",
+    ".html": "HTML: write the table as CSV",
+}
 _SNIFF_CANDIDATES = ",\t;| "
 _WHITESPACE = r"\s+"
 # zipfile: RuntimeError for an encrypted member, NotImplementedError for an unknown method
@@ -127,6 +144,21 @@ def printable(value: object, limit: int | None = EXCERPT_CHARS, *,
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 3)] + "..."
     return text
+
+
+def cell_excerpt(value: object) -> str:
+    """A bad cell for a message: its sanitised excerpt, and "(beyond the float range)" when it
+    is a number too large for float64 (1e400), which pandas reads as not a number.
+
+    >>> cell_excerpt("1e400"), cell_excerpt("abc")
+    ("'1e400' (beyond the float range, about 1.8e308)", "'abc'")
+    """
+    text = printable(value)
+    try:
+        huge = math.isinf(float(str(value))) and "inf" not in str(value).lower()
+    except ValueError:
+        huge = False
+    return f"{text!r}" + (" (beyond the float range, about 1.8e308)" if huge else "")
 
 
 def _where(path: Path) -> str:
@@ -189,6 +221,9 @@ def table_format(path: Path) -> TableFormat:
                         "use .gz, .bz2, .xz or .zip, or decompress the file")
     compression = _COMPRESSIONS.get(last)
     inner = Path(path.stem).suffix.lower() if compression else last
+    if inner in _NOT_TABLES:
+        raise DataError(f"{_where(path)}: '{inner}' is {_NOT_TABLES[inner]}; the tables read "
+                        "are .csv, .tsv, .txt (optionally .gz, .bz2, .xz, .zip) and .parquet")
     if inner in _PARQUET:
         raise DataError(f"{_where(path)}: a compressed Parquet file; Parquet compresses its "
                         "columns itself, give the .parquet file")

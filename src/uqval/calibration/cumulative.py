@@ -56,7 +56,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties, integer, vector
+from uqval._internal.checks import MAX_RESAMPLES, errors_uncertainties, integer, vector
 from uqval._internal.streams import index_generator, stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 
@@ -163,7 +163,8 @@ def cumulative_test(
             raise ValueError(f"x has {xv.size} values, errors and uncertainties have {e.size}")
     if statistic not in ("kuiper", "ks"):
         raise ValueError(f"statistic must be 'kuiper' or 'ks', got {statistic!r}")
-    n_permutations = integer(n_permutations, "n_permutations", minimum=1)
+    n_permutations = integer(n_permutations, "n_permutations", minimum=1,
+                             maximum=MAX_RESAMPLES)
     order = np.argsort(xv, kind="stable")
     d = _differences(e, u, kind)[order]
     m = d.size

@@ -16,6 +16,10 @@ for every model) and returns a :class:`ModelComparison` with:
   excess-deficit coordinates in units of sd(E), the AUUCC of :func:`uqval.validate`);
 * ``validations``: :func:`uqval.validate` of each model (average, consistency, adaptivity
   verdicts; ``verdicts`` gives one row per model);
+* ``murphy``: the Murphy diagram of the variance forecasts uE² (:mod:`uqval.scores.murphy`):
+  mean elementary scores over a threshold grid and, per pair, whether one model is better
+  for every consistent score of the variance beyond a simultaneous multiplier-bootstrap band
+  (``n_boot`` replicates) or the curves cross;
 * ``ranking``: per score with an orientation (lower or higher is better), rank =
   1 + number of models that are *significantly* better, i.e. whose paired-difference
   interval excludes 0 in their favour; models whose difference interval contains 0 tie.
@@ -42,7 +46,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._internal.checks import aligned, probability, seed_value, unit_scaled
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    aligned,
+    flag,
+    integer,
+    probability,
+    seed_value,
+    unit_scaled,
+)
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
@@ -50,12 +62,14 @@ from uqval.calibration.binned_errors import zmse_batch
 from uqval.predictive import Predictive
 from uqval.report.comparison import save_all, summary_markdown, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
+from uqval.scores.murphy import MurphyDiagram, murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
 from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import ValidationResult, validate
 from uqval.validation.degenerate import check_errors_not_all_zero
-from uqval.validation.inputs import MIN_ROWS
+from uqval.validation.inputs import MIN_ROWS, refuse_copies
+from uqval.validation.rules import MIN_BIN_COUNT
 
 __all__ = ["ModelComparison", "compare"]
 
@@ -93,6 +107,7 @@ class ModelComparison:
     features: dict[str, FloatArray] = field(default_factory=dict, repr=False, compare=False)
     parameters: dict[str, Any] = field(default_factory=dict, repr=False)
     input_sha256: str | None = None
+    murphy: MurphyDiagram | None = None
 
     @property
     def verdicts(self) -> pd.DataFrame:
@@ -130,8 +145,29 @@ class ModelComparison:
 def _checked(
     models: Mapping[str, tuple[ArrayLike, ArrayLike]], features: Mapping[str, ArrayLike] | None
 ) -> tuple[dict[str, tuple[FloatArray, FloatArray]], dict[str, FloatArray]]:
+    if not isinstance(models, Mapping):
+        raise ValueError(f"models must be a mapping name -> (errors, uncertainties), got "
+                         f"{type(models).__name__}")
+    if isinstance(features, pd.DataFrame):  # every column a feature, as in validate
+        features = {str(c): features.iloc[:, i] for i, c in enumerate(features.columns)}
+    if features is not None and not isinstance(features, Mapping):
+        raise ValueError(f"features must be a mapping name -> values (or None), got "
+                         f"{type(features).__name__}")
     if len(models) < 2:
         raise ValueError(f"models must hold at least 2 models, got {len(models)}")
+    shown: dict[str, object] = {}
+    for name, pair in models.items():
+        if not str(name).strip():
+            raise ValueError(f"models: name {name!r} is empty; give every model a name")
+        if str(name) in shown:
+            raise ValueError(f"models: names {shown[str(name)]!r} and {name!r} are the same "
+                             f"name {str(name)!r}; rename one")
+        shown[str(name)] = name
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            what = (f"{len(pair)} items" if isinstance(pair, (tuple, list))
+                    else type(pair).__name__)
+            raise ValueError(f"models[{name!r}] must be a pair (errors, uncertainties), got "
+                             f"{what}")
     named = aligned({**{f"models[{k!r}]: {what}": v for k, pair in models.items()
                         for what, v in zip(("errors", "uncertainties"), pair, strict=True)},
                      **{f"features[{k!r}]": v for k, v in (features or {}).items()}})
@@ -143,6 +179,7 @@ def _checked(
         try:
             e, u = data[str(name)] = check_inputs(*pair)
             check_errors_not_all_zero(e, u)
+            refuse_copies({"errors": e, "uncertainties": u}, "uncertainties")
         except ValueError as err:
             raise ValueError(f"models[{name!r}]: {err}") from None
         if unit_scaled(e, u)[2] != 1.0:
@@ -317,7 +354,12 @@ def compare(
         too small  [2, 2, 2, 1, 1]
     """
     seed = seed_value(seed)
-    if y_true is not None or any(isinstance(v, Predictive) for v in models.values()):
+    n_boot, n_sim, n_permutations = (
+        integer(value, name, minimum=2, maximum=MAX_RESAMPLES) for name, value in (
+            ("n_boot", n_boot), ("n_sim", n_sim), ("n_permutations", n_permutations)))
+    validate_models = flag(validate_models, "validate_models")
+    if y_true is not None or (isinstance(models, Mapping)
+                              and any(isinstance(v, Predictive) for v in models.values())):
         if y_true is None:
             raise ValueError("y_true is needed to compare predictive objects")
         from uqval.comparison.predictive import compare_predictive
@@ -395,8 +437,12 @@ def compare(
             e, u = data[name]
             validations[name] = validate(
                 e, u, feats, seed=int(child.generate_state(1)[0]), n_boot=n_boot,
-                n_bins=n_bins, alpha=1.0 - confidence, uncertainty_name="uE",
+                # validate's bins hold at least MIN_BIN_COUNT rows (n_bins is the scores')
+                n_bins=None if n_bins is None else min(n_bins, max(2, m // MIN_BIN_COUNT)),
+                alpha=1.0 - confidence, uncertainty_name="uE",
             )
+    murphy = murphy_diagram(data, n_boot=n_boot, confidence=confidence,
+                            seed=root.spawn(1)[0])
     parameters = {
         "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,
         "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
@@ -406,5 +452,5 @@ def compare(
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,
-        parameters=parameters,
+        parameters=parameters, murphy=murphy,
     )

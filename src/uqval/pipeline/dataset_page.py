@@ -11,8 +11,14 @@ and ``index.html``: the same report with, for this dataset,
 * its UCC gain over a constant band (P004 Sect. 4: AUUCC gain with a permutation test),
 * where the data came from: the YAML entry, the source files and their SHA-256.
 
-A dataset given only by prediction intervals gets the interval checks of the validation
-flowchart (P003 Fig. 1) instead of the engine's stages. ``page.json`` holds what the lists of
+A dataset given only by prediction half-widths U_P gets the interval checks of the validation
+flowchart (P003 Fig. 1) instead of the engine's stages, and the coverage stage of
+``uqval.validate(E, Intervals({P: (-U_P, U_P)}))`` beside them (:func:`interval_page`; its
+full report in ``coverage/``). A predictive dataset (``y_true`` with a distribution, members,
+samples, quantiles or [low, high] intervals, :mod:`uqval.pipeline.quantities`) gets
+``uqval.validate(y_true, predictive)`` (:func:`predictive_page`): the coverage and shape
+stages, and the variance stages where a variance exists; without one (quantiles, intervals)
+the page says which variance-only jobs were not run. ``page.json`` holds what the lists of
 pages show (verdict per stage, a one-line summary).
 """
 
@@ -23,6 +29,7 @@ import html
 import json
 import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,10 +47,20 @@ __all__ = [
     "pages_html",
     "pages_index",
     "pages_present",
+    "predictive_page",
+    "predictive_result",
     "variance_page",
 ]
 
-VERDICT_ORDER = ("fail", "inconclusive", "pass")
+NO_VARIANCE_NOTE = (
+    "**Not run for this dataset:** the simulated references, the heavy-tail screening, the "
+    "UCC gain and the flowchart of `results/validate/` need a standard uncertainty (or a "
+    "symmetric band); {kind} give none, so these jobs were skipped. The coverage and shape "
+    "stages above validate the predictive without it.")
+"""Note on the page of a predictive dataset without a variance (quantiles, intervals)."""
+
+VERDICT_ORDER = ("fail", "inconclusive", "pass", "not testable")
+"""A stage's verdict is the first of these that one of its checks has (as uqval.validate)."""
 ZETA_COLUMNS = {
     "statistic": "statistic",
     "verdict": "verdict",
@@ -200,32 +217,135 @@ def variance_page(
     return summary
 
 
+def _features(table: pd.DataFrame, report: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: table[f"X_{name}"].to_numpy() for name in report.get("features", {})}
+
+
+def predictive_result(table: pd.DataFrame, report: Mapping[str, Any], *, seed: int,
+                         n_boot: int, n_bins: int | None, n_permutations: int | None) -> Any:
+    """``uqval.validate(y_true, predictive, features)`` of a prepared table, or None for a
+    dataset given by E and uE only (:func:`uqval.pipeline.quantities.table_predictive`)."""
+    from uqval.pipeline.quantities import table_predictive
+    from uqval.validation import validate
+
+    built = table_predictive(table, report)
+    if built is None:
+        return None
+    y, predictive = built
+    return validate(y, predictive, _features(table, report) or None, seed=seed, n_boot=n_boot,
+                    n_bins=n_bins, n_permutations=n_permutations)
+
+
+def _predictive_figures(result: Any, directory: Path) -> list[tuple[str, FigureSection]]:
+    from uqval.report.predictive import predictive_figure_specs
+
+    specs = predictive_figure_specs(result)
+    return list(zip([s[0] for s in specs], _figures_from_files(directory, specs), strict=True))
+
+
+def predictive_page(
+    table: pd.DataFrame,
+    report: Mapping[str, Any],
+    directory: str | Path,
+    *,
+    seed: int,
+    n_boot: int,
+    n_bins: int | None = None,
+    n_permutations: int | None = None,
+    extra: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """Validate a predictive dataset's prepared table with ``uqval.validate(y_true,
+    predictive, features)``, save its files (verdicts.csv with the coverage and shape stages,
+    and the variance stages where a variance exists; coverage.csv, data_issues.csv, the PIT
+    histogram, coverage-by-level and local coverage figures) to ``directory`` and write
+    ``index.html`` and ``page.json``; without a variance the page says which jobs were not
+    run (:data:`NO_VARIANCE_NOTE`). Returns the content of ``page.json``."""
+    from uqval.report.predictive import predictive_content
+
+    directory = Path(directory)
+    result = predictive_result(table, report, seed=seed, n_boot=n_boot, n_bins=n_bins,
+                                  n_permutations=n_permutations)
+    if result is None:
+        raise ValueError(f"dataset '{report['id']}': no predictive in its prepared table")
+    result.save(directory)
+    base = predictive_content(result, _predictive_figures(result, directory))
+    summary_md = base.summary_markdown
+    if result.variance is None:
+        summary_md += "\n\n" + NO_VARIANCE_NOTE.format(kind=f"{result.kind} ({report['kind']})")
+    content = dataclasses.replace(
+        base,
+        title=f"Uncertainty validation of {report['id']} ({result.kind})",
+        summary_markdown=summary_md,
+        tables={**(extra or {}), **base.tables},
+        parameters=_page_parameters(report, base.parameters),
+        input_sha256=_single_digest(report),
+    )
+    summary = {
+        "id": report["id"],
+        "title": report.get("title", report["id"]),
+        "M": report["M"],
+        "stage_verdicts": result.stage_verdicts,
+        "one_line": one_line_summary(result.summary()),
+        "scale_factor": (result.variance.scale_factor.value if result.variance is not None
+                         else None),
+        "kind": result.kind,
+    }
+    _write_page(directory, content, summary)
+    return summary
+
+
 def interval_page(
     checks: pd.DataFrame,
     summary_markdown: str,
     report: Mapping[str, Any],
     directory: str | Path,
     extra: Mapping[str, pd.DataFrame] | None = None,
+    coverage: Any = None,
 ) -> dict[str, Any]:
-    """Page of a dataset given by prediction intervals: the flowchart's interval checks
+    """Page of a dataset given by prediction half-widths: the flowchart's interval checks
     (``results/validate/<id>.csv`` and ``.md``) as ``verdicts.csv``, ``summary.md`` and
-    ``index.html``."""
+    ``index.html``. With ``coverage`` (the :class:`~uqval.validation.PredictiveValidation`
+    of E and the intervals (-U_P, U_P), :func:`predictive_result`) the page adds its coverage
+    stage: verdict rows (stage ``coverage``), coverage.csv, data_issues.csv, the coverage
+    figures, and its full report in ``coverage/``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}))
-    verdicts = verdicts.drop(columns=["passed"])
+    testable = checks["testable"] if "testable" in checks else pd.Series(True, checks.index)
+    verdicts = checks.assign(verdict=checks["passed"].map({True: "pass", False: "fail"}).where(
+        testable.astype(bool), "not testable"))
+    verdicts = verdicts.drop(columns=[c for c in ("passed", "testable") if c in verdicts])
+    figures: list[FigureSection] = []
+    tables = dict(extra or {})
+    if coverage is not None:
+        from uqval.report.predictive import predictive_content
+
+        coverage.save(directory / "coverage")
+        shown = predictive_content(coverage, _predictive_figures(coverage, directory / "coverage"))
+        figures = list(shown.figures)
+        tables = {**tables, **{f"Coverage stage (uqval): {k}": v for k, v in shown.tables.items()}}
+        rows = coverage.verdicts.rename(columns={"feature": "conditioning", "statistic": "test"})
+        rows["conditioning"] = rows["conditioning"].fillna("").replace("", "-")
+        verdicts = pd.concat([verdicts, rows.drop(columns=["scaled"])], ignore_index=True)
+        for name in ("coverage.csv", "data_issues.csv"):
+            if (directory / "coverage" / name).is_file():
+                shutil.copyfile(directory / "coverage" / name, directory / name)
+        summary_markdown = (summary_markdown.rstrip() + "\n\n## Coverage stage (uqval)\n\n"
+                            + "\n".join(ln for ln in coverage.summary().splitlines()
+                                         if not ln.startswith("# ")))
     write_atomic(directory / "verdicts.csv", lambda fh: verdicts.to_csv(fh, index=False))
     write_atomic(directory / "summary.md", lambda fh: fh.write(summary_markdown))
     stages: dict[str, str] = {}
     for _, row in verdicts.iterrows():
-        key = row["stage"] if row.get("conditioning", "-") in ("-", "") else f"{row['stage']}: {row['conditioning']}"
-        prev = stages.get(key, "pass")
+        cond = row.get("conditioning", "-")
+        key = row["stage"] if cond in ("-", "") or pd.isna(cond) else f"{row['stage']}: {cond}"
+        prev = stages.get(key, VERDICT_ORDER[-1])
         stages[key] = min(prev, row["verdict"], key=VERDICT_ORDER.index)
     content = ReportContent(
         title=f"Uncertainty validation of {report['id']} (prediction intervals)",
         verdicts=verdicts,
         summary_markdown=summary_markdown,
-        tables=dict(extra or {}),
+        figures=figures,
+        tables=tables,
         parameters=_page_parameters(report, {"rule": "paper (P003 Fig. 1), interval checks"}),
         input_sha256=_single_digest(report),
         row_counts={"rows read": int(report["n_raw"]), "rows used": int(report["M"])},

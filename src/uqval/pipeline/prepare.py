@@ -7,7 +7,14 @@ The prepared table has one row per validation point and the columns
 * ``uE``: standard uncertainties, when the dataset has them,
 * ``U_<P>``: symmetric prediction-interval half-widths for coverage P %, when it has them,
 * ``V``: predicted values, when given,
-* ``X_<name>``: input features.
+* ``X_<name>``: input features;
+
+and for a predictive dataset (``y_true`` with a distribution, members, samples, quantiles or
+[low, high] intervals, :mod:`uqval.pipeline.quantities`) also ``Y`` (observed values), ``V``
+(the predictive's point, E = Y - V), ``uE`` (its sd, where one exists) and what rebuilds it:
+``NU``, ``M_<k>``, ``S_<k>``, ``Q_<level>``, ``L_<level>``/``H_<level>``; the sidecar's
+``kind`` names it (``normal``, ``t``, ``ensemble``, ``quantiles``, ...) and ``predictive``
+holds the form, family, levels and member columns.
 
 Rows are removed only by the explicit filters of the registry entry, each counted in the
 report (the papers drop uE <= 1e-6 sd(E); Jacobs et al. sets have non-positive uE). With
@@ -32,11 +39,13 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.errors import DataError
-from uqval._internal.tables import printable, read_csv_table
+from uqval._internal.tables import cell_excerpt, read_csv_table
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property
+from uqval.pipeline.quantities import level_text, quantity_expressions, table_predictive
 from uqval.pipeline.registry import DatasetSpec, check_key_value_pattern, resolve_under
+from uqval.predictive.columns import columns_of, parse_distribution
 from uqval.validation.inputs import MIN_ROWS
 
 __all__ = ["MIN_PREPARED_ROWS", "FilterCount", "PreparedDataset", "check_enough_rows",
@@ -141,7 +150,7 @@ def _numeric_column(series: pd.Series, path: Path, column: str) -> np.ndarray:
     missing = series.isna().to_numpy()
     non_numeric = values.isna().to_numpy() & ~missing
     if non_numeric.any():
-        examples = ", ".join(repr(printable(v)) for v in series[non_numeric].head(3))
+        examples = ", ".join(cell_excerpt(v) for v in series[non_numeric].head(3))
         raise DataError(
             f"{path}: column '{column}' has non-numeric values in {_rows_text(non_numeric)} "
             f"(e.g. {examples})"
@@ -209,9 +218,18 @@ class _Sources:
         """One DataError listing every column that an expression or a formula feature of the
         entry uses and no source file has (rather than stopping at the first)."""
         q = spec.entry["quantities"]
-        uses = [("E", q["E"])] + [(k, q[k]) for k in ("uE", "V") if k in q]
-        uses += [(f"intervals.{k}", v) for k, v in q.get("intervals", {}).items()]
+        uses = [(what.removeprefix("quantities."), expr) for what, expr in quantity_expressions(q)]
         problems = []
+        for key in ("members", "samples"):
+            if key in q:
+                try:
+                    names = self.member_names(spec, key)
+                except DataError as exc:
+                    problems.append(str(exc))
+                    continue
+                missing = [n for n in names if self.locate(n) is None]
+                if missing:
+                    problems.append(f"{key}: column(s) {_short(', '.join(map(repr, missing)))}")
         for name, fspec in spec.entry.get("features", {}).items():
             if isinstance(fspec, str):
                 uses.append((f"features.{name}", fspec))
@@ -235,6 +253,34 @@ class _Sources:
             if column in df.columns:
                 return path, df[column]
         return None
+
+    def member_names(self, spec: DatasetSpec, key: str) -> list[str]:
+        """Columns of ``quantities.members`` (or ``samples``): a YAML list, or a glob or comma
+        list read as ``uqval validate --members`` reads it (y_true's and the features' columns
+        excluded from a glob)."""
+        given = spec.entry["quantities"][key]
+        if isinstance(given, list):
+            return [str(n) for n in given]
+        q = spec.entry["quantities"]
+        exclude = set(referenced_names(q["y_true"]))
+        for fspec in spec.entry.get("features", {}).values():
+            exclude |= set(referenced_names(fspec)) if isinstance(fspec, str) else set()
+        every = [str(c) for _, df in self.frames for c in df.columns]
+        return columns_of(given, every, f"quantities.{key}", sorted(exclude))
+
+    def member_column(self, name: str) -> np.ndarray:
+        """A member's values; empty cells are NaN (the predictive reports and handles them),
+        text that is not a number is refused with its rows."""
+        found = self.locate(name)
+        if found is None:
+            raise DataError(f"dataset '{self._id}': member column '{_short(name)}' is not in the "
+                            f"source files (columns: {_short(self.describe_columns(), 500)})")
+        path, series = found
+        values = pd.to_numeric(series, errors="coerce")
+        bad = values.isna().to_numpy() & ~series.isna().to_numpy()
+        if bad.any():
+            raise DataError(f"{path}: column '{name}' has non-numeric values in {_rows_text(bad)}")
+        return values.to_numpy(dtype=float)
 
     def describe_columns(self) -> str:
         return "; ".join(f"{p.name}: {', '.join(df.columns)}" for p, df in self.frames)
@@ -303,10 +349,16 @@ def _apply_filters(
     with np.errstate(over="ignore"):
         sd_e = float(np.std(table["E"].to_numpy(), ddof=1)) if len(table) > 1 else 0.0
     nonpositive = np.zeros(len(table), dtype=bool)
+    undefined = np.zeros(len(table), dtype=bool)
     for col in uncertainty_columns:
         nonpositive |= table[col].to_numpy() <= 0
-    if filters.get("nonpositive_uncertainty", True):
-        apply("nonpositive_uncertainty", f"{' or '.join(uncertainty_columns)} <= 0", nonpositive)
+        undefined |= np.isnan(table[col].to_numpy())  # an ensemble without spread
+    nonpositive |= undefined
+    if not uncertainty_columns:  # quantiles, [low, high] intervals: the predictive's checks
+        pass
+    elif filters.get("nonpositive_uncertainty", True):
+        apply("nonpositive_uncertainty", f"{' or '.join(uncertainty_columns)} <= 0"
+              + (" or undefined (members without spread)" if undefined.any() else ""), nonpositive)
     elif nonpositive.any():
         raise DataError(
             f"{where}: {' or '.join(uncertainty_columns)} <= 0 in {_rows_text(nonpositive)}, and "
@@ -331,14 +383,17 @@ def _check_magnitudes(
     """Refuse values whose squares overflow to inf or underflow to 0 (E², uE², U², z²): every
     statistic of uqval squares them, and the failure would otherwise surface much later."""
     e = table["E"].to_numpy()
+    e_text = quantities.get("E", f"({quantities.get('y_true')}) - prediction")
+    if "E" not in quantities and "uE" not in table:  # quantiles, intervals: rows whose
+        e = np.where(np.isnan(e), 1.0, e)  # point is undefined are the predictive's to report
     checks = []
     with np.errstate(all="ignore"):
-        checks.append(("E", quantities["E"], np.square(e), False))
+        checks.append(("E", e_text, np.square(e), False))
         for col in uncertainty_columns:
             u = table[col].to_numpy()
-            expr = quantities["uE"] if col == "uE" else quantities["intervals"][col[2:]]
+            expr = quantities.get("uE", "sd") if col == "uE" else quantities["intervals"][col[2:]]
             checks.append((col, expr, np.square(u), True))
-            checks.append((f"E/{col}", f"({quantities['E']}) / ({expr})", np.square(e / u), False))
+            checks.append((f"E/{col}", f"({e_text}) / ({expr})", np.square(e / u), False))
     for name, expr, squares, positive in checks:
         bad = ~np.isfinite(squares) | (positive & (squares == 0))
         if bad.any():
@@ -378,12 +433,18 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
     sources.check_columns(spec)
     quantities = spec.entry["quantities"]
     columns: dict[str, np.ndarray] = {"row": np.arange(1, sources.n_rows + 1)}
-    columns["E"] = sources.evaluate(quantities["E"], spec, "E")
+    kind = spec.predictive_kind
+    predictive: dict[str, Any] | None = None
+    if kind is not None:
+        predictive = _predictive_columns(sources, spec, kind, columns)
+    else:
+        columns["E"] = sources.evaluate(quantities["E"], spec, "E")
     uncertainty_columns = []
-    if "uE" in quantities:
+    if "uE" in quantities and kind is None:
         columns["uE"] = sources.evaluate(quantities["uE"], spec, "uE")
+    if "uE" in columns:
         uncertainty_columns.append("uE")
-    levels = sorted(quantities.get("intervals", {}), key=float)
+    levels = sorted(quantities.get("intervals", {}), key=float) if kind is None else []
     for level in levels:
         col = f"U_{level}"
         columns[col] = sources.evaluate(quantities["intervals"][level], spec, f"intervals.{level}")
@@ -422,8 +483,10 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "constants": sources.constants,
         "source_sha256": sources.sha256,
         "local_files": dict(spec.local_files),
-        "kind": "variance" if "uE" in quantities else "interval",
+        "kind": ("variance" if "uE" in quantities else "interval") if predictive is None
+        else predictive["name"],
         "interval_levels": [float(level) for level in levels],
+        **({"predictive": predictive} if predictive is not None else {}),
         "features": feature_units,
         "columns": list(table.columns),
         "n_raw": n_raw,
@@ -433,3 +496,51 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
     }
     sources.check_unchanged()
     return PreparedDataset(table=table, report=report)
+
+
+def _predictive_columns(sources: _Sources, spec: DatasetSpec, kind: str,
+                        columns: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Add the columns of a predictive dataset to ``columns`` (Y, V, E, uE where a variance
+    exists, and what rebuilds the predictive: NU, M_k, S_k, Q_level, L_level, H_level; see
+    :mod:`uqval.pipeline.quantities`); return the sidecar's ``predictive`` entry."""
+    q = spec.entry["quantities"]
+    columns["Y"] = sources.evaluate(q["y_true"], spec, "y_true")
+    info: dict[str, Any] = {"kind": kind}
+    raw: dict[str, np.ndarray] = {}
+    if kind == "distribution":
+        dist = parse_distribution(q.get("distribution", "normal"), "quantities.distribution")
+        info.update(dist)
+        columns["V"] = sources.evaluate(q["y_pred"], spec, "y_pred")
+        columns["uE"] = sources.evaluate(q["uE"], spec, "uE")
+        columns["E"] = columns["Y"] - columns["V"]
+        if "nu_column" in dist:
+            columns["NU"] = sources.evaluate(dist["nu_column"], spec, "distribution")
+        info["name"] = dist["family"]
+        return info
+    if kind in ("members", "samples"):
+        names = sources.member_names(spec, kind)
+        prefix = "M_" if kind == "members" else "S_"
+        raw = {f"{prefix}{k}": sources.member_column(n) for k, n in enumerate(names, start=1)}
+        info["columns"] = names
+    else:
+        mapping = q["quantiles"] if kind == "quantiles" else q["intervals"]
+        levels = sorted(mapping, key=float)
+        info["levels"] = [float(x) for x in levels]
+        for x in levels:
+            what = f"{'quantiles' if kind == 'quantiles' else 'intervals'}.{x}"
+            if kind == "quantiles":
+                raw[f"Q_{level_text(float(x))}"] = sources.evaluate(mapping[x], spec, what)
+            else:
+                raw[f"L_{level_text(float(x))}"] = sources.evaluate(mapping[x][0], spec, what)
+                raw[f"H_{level_text(float(x))}"] = sources.evaluate(mapping[x][1], spec, what)
+    built = table_predictive(pd.DataFrame({"Y": columns["Y"], **raw}), {"predictive": info})
+    assert built is not None
+    pred = built[1]
+    info["name"] = pred.kind
+    columns["V"] = pred.point
+    columns["E"] = columns["Y"] - columns["V"]
+    if pred.variance is not None:
+        with np.errstate(invalid="ignore"):
+            columns["uE"] = np.sqrt(pred.variance)
+    columns.update(raw)
+    return info

@@ -35,6 +35,7 @@ reason, with long offending values shortened.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 import stat
@@ -48,6 +49,7 @@ import yaml
 
 from uqval._internal.errors import ConfigError
 from uqval.pipeline.expression import check_expression
+from uqval.pipeline.quantities import check_quantities, quantity_expressions
 from uqval.pipeline.workflow_config import deep_merge
 
 __all__ = [
@@ -106,7 +108,26 @@ def _short(value: object, limit: int = _MAX_SHOWN) -> str:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors/aliases, duplicate keys and keys that are not text."""
+    """SafeLoader that refuses anchors/aliases, duplicate keys, keys that are not text,
+    integers too long to convert (Python's 4300-digit limit) and non-finite numbers (``.nan``,
+    ``.inf``: no setting of a dataset file is meant to be one, and a NaN threshold would
+    silently filter nothing)."""
+
+    def construct_yaml_int(self, node: Any) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.MarkedYAMLError(
+                problem=f"an integer of {len(str(node.value))} characters, too long to be read",
+                problem_mark=node.start_mark) from None
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):
+            raise yaml.MarkedYAMLError(
+                problem=f"'{_short(node.value, 20)}' is not a finite number; give a number "
+                "(or quote it if it is text)", problem_mark=node.start_mark)
+        return value
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
@@ -133,6 +154,10 @@ class _StrictLoader(yaml.SafeLoader):
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 
 
 def load_yaml(path: str | Path) -> Any:
@@ -259,9 +284,12 @@ def resolve_local(yaml_file: str | Path, value: str, where: str = "files[].local
     given = Path(value).expanduser()
     target = (given if given.is_absolute() else Path(yaml_file).resolve().parent / given).resolve()
     if not target.exists():
+        variable = re.search(r"\$\{?\w+\}?|%\w+%", value)
+        hint = (f"; environment variables such as '{variable.group(0)}' are not expanded, write "
+                "the path itself" if variable else "")
         raise ConfigError(
             f"{where}: local file '{_short(value)}' not found (looked for {target}); paths are "
-            f"absolute or relative to the folder of {yaml_file}"
+            f"absolute or relative to the folder of {yaml_file}{hint}"
         )
     if not target.is_file():
         raise ConfigError(f"{where}: local file '{_short(value)}' ({target}) is not a regular file")
@@ -431,9 +459,25 @@ class DatasetSpec:
         return [src["file"] for src in self.entry["sources"]]
 
     @property
+    def predictive_kind(self) -> str | None:
+        """Kind of predictive output (``distribution``, ``members``, ``samples``,
+        ``quantiles``, ``interval``; :mod:`uqval.pipeline.quantities`), None for E with uE or
+        half-widths."""
+        return check_quantities(self.entry["quantities"], self.id)
+
+    @property
     def has_uncertainty(self) -> bool:
-        """True when the dataset defines standard uncertainties uE (variance-based UQ)."""
-        return "uE" in self.entry["quantities"]
+        """True when the prepared table has standard uncertainties uE (variance-based UQ):
+        given (uE), or the sd of an ensemble or of draws."""
+        return "uE" in self.entry["quantities"] or self.predictive_kind in ("members", "samples")
+
+    @property
+    def has_band(self) -> bool:
+        """True when the prepared table has uE or half-widths U_P (the flowchart of
+        ``results/validate/`` and the UCC gain need one); False for quantile sets and
+        [low, high] intervals, which the dataset page validates by coverage and shape."""
+        return self.has_uncertainty or (self.predictive_kind is None
+                                        and bool(self.entry["quantities"].get("intervals")))
 
     @property
     def units(self) -> str:
@@ -474,7 +518,8 @@ def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
         lines = []
         for err in errors[:MAX_LISTED_ERRORS]:
             where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-            hint = err.schema.get("description") if err.validator == "pattern" else None
+            hint = (err.schema.get("description") if err.validator in ("pattern", "oneOf")
+                    else None)
             rule = f" ({_short(' '.join(hint.split()), 300)})" if isinstance(hint, str) else ""
             text = repr(err.instance)
             message = err.message.replace(text, _short(text)) if len(text) > _MAX_SHOWN else err.message
@@ -488,9 +533,7 @@ def _validate(doc: Any, schema: dict[str, Any], path: Path) -> None:
 
 def _expressions(merged: dict[str, Any]) -> list[tuple[str, Any]]:
     """(field, expression) pairs of a merged dataset entry."""
-    q = merged["quantities"]
-    out = [(f"quantities.{k}", q[k]) for k in ("E", "uE", "V") if k in q]
-    out += [(f"quantities.intervals.{k}", v) for k, v in q.get("intervals", {}).items()]
+    out = quantity_expressions(merged["quantities"])
     out += [(f"features.{k}", v) for k, v in merged.get("features", {}).items() if isinstance(v, str)]
     return out
 
@@ -553,17 +596,12 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
             if names is not None and len(set(names)) != len(names):
                 dup = sorted({n for n in names if names.count(n) > 1})
                 raise ConfigError(f"{where}, sources[{k}].names: duplicate column name(s) {_short(dup)}")
+        check_quantities(merged["quantities"], where)
         for what, expr in _expressions(merged):
             try:
                 check_expression(expr)
             except ValueError as exc:
                 raise ConfigError(f"{where}, {what}: {exc}") from None
-        q = merged["quantities"]
-        if "uE" not in q and not q.get("intervals"):
-            raise ConfigError(
-                f"{where} defines neither quantities.uE nor quantities.intervals; one of them is "
-                f"needed to validate uncertainties"
-            )
         datasets.append(
             DatasetSpec(
                 id=merged["id"],

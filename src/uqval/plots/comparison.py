@@ -14,6 +14,9 @@ ucc_curves_plot                 UCC of each model's band +-k uE with its AUUCC (
                                 Sect. 2.3, Eq. 5)
 lzms_curves_plot                <Z^2> per equal-count bin of each model's uE or of a
                                 feature, with 95 % intervals (P003 Sect. III.B.1-2)
+murphy_diagram_plot             mean elementary scores of the variance forecasts uE²
+                                against the threshold (Ehm et al. 2016), from a
+                                :class:`uqval.scores.murphy.MurphyDiagram`
 ==============================  ==========================================================
 """
 
@@ -33,9 +36,11 @@ from uqval.plots import panels
 from uqval.plots.diagnostics import MAX_LINE
 from uqval.plots.style import PALETTE, REFERENCE, figure
 from uqval.scores._input import check_inputs, check_vector
+from uqval.scores.murphy import MurphyDiagram
 from uqval.ucc import Axis, PredictionIntervals, auucc, ucc_curve
 
-__all__ = ["MAX_OVERLAY_BINS", "calibration_curves_plot", "lzms_curves_plot", "ucc_curves_plot"]
+__all__ = ["MAX_OVERLAY_BINS", "calibration_curves_plot", "lzms_curves_plot",
+           "murphy_diagram_plot", "ucc_curves_plot"]
 
 MAX_OVERLAY_BINS = 20
 """Upper limit of the default number of LZMS bins per model (several models share the Axes)."""
@@ -187,4 +192,33 @@ def lzms_curves_plot(
     xlabel = _label(r"uncertainty $u_E$", units) if xv is None else (x_name or "feature")
     ax.set(xlabel=xlabel, ylabel=r"LZMS $\langle Z^2\rangle$ per bin")
     ax.legend(loc="upper left", fontsize=7)
+    return ax
+
+
+def murphy_diagram_plot(diagram: MurphyDiagram, *, ax: Axes | None = None) -> Axes:
+    """Murphy diagram: mean elementary score S̄_θ of each model's variance forecasts against
+    the threshold θ (units of E², log axis when every θ > 0); lower is better at every θ.
+    The title gives the dominance verdict of each pair (:mod:`uqval.scores.murphy`: beyond a
+    simultaneous band of the paired difference).
+
+    >>> import numpy as np
+    >>> from uqval.scores.murphy import murphy_diagram
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 500)
+    >>> e = u * rng.standard_normal(500)
+    >>> ax = murphy_diagram_plot(murphy_diagram({"a": (e, u), "b": (e, 2 * u)}, n_boot=100))
+    >>> ax.get_xlabel()
+    'threshold θ (units of E²)'
+    """
+    ax = _axes(ax)
+    t = diagram.thresholds
+    for i, (name, curve) in enumerate(diagram.scores.items()):
+        ax.plot(t, curve, _style(i), color=_color(i), lw=1.2, label=str(name))
+    if t.size and t.min() > 0:
+        ax.set_xscale("log")
+    ax.set_ylim(bottom=0.0)
+    ax.set(xlabel="threshold θ (units of E²)", ylabel=r"mean elementary score $\bar S_\theta$")
+    verdicts = "; ".join(diagram.dominance["verdict"].astype(str))
+    ax.set_title(verdicts if len(verdicts) < 70 else verdicts[:67] + "...", fontsize=8)
+    ax.legend(loc="upper right", fontsize=7)
     return ax

@@ -21,8 +21,8 @@ from uqval.predictive.ensemble import Ensemble, Samples
 from uqval.predictive.parametric import Laplace, Normal, StudentT
 from uqval.predictive.quantiles import Intervals, Quantiles
 
-__all__ = ["KINDS", "build_predictive", "columns_of", "parse_level", "parse_model",
-           "spec_columns"]
+__all__ = ["KINDS", "build_predictive", "columns_of", "parse_distribution", "parse_level",
+           "parse_model", "spec_columns"]
 
 KINDS = ("members", "samples", "normal", "laplace", "t", "quantiles", "interval")
 """Kinds of ``NAME:KIND=SPEC`` model specifications."""
@@ -50,6 +50,25 @@ def parse_level(text: str, option: str) -> float:
     if not 0.0 < value < 1.0:
         raise DataError(f"{option}: level {text!r} must be a number between 0 and 1")
     return value
+
+
+def parse_distribution(text: str, option: str) -> dict:
+    """``normal``, ``laplace``, ``t:NU`` (a number) or ``t:COL`` (nu per row) -> the family
+    part of a distribution specification, or a DataError naming ``option``.
+
+    >>> parse_distribution("t:4", "--distribution"), parse_distribution("t:nu", "x")
+    ({'family': 't', 'nu': 4.0}, {'family': 't', 'nu_column': 'nu'})
+    """
+    family, _, nu = str(text).partition(":")
+    if family not in ("normal", "laplace", "t") or (family == "t") != bool(nu):
+        raise DataError(f"{option} {text!r}: expected normal, laplace, t:NU or t:COL")
+    spec: dict = {"family": family}
+    if family == "t":
+        try:
+            spec["nu"] = float(nu)
+        except ValueError:
+            spec["nu_column"] = nu
+    return spec
 
 
 def spec_columns(kind: str, spec: dict) -> list[str]:

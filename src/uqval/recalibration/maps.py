@@ -26,10 +26,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.isotonic import IsotonicRegression
 
+from uqval._internal.checks import integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.binning import equal_count_bins
+from uqval.binning import equal_count_boundaries, sort_order
 from uqval.scores._input import check_bins, check_inputs, check_vector
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.calibration import ZMS
@@ -232,7 +233,9 @@ def binned_scaling(
     """Factors s_b = sqrt(ZMS_b) on equal-count bins of ``feature`` (module doc).
 
     Default n_bins: round(sqrt(M)), the package's rule for local statistics (P003 Sect.
-    III.B.3.a); pass fewer bins for steadier factors. Bin b's bootstrap uses child b of
+    III.B.3.a); pass fewer bins for steadier factors. Adjacent bins that would split a group
+    of equal feature values are merged (a boolean or integer feature gets one factor per
+    value at most), so there may be fewer bins than asked. Bin b's bootstrap uses child b of
     ``SeedSequence(seed).spawn(n_bins)``.
 
     Examples:
@@ -253,7 +256,14 @@ def binned_scaling(
     if x.size != e.size:
         raise ValueError(f"feature has {x.size} values, errors {e.size}")
     n = check_bins(n_bins, e.size)
-    bins = equal_count_bins(x, n)
+    # equal-count cuts moved to the start of their group of equal values, so that a value
+    # lies in one bin and apply() maps it to one factor
+    order = sort_order(x)
+    xs = x[order]
+    cuts = np.searchsorted(xs, xs[equal_count_boundaries(x.size, n)[1:-1]], side="left")
+    edges = np.unique(np.concatenate([[0], cuts, [x.size]]))
+    bins = np.split(order, edges[1:-1])
+    n = len(bins)
     if min(b.size for b in bins) < 2:
         raise ValueError(f"n_bins = {n} leaves bins with fewer than 2 points")
     seeds = seed_sequence(seed).spawn(n)
@@ -319,8 +329,7 @@ def cross_validate(
         raise ValueError(f"method must be 'sigma', 'isotonic', 'binned' or callable, got {method!r}")
     if method == "binned" and x is None:
         raise ValueError("method 'binned' needs feature")
-    if int(folds) != folds or not 2 <= folds <= e.size // 2:
-        raise ValueError(f"folds must be an integer in [2, M/2], got {folds!r}")
+    folds = integer(folds, "folds", minimum=2, maximum=max(2, e.size // 2))
     rng = value_generator(seed_sequence(seed))
     parts = np.array_split(rng.permutation(e.size), int(folds))
     use_feature = x is not None and method not in ("sigma", "isotonic")

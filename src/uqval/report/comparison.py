@@ -10,6 +10,9 @@ Written by :meth:`uqval.comparison.ModelComparison.save`:
 * ``ranking.csv``: the rank of each model per score (1 = best; models whose paired difference
   is not significant tie), the mean rank over those scores and the overall rank (models
   ordered by mean rank, equal mean ranks tie);
+* ``murphy.csv``: the Murphy diagram, mean elementary score of each model's variance forecasts
+  at each threshold (:mod:`uqval.scores.murphy`), and ``murphy_dominance.csv``: per pair,
+  whether one model is better for every consistent score of the variance;
 * ``summary.md``, the overlay figures of :mod:`uqval.plots.comparison` as PNG, and
   ``report.html``, one self-contained page rendered by :func:`uqval.report.render_html`.
 """
@@ -45,6 +48,11 @@ _HOW_TO_READ = {
     "ucc": "Miss rate of the band ±k·uE against its mean half-width as k grows; lower-left is "
     "better. The curve ignores a global scale of uE: it measures how well each model's "
     "uncertainties sort the errors (AUUCC in the legend, smaller is better).",
+    "murphy": "Mean elementary score of each model's variances uE² as forecasts of E², against "
+    "the threshold θ; lower is better. Every consistent score of the variance (squared error "
+    "of E², the Gaussian NLL at fixed mean, ...) is a weighted sum of these curves: a model "
+    "below the other at every θ wins for all of them; crossing curves mean that the ranking "
+    "depends on the score.",
     "lzms": "<Z²> per equal-count bin with its 95 % interval; right uncertainties stay near "
     "1 everywhere. A model whose points sit above 1 has uncertainties too small there, below "
     "1 too large.",
@@ -111,10 +119,39 @@ def summary_markdown(result: ModelComparison) -> str:
             for r in sig.itertuples()
         )
         lines.append(f"- {a} vs {b} (Δ = {a} − {b}): {shown}.")
+    lines += _murphy_lines(result)
     lines += ["", "AUUCC: paired permutation test of the UCC areas (uncertainty "
               "characteristics curves); other scores: paired bootstrap. p-values are not "
               "adjusted for the number of scores."]
     return "\n".join(lines) + "\n"
+
+
+def _murphy_lines(result: ModelComparison) -> list[str]:
+    """Does one model win for every consistent score of the variance (Murphy diagram)?"""
+    murphy = getattr(result, "murphy", None)
+    if murphy is None:
+        return []
+    lines = ["", "## For every consistent score of the variance? (Murphy diagram)", ""]
+    level = f"{murphy.confidence:.0%}"
+    for r in murphy.dominance.itertuples(index=False):
+        a, b = md_text(r.model_a), md_text(r.model_b)
+        if r.verdict == "crossing":
+            text = (f"neither dominates: {a} is better beyond noise at "
+                    f"{fmt(100 * r.a_better_share, 2)} % of the thresholds, {b} at "
+                    f"{fmt(100 * r.b_better_share, 2)} %; which is better depends on the score")
+        elif r.verdict == "no difference":
+            text = ("no threshold where they differ beyond the sampling noise (simultaneous "
+                    f"{level} band): the data do not rank them for any score")
+        else:
+            win, lose = (a, b) if r.verdict == f"{r.model_a} dominates" else (b, a)
+            share = r.a_better_share if win == a else r.b_better_share
+            text = (f"**{win}** is better than {lose} beyond noise at "
+                    f"{fmt(100 * share, 2)} % of the thresholds and worse beyond noise at none "
+                    f"(simultaneous {level} band): {win} wins for every consistent score of "
+                    "the variance, up to differences smaller than the noise where the band "
+                    "contains 0")
+        lines.append(f"- {a} vs {b}: {text}.")
+    return lines
 
 
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
@@ -145,6 +182,10 @@ def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
                 lambda ax: overlay.lzms_curves_plot(models, x, x_name=name, ax=ax, seed=seed))
 
     specs += [along(name, x) for name, x in result.features.items()]
+    murphy = getattr(result, "murphy", None)
+    if murphy is not None:
+        specs.append(("murphy", "Murphy diagram of the variance forecasts", _HOW_TO_READ["murphy"],
+                      lambda ax: overlay.murphy_diagram_plot(murphy, ax=ax)))
     return specs
 
 
@@ -191,6 +232,8 @@ def report_content(result: ModelComparison,
             "Scores with paired-bootstrap intervals and probabilistic references":
                 result.scores.round(6),
             "Paired differences (Δ = model_a − model_b)": result.differences.round(6),
+            **({"Murphy diagram: one model better for every consistent score of the variance?":
+                result.murphy.dominance.round(4)} if result.murphy is not None else {}),
         },
     )
 
@@ -214,6 +257,10 @@ def save_all(result: ModelComparison, directory: Path,
         ("ranking.csv", csv_safe(ranking_table(result)).to_csv()),
         ("summary.md", summary_markdown(result)),
     ]
+    if result.murphy is not None:
+        curves = pd.DataFrame({"threshold": result.murphy.thresholds, **result.murphy.scores})
+        files += [("murphy.csv", csv_safe(curves).to_csv(index=False)),
+                  ("murphy_dominance.csv", csv_safe(result.murphy.dominance).to_csv(index=False))]
     figs = _figures(result)
     return write_outputs(Path(directory), files, figs,
                          lambda page: write_html(result, page, figs), inputs)

@@ -23,10 +23,9 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["md_code", "md_text", "render_inline", "render_markdown"]
+__all__ = ["md_code", "md_plain", "md_text", "render_inline", "render_markdown"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_<|~&])")
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
@@ -55,6 +54,27 @@ def md_code(value: object) -> str:
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
+def md_plain(markdown: str) -> str:
+    r"""Markdown written by uqval as plain text for a terminal: backslash escapes give the
+    character itself and ``**bold**`` markers are dropped (outside code spans, whose text is
+    kept as written, backticks included); headings, lists and line breaks stay.
+    Control characters are not removed here (the caller's printer does that).
+
+    >>> print(md_plain(r"Across \<img src=x>: **not right** (`a\*b`); f\\_1 \[a](b)"))
+    Across <img src=x>: not right (`a\*b`); f\_1 [a](b)
+    """
+    kept: list[str] = []
+
+    def keep(text: str) -> str:
+        kept.append(text)
+        return f"\x00{len(kept) - 1}\x00"
+
+    out = _ESCAPE_OR_CODE.sub(lambda m: keep(m.group(0) if m.group(1) is None else m.group(1)),
+                              markdown.replace("\x00", ""))
+    out = out.replace("**", "")
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], out)
+
+
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 _ITEM = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
@@ -62,6 +82,9 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 _CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+# one left-to-right pass: an escaped backtick never opens a code span, a backslash in a code
+# span is text (CommonMark); group 1 the escaped character, groups 2-3 a code span
+_ESCAPE_OR_CODE = re.compile(r"\\([!-/:-@\[-`{-~])|(`+)(?!`)(.+?)(?<!`)\2(?!`)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 _ITALIC = re.compile(
@@ -73,19 +96,17 @@ def render_inline(text: str) -> str:
     """HTML of one line of inline markdown; all input text escaped."""
     codes: list[str] = []
 
-    def keep_code(match: re.Match[str]) -> str:
-        code = match.group(2)
+    def keep(match: re.Match[str]) -> str:
+        if match.group(1) is not None:  # an escaped character: itself
+            codes.append(html.escape(match.group(1)))
+            return f"\x00{len(codes) - 1}\x00"
+        code = match.group(3)
         if len(code) > 2 and code.startswith(" ") and code.endswith(" "):
             code = code[1:-1]
         codes.append(f"<code>{html.escape(code)}</code>")
         return f"\x00{len(codes) - 1}\x00"
 
-    def keep_literal(match: re.Match[str]) -> str:
-        codes.append(html.escape(match.group(1)))
-        return f"\x00{len(codes) - 1}\x00"
-
-    out = _CODE.sub(keep_code, text.replace("\x00", ""))
-    out = _ESCAPED.sub(keep_literal, out)
+    out = _ESCAPE_OR_CODE.sub(keep, text.replace("\x00", ""))
     out = html.escape(out)
     out = _LINK.sub(r"\1 (\2)", out)
     out = _BOLD.sub(lambda m: f"<strong>{m.group(1) or m.group(2)}</strong>", out)

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from uqval.comparison.predictive import PredictiveComparison
     from uqval.validation.predictive_engine import PredictiveValidation
 
-__all__ = ["predictive_summary", "save_predictive", "save_predictive_comparison",
-           "write_predictive_html"]
+__all__ = ["predictive_content", "predictive_figure_specs", "predictive_summary",
+           "save_predictive", "save_predictive_comparison", "write_predictive_html"]
 
 HOW_TO_READ = {
     "pit": "The PIT F(y) of each observation under its own predictive distribution: flat at 1 "
@@ -211,7 +211,8 @@ def predictive_summary(result: PredictiveValidation) -> str:
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 
 
-def _specs(result: PredictiveValidation) -> list[FigureSpec]:
+def predictive_figure_specs(result: PredictiveValidation) -> list[FigureSpec]:
+    """(stem, title, how to read, draw) of each figure of a predictive validation."""
     specs: list[FigureSpec] = []
     if result.shape is not None:
         pit = result.shape.pit
@@ -235,7 +236,7 @@ def _specs(result: PredictiveValidation) -> list[FigureSpec]:
 
 def _figures(result: PredictiveValidation) -> list[tuple[str, FigureSection]]:
     out = []
-    for stem, title, how, draw in _specs(result):
+    for stem, title, how, draw in predictive_figure_specs(result):
         fig, ax = figure(1, 1, width=4.2, height=3.3)
         try:
             draw(ax)
@@ -251,8 +252,9 @@ def _issues_table(result: PredictiveValidation) -> pd.DataFrame:
                          for k, rows in issues.rows.items() for r in rows])
 
 
-def _content(result: PredictiveValidation,
-             figures: list[tuple[str, FigureSection]]) -> ReportContent:
+def predictive_content(result: PredictiveValidation,
+                       figures: list[tuple[str, FigureSection]]) -> ReportContent:
+    """What the report of a predictive validation shows (the dataset pages reuse it)."""
     tables = {"Coverage by level (coverage.csv)": result.coverage.levels.round(6),
               "Scores (scores.csv)": result.scores.round(6)}
     if not result.coverage.quantiles.empty:
@@ -273,7 +275,7 @@ def write_predictive_html(result: PredictiveValidation, path: Path,
                           figures: list[tuple[str, FigureSection]] | None = None) -> Path:
     """Write the self-contained report to ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    return write_report(_content(result, _figures(result) if figures is None else figures), path)
+    return write_report(predictive_content(result, _figures(result) if figures is None else figures), path)
 
 
 def _csv(table: pd.DataFrame) -> str:

@@ -75,6 +75,12 @@ def fmt_range(low: float, high: float, span: float) -> str:
     return f"{lo} to {hi}"
 
 
+def _is_spread(statistic: str) -> bool:
+    """A test of the spread of Z (binned LZMS, cumulative Z²−1, isotonic MCB)."""
+    s = str(statistic)
+    return s.startswith(("LZMS", "isotonic")) or (s.startswith("cumulative") and s.endswith("−1"))
+
+
 def _tol(result: ValidationResult) -> str:
     return f"±{fmt(100 * float(result.parameters.get('tolerance', 0.1)), 2)} %"
 
@@ -149,8 +155,8 @@ def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
     raw = float(rows["p_value"].min())
     adjusted = float(rows["p_adjusted"].min())
     if raw <= alpha < adjusted:
-        return (f" Weak evidence along {md_text(name)}: p = {fmt(raw, 2)} alone, {fmt(adjusted, 2)} after "
-                f"testing {n_tests} variable(s) of this stage.")
+        return (f" Weak evidence along {md_code(name)}: p = {fmt(raw, 2)} alone, "
+                f"{fmt(adjusted, 2)} after the {n_tests} tests of this stage (Holm).")
     return ""
 
 
@@ -168,7 +174,7 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
     table = result.bins[name]
     p = rows["p_adjusted"].min()
     alpha = float(result.parameters["alpha"])
-    n_tests = int(v[(v["stage"] == stage) & v["scaled"]]["feature"].nunique())
+    n_tests = int(len(v[(v["stage"] == stage) & v["scaled"]]))
     failed = rows[rows["verdict"] == "fail"]
     advice = _advice(result, stage, name)
     if failed.empty:
@@ -176,23 +182,65 @@ def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
             note = md_text(rows["note"].iloc[0].split("; ")[-1])
             return [f"- Across {label}: **inconclusive** ({note})."]
         return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
-                f"beyond chance; adjusted p = {fmt(p, 2)})."
+                f"nor along its cumulative sums beyond chance; adjusted p = {fmt(p, 2)})."
                 + _evidence(rows, n_tests, name, alpha)]
     explained = advice[advice["action"] == "none"]
     advice = advice[advice["action"] != "none"]
     if (failed["effect"] == "relevant").any() and advice.empty and not explained.empty:
         return [f"- Across {label}: **follows the uncertainty ranges** (the bins differ beyond "
                 f"chance, adjusted p = {fmt(p, 2)}, but {md_text(explained['reason'].iloc[0])})."]
+    tests = ", ".join(dict.fromkeys(str(t).split(" spread ratio")[0]
+                                    for t in failed["statistic"]))
     if not (failed["effect"] == "relevant").any() or advice.empty:
-        return [f"- Across {label}: **right within {_tol(result)}** (the bins differ beyond "
-                f"chance, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
-                "little to localise)."]
-    spread = (failed["statistic"].str.startswith("LZMS") & (failed["effect"] == "relevant")).any()
-    what = "the bins differ beyond chance" if spread else "spread right, but biased"
+        return [f"- Across {label}: **right within {_tol(result)}** (a departure beyond chance "
+                f"by {tests}, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
+                "little to localise in the bins)."]
+    spread = (failed["statistic"].map(_is_spread) & (failed["effect"] == "relevant")).any()
+    what = (f"departure beyond chance by {tests}" if spread
+            else f"spread right, but biased ({tests})")
     out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
     out += [f"  - {md_text(r)} ({fmt(100 * sh, 2)} % of the rows)."
             for r, sh in zip(advice["reason"], advice["share"], strict=True)]
     out += [f"  - Not advised separately: {md_text(r)}." for r in explained["reason"]]
+    return out
+
+
+def _joint(result: ValidationResult) -> list[str]:
+    """The joint stage: the features together (regions in their units)."""
+    v = result.verdicts
+    rows = v[(v["stage"] == "joint") & v["scaled"]]
+    if rows.empty:
+        if len(result.names["features"]) < 2:
+            return ["- All features together (joint stage): skipped, it needs at least 2 "
+                    "features."]
+        note = str(result.parameters.get("joint", ""))
+        return [f"- All features together (joint stage): {note}."] if note.startswith(
+            "skipped") else []
+    joint = result.joint
+    p = float(rows["p_adjusted"].min())
+    failed = rows[rows["verdict"] == "fail"]
+    if failed.empty or joint is None:
+        return [f"- All features together: **right** (a gradient-boosting learner fitted on "
+                f"half of the rows does not predict Z² or Z on the other half beyond chance; "
+                f"adjusted p = {fmt(p, 2)})."]
+    a = result.advice
+    advice = a[a["stage"] == "joint"] if not a.empty else a
+    out = [f"- All features together: **not right** (a learner fitted on half of the rows "
+           f"predicts {' and '.join('Z²' if t.endswith('Z²') else 'Z' for t in failed['statistic'])}"
+           f" on the other half; adjusted p = {fmt(p, 2)}):"]
+    if not advice.empty:
+        out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
+                for r, sh in zip(advice["reason"], advice["share"], strict=True)]
+        return out
+    for t in (joint.spread, joint.bias):
+        if (failed["statistic"].str.endswith("Z²") if t.kind == "spread"
+                else ~failed["statistic"].str.endswith("Z²")).any():
+            what = "factor" if t.kind == "spread" else "mean z"
+            out.append(f"  - largest {what} where {t.high.description}: {fmt(t.high.value)} "
+                       f"[{fmt(t.high.ci_low)}, {fmt(t.high.ci_high)}]; smallest where "
+                       f"{t.low.description}: {fmt(t.low.value)} [{fmt(t.low.ci_low)}, "
+                       f"{fmt(t.low.ci_high)}] (held-out rows, after the global factor); "
+                       f"within {_tol(result)} or not localised, nothing to advise.")
     return out
 
 
@@ -245,6 +293,8 @@ def _next_steps(result: ValidationResult) -> list[str]:
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
         where = f" ({md_text(r.variable)})" if r.variable else ""
+        if getattr(r, "stage", "") == "joint":
+            where = f" (region of {md_text(r.variable)})"
         lines.append(f"- {head}{where}: {md_text(r.reason)}.")
     a = result.advice
     if ((a["stage"] == "consistency") & (a["action"] == "recalibrate_per_range")).sum() >= 2:
@@ -288,6 +338,11 @@ def summary_markdown(result: ValidationResult) -> str:
         lines = head + ["## Verdicts of the adaptivity paper's flowchart", ""]
         for _, r in v.iterrows():
             where = f" along {md_text(r['feature'])}" if r["feature"] else ""
+            if r["verdict"] == "not testable":
+                reason = str(r["note"]).rpartition("not testable: ")[2]
+                lines.append(f"- {r['stage']}{where}: **not testable**: {md_text(reason)}; the "
+                             "other stages are still tested")
+                continue
             lines.append(f"- {r['stage']}{where}: {r['statistic']} = {fmt(r['value'])} "
                          f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] → **{r['verdict']}**")
         lines += ["", "These are the paper's rules (f_v against 0.95); they flag calibrated "
@@ -303,6 +358,8 @@ def summary_markdown(result: ValidationResult) -> str:
         lines += _conditional(result, str(name), "adaptivity")
     if not result.names["features"]:
         lines.append("- No feature given: adaptivity not tested (pass features to test it).")
+    else:
+        lines += _joint(result)
     lines += _ranking(result)
     lines += ["", "## Next step", ""] + _next_steps(result)
     return "\n".join(lines) + "\n"

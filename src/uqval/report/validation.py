@@ -169,8 +169,16 @@ RULES_MARKDOWN = """## How the verdicts are decided
   any error distribution. The spread does not depend on a global rescaling, so these tests
   judge the uncertainties *after* multiplying them by the scale factor (`scaled = yes`). As
   given (`scaled = no`), a bin can only be right if the average is right too, so that row
-  combines both p-values (2·min). Holm's adjustment runs within each stage, over all its
-  features. A stage whose bins hold fewer than 30 rows is *inconclusive*.
+  combines both p-values (2·min). Without bins, the same stages also test the cumulative
+  sums of Z² − 1 and of Z in the order of each variable (Kuiper range about the chord) and,
+  along the uncertainty, the isotonic miscalibration (QLIKE MCB of the PAV fit of E² on uE²);
+  all by permutations. Holm's adjustment runs within each stage, over all its tests and
+  features. A binned test whose bins hold fewer than 30 rows is *inconclusive*.
+- **Joint** (two or more features): a gradient-boosting learner fitted on half of the rows
+  predicts Z² (and Z) from all features on the other half; the held-out rows are permuted
+  against its fixed predictions (exact p-value), halves swapped (2·min), the two tests
+  Holm-adjusted. The regions with the largest and smallest predicted factor are described by a
+  depth-3 tree in the features' units, their factor measured on held-out rows.
 - The per-bin intervals and f_v in the figures and tables are descriptive: per-bin BCa
   intervals cover less than 95 % with heavy tails, so they are not used for decisions.
 """

@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from uqval._internal.checks import probability
+from uqval._internal.checks import MAX_RESAMPLES, integer, probability
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.scores._input import check_bins, check_inputs
@@ -299,8 +299,7 @@ def calibration_scores(
         (0.801, 0.345, 0.373)
     """
     e, u = check_inputs(errors, uncertainties)
-    if int(n_sim) != n_sim or n_sim < 2:
-        raise ValueError(f"n_sim must be an integer >= 2, got {n_sim!r}")
+    n_sim = integer(n_sim, "n_sim", minimum=2, maximum=MAX_RESAMPLES)
     probability(confidence)
     settings = ScoreSettings(
         n_bins=check_bins(n_bins, e.size),

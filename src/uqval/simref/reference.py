@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from uqval._internal.checks import errors_uncertainties
+from uqval._internal.checks import MAX_RESAMPLES, errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks, value_generator
 from uqval._internal.types import FloatArray, SeedLike
@@ -114,8 +114,7 @@ def simulated_references(
     stats_ = [as_statistic(s) for s in statistics]
     if not stats_:
         raise ValueError("statistics must not be empty")
-    if n_mc < 2:
-        raise ValueError("n_mc must be at least 2")
+    n_mc = integer(n_mc, "n_mc", minimum=2, maximum=MAX_RESAMPLES)
     if chunk is not None and chunk < 1:
         raise ValueError("chunk must be a positive integer")
     dist = as_distribution(distribution)

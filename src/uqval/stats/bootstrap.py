@@ -55,7 +55,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from uqval._internal.checks import probability
+from uqval._internal.checks import MAX_RESAMPLES, integer, probability
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import StreamBlock, stream_blocks, value_generator
 from uqval._internal.types import SeedLike
@@ -419,8 +419,7 @@ def bca_bootstrap(
         (-0.01, -0.1, 0.13)
     """
     arrays = _validate_data(data)
-    if n_boot < 1:
-        raise ValueError("n_boot must be a positive integer")
+    n_boot = integer(n_boot, "n_boot", minimum=1, maximum=MAX_RESAMPLES)
     probability(confidence)
     if chunk_size is not None and chunk_size < 1:
         raise ValueError("chunk_size must be a positive integer")

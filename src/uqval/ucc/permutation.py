@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 import uqval.ucc.swap as ucc_swap
+from uqval._internal.checks import MAX_RESAMPLES, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.ucc.curve import Rule, curve_area
@@ -216,8 +217,7 @@ def auucc_permutation_test(
     check_axes(x_axis, y_axis)
     obs = observations(y, pi_a)
     observations(obs, pi_b)
-    if n_permutations < 1:
-        raise ValueError("n_permutations must be positive")
+    n_permutations = integer(n_permutations, "n_permutations", minimum=1, maximum=MAX_RESAMPLES)
     if exceedances is not None and exceedances < 1:
         raise ValueError("exceedances must be a positive integer or None")
     if not 0.0 <= tie_rtol < 1.0:

@@ -3,7 +3,7 @@
 One row per action, columns :data:`ADVICE_COLUMNS`:
 
 * ``stage``: ``data`` (a few rows decide the average), ``average``, ``consistency``,
-  ``adaptivity``;
+  ``adaptivity``, ``joint`` (:mod:`uqval.validation.joint_stage`);
 * ``variable``: the binning variable of a range ("" for the whole set); ``low``, ``high``: the
   range in the variable's own units; ``rows``, ``share``: how many rows it covers;
 * ``action``: ``inspect_rows`` (look at the rows named in dominant_rows.csv before changing
@@ -11,7 +11,10 @@ One row per action, columns :data:`ADVICE_COLUMNS`:
   ``correct_bias`` (the predictions are offset: correct them, not the uncertainties),
   ``recalibrate_per_range`` (multiply the uncertainties *as given* in that range by
   ``factor``, which replaces the global factor there), ``none``;
-* ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence).
+* ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence);
+* ``region``: for the ``joint`` stage, the box of feature space in the features' units
+  ("x1 > 0.50 and x2 ≤ 0.50"; ``variable`` then lists the features that bound it, and
+  ``low``/``high`` are empty); "" otherwise.
 
 Rules (:mod:`uqval.validation.rules`, "Advice"): only departures whose effect is
 ``relevant`` (:mod:`uqval.validation.effects`) are advised; when a few rows dominate the
@@ -31,16 +34,18 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.report.summary import fmt, fmt_interval, fmt_range
 from uqval.validation import rules
-from uqval.validation.effects import factor_band
+from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
+from uqval.validation.joint_stage import joint_advice
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
            "is_dominated", "problem_ranges"]
 
 ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
-                  "reason"]
+                  "reason", "region"]
 
 MIN_RANGE_SHARE = 0.01
 """Ranges covering fewer rows than this share are not advised (they are in the bins table)."""
@@ -108,12 +113,15 @@ class AdviceInputs:
     uncertainty_name: str
     tolerance: float
     zms_reliable: bool
+    joint: JointCalibration | None = None
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
-         high: float = math.nan, rows: int, m: int, factor: float = math.nan) -> dict:
+         high: float = math.nan, rows: int, m: int, factor: float = math.nan,
+         region: str = "") -> dict:
     return {"stage": stage, "variable": variable, "low": low, "high": high, "rows": rows,
-            "share": rows / m, "action": action, "factor": factor, "reason": reason}
+            "share": rows / m, "action": action, "factor": factor, "reason": reason,
+            "region": region}
 
 
 def _dominant_reason(a: AdviceInputs, m: int) -> str:
@@ -174,10 +182,13 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
     return out
 
 
-def _relevant(verdicts: pd.DataFrame, stage: str, name: str, prefix: str) -> bool:
+def _relevant(verdicts: pd.DataFrame, stage: str, name: str, kind: str) -> bool:
+    """A failed test of that kind (spread or bias, binned or not) with a relevant effect."""
     v = verdicts
+    test = {"spread": is_spread_test, "bias": is_bias_test,
+            "LZMS": lambda s: str(s).startswith("LZMS")}[kind]
     rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]
-             & v["statistic"].str.startswith(prefix)]
+             & v["statistic"].map(test)]
     return bool(((rows["verdict"] == "fail") & (rows["effect"] == "relevant")).any())
 
 
@@ -236,8 +247,10 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     span = float(table["high"].max() - table["low"].min())
     band = factor_band(a.tolerance)
     out: list[dict] = []
-    spread = _relevant(a.verdicts, stage, name, "LZMS")
-    bias = _relevant(a.verdicts, stage, name, "LZM ")
+    bias = _relevant(a.verdicts, stage, name, "bias")
+    # E[Z^2] = Var(Z) + <Z>^2: a bias alone moves the bin-free tests of Z^2 - 1; with a
+    # relevant bias, ranges of the spread are advised only when the binned LZMS test fails too
+    spread = _relevant(a.verdicts, stage, name, "LZMS" if bias else "spread")
     if spread:
         # relevant: the range's factor for the given uncertainties, relative to the global
         # factor advised (1 when none), lies outside the band
@@ -316,6 +329,10 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor, per_row)
+    advised = [r for r in rows if r["stage"] == "adaptivity"
+               and r["action"] == "recalibrate_per_range"]
+    rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
+                         advised, a.features, _row)
     if not rows:
         rows.append(_row("average", "none", (
             f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "

@@ -24,7 +24,20 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["bias_effect", "factor_band", "factor_effect", "row_effects"]
+__all__ = ["bias_effect", "factor_band", "factor_effect", "is_bias_test", "is_spread_test",
+           "row_effects"]
+
+
+def is_spread_test(statistic: str) -> bool:
+    """A conditional test of the spread of Z (binned LZMS, cumulative Z²−1, isotonic MCB)."""
+    s = str(statistic)
+    return s.startswith(("LZMS", "isotonic")) or (s.startswith("cumulative") and s.endswith("−1"))
+
+
+def is_bias_test(statistic: str) -> bool:
+    """A conditional test of the bias of Z (binned LZM, cumulative Z)."""
+    s = str(statistic)
+    return s.startswith("LZM ") or (s.startswith("cumulative") and s.endswith(" Z"))
 
 
 def factor_band(tolerance: float) -> tuple[float, float]:
@@ -93,10 +106,11 @@ def row_effects(verdicts: pd.DataFrame, bins: dict[str, pd.DataFrame], scale: fl
                                      math.sqrt(r.ci_high), failed, tolerance))
         elif r.stage == "average" and r.statistic == "<Z>":
             out.append(bias_effect(r.value, r.ci_low, r.ci_high, failed, tolerance))
-        elif r.feature in bins and str(r.statistic).startswith(("LZMS", "LZM")):
+        elif r.feature in bins and (is_spread_test(r.statistic) or is_bias_test(r.statistic)):
+            # bin-free tests are judged by the same per-bin intervals: their effect size
             t = bins[r.feature]
             k = 1.0 if r.scaled else scale
-            if str(r.statistic).startswith("LZMS"):
+            if is_spread_test(r.statistic):
                 effect = _bins_effect(t["factor"].to_numpy() * k, t["factor_low"].to_numpy() * k,
                                       t["factor_high"].to_numpy() * k, 1.0, band, failed)
             else:

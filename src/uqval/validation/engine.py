@@ -25,8 +25,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import probability, seed_value, unit_scaled
+from uqval._internal.checks import (
+    MAX_RESAMPLES,
+    integer,
+    probability,
+    seed_value,
+    unit_scaled,
+)
 from uqval._internal.seeding import seed_sequence
+from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
     RobustScale,
@@ -43,14 +50,7 @@ from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
-from uqval.ucc import (
-    PredictionIntervals,
-    auucc,
-    auucc_gain,
-    auucc_permutation_test,
-    constant_band,
-    ucc_curve,
-)
+from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
@@ -61,12 +61,19 @@ from uqval.validation.degenerate import (
 )
 from uqval.validation.effects import row_effects
 from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
+from uqval.validation.ucc_gain import UCC_EXCEEDANCES, UCCGain, ucc_gain
 
 __all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
 
 Rule = Literal["uqval", "paper"]
-STAGES = ("average", "consistency", "adaptivity")
+STAGES = ("average", "consistency", "adaptivity", "joint")
+JOINT_MIN_ROWS = 200
+"""Fewest rows for the joint stage (each half fits a learner)."""
+JOINT_PERMUTATIONS = 999
+"""Most permutations per half of the joint test (its two p-values are Holm-adjusted only
+against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
 VERDICT_COLUMNS = [
     "stage", "feature", "scaled", "verdict", "effect", "statistic", "value", "ci_low", "ci_high",
     "target", "p_value", "p_adjusted", "note",
@@ -95,54 +102,12 @@ class ScaleFactor:
         return f"ScaleFactor({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}])"
 
 
-UCC_EXCEEDANCES = 20
-"""Exceedances h of the sequential (Besag-Clifford) permutation p-value of the UCC gain."""
 LARGE_ROWS = 1_000_000
-"""Above this many rows the permutation tests of the conditional stages follow the sequential
-rule (h = :data:`HETEROGENEITY_EXCEEDANCES`) instead of drawing every permutation, and the
-per-bin intervals of <Z^2> are Student-t intervals (bins of M/50 >= 20 000 rows) instead of
-BCa bootstraps; up to it every seeded number is unchanged (docs/choices.md, "Ten million
-predictions")."""
+"""Above this many rows the binned permutation tests stop at h = HETEROGENEITY_EXCEEDANCES
+exceedances (Besag-Clifford) and the per-bin intervals of <Z^2> are Student-t intervals
+(bins of >= 20 000 rows) instead of BCa; up to it every seeded number is unchanged."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
-
-
-@dataclass(frozen=True)
-class UCCGain:
-    """Do the uncertainties rank the errors better than a constant band? (P004 Sect. 2-4).
-
-    Uncertainty Characteristics Curves in excess-deficit coordinates of the band
-    ±k·uE and of a constant band ±k (both scaled by every k > 0), their areas (AUUCC, in
-    units of sd(E)), the gain 100 (A_constant - A_model)/A_constant (P004 Eq. 6; > 0: the
-    uncertainties sort the errors better than no uncertainty information at all) and the
-    two-sided paired permutation p-value of the difference (sequential, h = 20
-    exceedances, at most ``max_permutations``; :func:`uqval.ucc.auucc_permutation_test`).
-    The gain is unchanged by a global rescaling of uE: it judges how uE *ranks* the errors,
-    which average calibration does not.
-    """
-
-    auucc: float
-    auucc_constant: float
-    gain_percent: float
-    p_value: float
-    n_permutations: int
-    max_permutations: int
-
-
-def _ucc_gain(e: NDArray[np.float64], u: NDArray[np.float64], max_permutations: int,
-              seed: np.random.SeedSequence, n_workers: int) -> UCCGain:
-    zero = np.zeros_like(e)
-    model = PredictionIntervals.from_uncertainty(zero, u)
-    const = constant_band(zero)
-    a_model = auucc(ucc_curve(e, model, "excess", "deficit", normalize="std"))
-    a_const = auucc(ucc_curve(e, const, "excess", "deficit", normalize="std"))
-    test = auucc_permutation_test(
-        e, model, const, "excess", "deficit", normalize="std",
-        n_permutations=max_permutations, seed=seed, exceedances=UCC_EXCEEDANCES,
-        n_workers=n_workers,
-    )
-    return UCCGain(a_model, a_const, auucc_gain(a_model, a_const), float(test.p_value),
-                   int(test.n_permutations), int(max_permutations))
 
 
 @dataclass(frozen=True, repr=False)
@@ -179,6 +144,8 @@ class ValidationResult:
             average, largest Z^2 first (empty unless the average is dominated).
         ucc_without_dominant: the UCC gain without the dominant rows (None without them).
         warnings: input warnings (an error column that may not hold errors, ...).
+        joint: the joint test over all features with its regions (:mod:`uqval.calibration.
+            joint`, :mod:`uqval.validation.joint_stage`; None with fewer than 2 features).
 
     Examples:
         >>> import numpy as np
@@ -216,13 +183,16 @@ class ValidationResult:
     )
     ucc_without_dominant: UCCGain | None = None
     warnings: tuple[str, ...] = ()
+    joint: JointCalibration | None = None
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
         """One verdict per stage (per feature for adaptivity), judged after scaling for the
         conditional stages: fail if any test fails, else inconclusive if any is, else pass."""
         v = self.verdicts
-        rows = v[(v["stage"] == "average") | v["scaled"]]
+        # the paper's rule has one row per test (its f_v values are not rescaled)
+        rows = v if self.parameters.get("rule") == "paper" else v[(v["stage"] == "average")
+                                                                   | v["scaled"]]
         out: dict[str, str] = {}
         for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
             key = stage if stage != "adaptivity" else f"adaptivity: {feature}"
@@ -337,49 +307,83 @@ def _average_rows(
 def _conditional_rows(
     variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
     tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
+    binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int]],
+    n_permutations: int,
 ) -> list[dict]:
-    rows: list[dict] = []
-    families: dict[tuple[str, bool], list[int]] = {}
+    """Binned and bin-free rows of the conditional stages (:mod:`uqval.validation.rules`).
+
+    The scaled rows are Holm-adjusted over all the tests of their stage; the row of the same
+    test for the uncertainties as given combines that adjusted p-value with the average
+    test's, min(1, 2 min(p_average, p_adjusted))."""
+    rows: list[dict] = []  # the scaled rows, then their twins as given
+    pairs: list[float] = []
+    families: dict[str, list[int]] = {}
     inconclusive: list[bool] = []
-    for (stage, name, b), pair in zip(variables, tests, strict=True):
+    cumulative, (mcb, mcb_p, n_mcb) = binfree
+
+    def add(stage: str, name: str, statistic: str, value: float, p_raw: float,
+            p_avg: float, note: str, few: bool, target: float = 1.0) -> None:
+        families.setdefault(stage, []).append(len(rows))
+        inconclusive.append(few)
+        pairs.append(p_avg)
+        rows.append(_row(stage, name, True, statistic, value, (np.nan, np.nan), target, p_raw,
+                         note))
+
+    for (stage, name, b), pair, cum in zip(variables, tests, cumulative, strict=True):
         few = int(b.counts.min()) < rules.MIN_BIN_COUNT
-        for scaled in (False, True):
-            for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
-                base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
-                base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
-                if scaled:
-                    p = test.p_value
-                else:
-                    p = rules.bonferroni_pair(p_avg, test.p_value)
-                    base += "; as given: p = 2 min(p_average, p_spread)"
-                if label == "LZMS":
-                    base += "; " + _fv_note(tables[name], zms, scaled)
-                if few:
-                    base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
-                families.setdefault((stage, scaled), []).append(len(rows))
-                inconclusive.append(few)
-                rows.append(_row(stage, name, scaled, f"{label} spread ratio", test.ratio,
-                                 (np.nan, np.nan), 1.0, p, base))
+        for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
+            base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
+            base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
+            if few:
+                base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
+            add(stage, name, f"{label} spread ratio", test.ratio, test.p_value, p_avg, base, few)
+        for statistic, value, p, p_avg, what in (
+            (binfree_module.CUMULATIVE_SPREAD, cum[0], cum[1], p_average[0], "Z^2 - 1"),
+            (binfree_module.CUMULATIVE_BIAS, cum[2], cum[3], p_average[1], "Z"),
+        ):
+            add(stage, name, statistic, value, p, p_avg,
+                f"no bins: Kuiper range of the cumulative sum of {what} along {name} about "
+                f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
+                f"{n_permutations} permutations", False, np.nan)
+        if stage == "consistency":
+            add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
+                "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
+                f"global factor, {n_mcb} permutations of Z against uE", False, 0.0)
     p_values = np.array([r["p_value"] for r in rows])
     adjusted = rules.combine_families(list(families.values()), p_values)
-    for r, adj, few in zip(rows, adjusted, inconclusive, strict=True):
+    given = []
+    for r, adj, few, p_avg in zip(rows, adjusted, inconclusive, pairs, strict=True):
         r["p_adjusted"] = adj
         r["verdict"] = rules.verdict(adj, alpha, few)
-    return rows
+        twin = dict(r, scaled=False)
+        twin["p_value"] = twin["p_adjusted"] = rules.bonferroni_pair(p_avg, adj)
+        twin["verdict"] = rules.verdict(twin["p_adjusted"], alpha, few)
+        twin["note"] += "; as given: p = 2 min(p_average, p_adjusted of the scaled test)"
+        given.append(twin)
+        if str(r["statistic"]).startswith("LZMS"):
+            r["note"] += "; " + _fv_note(tables[r["feature"]], zms, True)
+            twin["note"] += "; " + _fv_note(tables[r["feature"]], zms, False)
+    out = []
+    for stage, name, _ in variables:  # per variable: as given, then scaled (as before)
+        out += [r for r in given if (r["stage"], r["feature"]) == (stage, name)]
+        out += [r for r in rows if (r["stage"], r["feature"]) == (stage, name)]
+    return out
 
 
 def _paper_rows(
     e: NDArray[np.float64], u: NDArray[np.float64], features: Mapping[str, NDArray[np.float64]],
-    n_boot: int, seed: int, n_bins: int | None,
+    n_boot: int, seed: int, n_bins: int | None, u_name: str = "uE",
 ) -> list[dict]:
-    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows."""
+    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows (consistency
+    rows named after the uncertainty, ``u_name``)."""
     table = pd.DataFrame({"E": e, "uE": u, **{f"X_{k}": v for k, v in features.items()}})
     checks = flowchart.validate_variance(table, list(features), n_boot, seed, n_bins=n_bins)
     return [
-        {**_row(c.stage, "" if c.conditioning == "-" else c.conditioning, False, c.test,
+        {**_row(c.stage, "" if c.conditioning == "-" else u_name if c.stage == "consistency"
+                else c.conditioning, False, c.test,
                 c.value, (c.ci_low, c.ci_high), c.target, np.nan,
                 "paper rule (P003 Fig. 1)" + (f"; {c.note}" if c.note else "")),
-         "verdict": "pass" if c.passed else "fail"}
+         "verdict": flowchart.check_verdict(c)}
         for c in checks
     ]
 
@@ -468,10 +472,10 @@ def validate(
             by default: enough for 95 % BCa limits; at M = 10^6 each 1000 replicates of the
             scale factor cost about 10^9 random reads).
         n_permutations: permutations of each conditional test (smallest p-value
-            1/(n_permutations + 1)); default max(999, ceil(10 F/alpha)) for F features, so
+            1/(n_permutations + 1)); default max(999, ceil(20 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
-            alpha/(2F).
-            Above :data:`LARGE_ROWS` rows each test stops at its 20th exceedance
+            alpha/(4F) (four tests per feature: binned and cumulative, spread and bias).
+            Above :data:`LARGE_ROWS` rows each binned test stops at its 20th exceedance
             (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
             of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
         n_bins: number of bins of every binning variable (default above).
@@ -548,13 +552,20 @@ def validate(
     probability(alpha, "alpha")
     probability(tolerance, "tolerance")
     if n_permutations is None:
-        n_permutations = max(999, math.ceil(10 * _feature_count(features) / alpha))
-    for name, value in (("n_boot", n_boot), ("n_permutations", n_permutations),
-                        ("n_ucc_permutations", n_ucc_permutations)):
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if n_bins is not None and (int(n_bins) != n_bins or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+        n_permutations = max(999, math.ceil(20 * _feature_count(features) / alpha))
+        if n_permutations > MAX_RESAMPLES:
+            raise ValueError(f"alpha = {alpha:g} needs {n_permutations:.3g} permutations (20 x "
+                             f"features / alpha), more than {MAX_RESAMPLES}; use alpha >= "
+                             f"{20 * _feature_count(features) / MAX_RESAMPLES:g}")
+    n_boot, n_permutations, n_ucc_permutations = (
+        integer(value, name, minimum=1, maximum=MAX_RESAMPLES) for name, value in (
+            ("n_boot", n_boot), ("n_permutations", n_permutations),
+            ("n_ucc_permutations", n_ucc_permutations)))
+    if n_bins is not None:
+        n_bins = integer(n_bins, "n_bins", minimum=2)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be a function of one message (or None), got "
+                         f"{type(progress).__name__}")
     seed = seed_value(seed)
     if isinstance(seed, np.random.SeedSequence):  # recorded as the int every stream comes from
         seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
@@ -566,7 +577,13 @@ def validate(
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
-    boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed = seed_sequence(seed).spawn(5)
+    most = max(2, m // rules.MIN_BIN_COUNT)
+    if k > most:
+        raise ValueError(f"n_bins = {k}: the {m} rows give at most {most} bins of "
+                         f"{rules.MIN_BIN_COUNT} rows (a bin needs at least "
+                         f"{rules.MIN_BIN_COUNT} rows for a verdict)")
+    (boot_seed, perm_seed, bins_seed, ucc_seed, robust_seed, binfree_seed,
+     joint_seed) = seed_sequence(seed).spawn(7)
 
     scr = screen(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {m} rows)")
@@ -584,10 +601,6 @@ def validate(
     ]
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
-    if rule == "paper" and untestable:
-        name, reason = next(iter(untestable.items()))
-        raise ValueError(f"rule='paper' cannot bin {name!r}: {reason}; use the default rule, "
-                         "which reports it as not testable")
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
     binned = [(stage, name, tie_aware_bins(x, k)) for stage, name, x in variables]
     u_scaled = u * reference
@@ -599,7 +612,7 @@ def validate(
                                   student=m > LARGE_ROWS)
 
     if rule == "paper":
-        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins)
+        rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins, inputs.uncertainty_name)
         used_perm = 0
     else:
         average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
@@ -609,23 +622,42 @@ def validate(
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
                                     n_workers=n_workers, exceedances=sequential) if binned else []
-        rows = average + (_conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
-                                            alpha) if binned else [])
+        say("cumulative and isotonic tests (no bins)")
+        rows = list(average)
+        if binned:
+            binfree = binfree_module.binfree_tests(
+                e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
+                seed=binfree_seed, n_workers=n_workers)
+            rows += _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
+                                      alpha, binfree, n_permutations)
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
                          np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
                  for stage, name, _ in candidates if name in untestable]
         used_perm = n_permutations
     verdicts = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
     verdicts["effect"] = row_effects(verdicts, tables, reference, tolerance)
+    joint, joint_note = None, "skipped: fewer than 2 features"
+    if len(inputs.features) >= 2 and m < JOINT_MIN_ROWS:
+        joint_note = f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to learn from)"
+    elif rule == "uqval" and len(inputs.features) >= 2:
+        say("joint test over all features (cross-fitted gradient boosting)")
+        joint = joint_calibration(e, u * reference, inputs.features,
+                                  n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
+                                  seed=joint_seed, n_workers=n_workers)
+        extra = pd.DataFrame(joint_rows(joint, (zms_p, z_p), alpha, reference, tolerance, _row),
+                             columns=VERDICT_COLUMNS)
+        verdicts = pd.concat([verdicts, extra], ignore_index=True)
+        joint_note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
+                      f"{joint.spread.n_permutations} permutations per half")
     say("UCC gain over a constant band (permutation test)")
-    ucc = _ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
+    ucc = ucc_gain(e_unit, u_unit, n_ucc_permutations, ucc_seed, n_workers)
     dominant = dominant_rows(e, u, robust) if dominated else np.empty(0, dtype=np.intp)
     ucc_without = None
     if dominant.size:
         keep = np.ones(m, dtype=bool)
         keep[dominant] = False
         say("UCC gain without the dominant rows")
-        ucc_without = _ucc_gain(e_unit[keep], u_unit[keep], n_ucc_permutations, ucc_seed,
+        ucc_without = ucc_gain(e_unit[keep], u_unit[keep], n_ucc_permutations, ucc_seed,
                                 n_workers)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
@@ -641,6 +673,7 @@ def validate(
         "tolerance": tolerance,
         "conditional_scaling": reference,
         "not_testable": untestable,
+        "joint": joint_note,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     result = ValidationResult(
@@ -648,6 +681,7 @@ def validate(
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
+        joint=joint,
         warnings=tuple(rules.input_warnings(e_unit, reference)),
     )
     if rule == "paper":
@@ -658,7 +692,7 @@ def validate(
         robust=robust, tails=tails,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
-        zms_reliable=scr.zms_reliable,
+        zms_reliable=scr.zms_reliable, joint=joint,
     ))
     return dataclasses.replace(result, advice=advice)
 

@@ -21,8 +21,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import MAX_LISTED_ROWS, aligned, first_rows, refuse_masked
-from uqval._internal.tables import printable
+from uqval._internal.checks import (
+    MAX_LISTED_ROWS,
+    aligned,
+    first_rows,
+    flag,
+    numeric_values,
+)
+from uqval._internal.tables import cell_excerpt
 from uqval.predictive import Predictive
 from uqval.validation.degenerate import z_overflow_message, z_square_overflow
 
@@ -53,17 +59,48 @@ def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
     if name not in data.columns:
         available = ", ".join(map(str, data.columns))
         raise ValueError(f"{argument}: no column {name!r} in data (available: {available})")
+    if (count := int(np.count_nonzero(data.columns == name))) > 1:
+        raise ValueError(f"{argument}: data has {count} columns named {name!r}; rename or drop "
+                         "the copies")
     return data[name]
 
 
+def refuse_copies(arrays: Mapping[str, NDArray[np.float64]], what: str) -> None:
+    """The same column passed as errors and as uncertainties, or as errors and as a feature,
+    is a mistake whose result means nothing: refused, naming both arguments."""
+    e = arrays["errors"]
+    if np.array_equal(e, arrays[what]):
+        raise ValueError(f"errors and {what} hold the same values (the same column passed "
+                         "twice?)")
+    for name, x in arrays.items():
+        if name.startswith("features") and np.array_equal(e, x):
+            raise ValueError(f"{name} holds the same values as the errors (the error column "
+                             "given as a feature?): every range would look miscalibrated")
+
+
+def _feature_names(names: list[object]) -> list[str]:
+    """Feature names as strings, non-empty and distinct (1 and "1" would share a name)."""
+    out = [str(n) for n in names]
+    for raw, name in zip(names, out, strict=True):
+        if not name.strip():
+            raise ValueError(f"features: name {raw!r} is empty; give every feature a name")
+    seen: dict[str, object] = {}
+    for raw, name in zip(names, out, strict=True):
+        if name in seen:
+            raise ValueError(f"features: names {seen[name]!r} and {raw!r} are the same name "
+                             f"{name!r}; rename one")
+        seen[name] = raw
+    return out
+
+
 def _as_float(values: ArrayLike, argument: str) -> NDArray[np.float64]:
-    refuse_masked(values, argument)
+    values = numeric_values(values, argument)
     if isinstance(values, pd.Series) and not pd.api.types.is_numeric_dtype(values.dtype):
         converted = pd.to_numeric(values, errors="coerce")
         bad = converted.isna() & values.notna()
         if bad.any():
             rows = np.flatnonzero(bad.to_numpy())[:MAX_LISTED_ROWS]
-            examples = ", ".join(f"row {i + 1}: {printable(values.iloc[i])!r}" for i in rows)
+            examples = ", ".join(f"row {i + 1}: {cell_excerpt(values.iloc[i])}" for i in rows)
             raise ValueError(f"{argument} has non-numeric values ({examples})")
         values = converted
     try:
@@ -79,9 +116,10 @@ def _features(features: Features, data: pd.DataFrame | None) -> dict[str, ArrayL
     if features is None:
         return {}
     if isinstance(features, pd.DataFrame):
-        return {str(c): features[c] for c in features.columns}
+        names = _feature_names(list(features.columns))
+        return {n: features.iloc[:, i] for i, n in enumerate(names)}
     if isinstance(features, Mapping):
-        return {str(k): v for k, v in features.items()}
+        return dict(zip(_feature_names(list(features)), features.values(), strict=True))
     if isinstance(features, str):
         features = [features]
     if data is None:
@@ -107,6 +145,10 @@ def clean_inputs(
     Rows with a NaN or infinite value in any used column, or a non-positive uncertainty, are
     an error, or are removed and counted (in ``row_counts``) with ``drop_invalid=True``.
     """
+    variance, drop_invalid = flag(variance, "variance"), flag(drop_invalid, "drop_invalid")
+    if uncertainty_name is not None and (not isinstance(uncertainty_name, str)
+                                         or not uncertainty_name.strip()):
+        raise ValueError(f"uncertainty_name must be a non-empty string, got {uncertainty_name!r}")
     if data is not None:
         if not isinstance(data, pd.DataFrame):
             raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
@@ -172,6 +214,7 @@ def clean_inputs(
             f"errors: {m} usable rows; at least {MIN_ROWS} are needed (two bins of 30)"
         )
     clean = {k: v[keep] for k, v in arrays.items()}
+    refuse_copies(clean, what)
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts)

@@ -50,6 +50,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from uqval._internal.checks import MAX_RESAMPLES, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
@@ -278,8 +279,7 @@ def heterogeneity_tests(
     Returns:
         Per variable, the pair (test of T_ZMS, test of T_Z).
     """
-    if n_permutations < 1:
-        raise ValueError(f"n_permutations must be a positive integer, got {n_permutations}")
+    n_permutations = integer(n_permutations, "n_permutations", minimum=1, maximum=MAX_RESAMPLES)
     z = np.ascontiguousarray(z, dtype=np.float64)
     lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
     n_bins = lab.max(axis=1).astype(np.int64) + 1

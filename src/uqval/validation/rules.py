@@ -17,21 +17,46 @@ Average calibration (one family of two tests)
 
 Consistency (binning variable uE) and adaptivity (each feature)
     Permutation tests of the between-bin spread of <Z^2> and of <Z>
-    (:mod:`uqval.validation.permutation`), exact size for any error distribution. They are
-    run once and reported twice:
+    (:mod:`uqval.validation.permutation`), exact size for any error distribution.
+    Beside them, without bins (:mod:`uqval.validation.binfree`): the cumulative Kuiper tests
+    of Z² − 1 (spread) and of Z (bias) along every binning variable (Arrieta-Ibarra et al.
+    2022), and, along uE, the isotonic MCB test (the QLIKE miscalibration of the PAV fit of E²
+    on uE² beyond one global factor). All are permutation tests of exact size. They are run
+    once and reported twice:
 
     * ``scaled=True``: are the uncertainties right across the variable once multiplied by
-      the global scale factor? The spread statistics do not change when uE is rescaled, so
-      this is the permutation p-value itself.
-    * ``scaled=False``: are the uncertainties *as given* right in every bin (<Z^2>_b = 1,
-      <Z>_b = 0 for all b)? That hypothesis is the intersection of "right on average" and
-      "no spread", so it is tested by the Bonferroni combination min(1, 2 min(p_average,
-      p_spread)), which has size <= alpha.
+      the global scale factor? The statistics do not change when uE is rescaled, so this
+      is the permutation p-value itself. **Within a stage** (consistency: 5 tests;
+      adaptivity: 4 tests per feature, all features together) the p-values are adjusted by
+      Holm's method, so a stage's false-alarm rate stays at alpha however many tests and
+      features it holds (Holm is valid under any dependence: the tests share the data, and
+      the cumulative tests of all variables share one permutation null).
+    * ``scaled=False``: are the uncertainties *as given* right in every bin / along the
+      variable? That hypothesis is the intersection of "right on average" and "no change
+      along the variable", tested by min(1, 2 min(p_average, p_adjusted)) with p_adjusted the
+      Holm-adjusted p-value of the scaled test: rejecting any as-given row of a stage needs
+      p_average <= alpha/2 or some p_adjusted <= alpha/2, each of probability <= alpha/2 when
+      the average is right (and when it is not, every as-given hypothesis is false), so the
+      stage's family-wise error stays <= alpha. These p-values are already adjusted.
 
-    Within a stage (consistency; adaptivity over all features) and a value of ``scaled``,
-    the p-values are adjusted by Holm's method, so a stage's false-alarm rate stays at
-    alpha however many features are tested. A conditional test is ``inconclusive`` when a
-    bin holds fewer than :data:`MIN_BIN_COUNT` rows (its bins cannot localise anything).
+    A binned test is ``inconclusive`` when a bin holds fewer than :data:`MIN_BIN_COUNT` rows
+    (its bins cannot localise anything). A stage fails when any of its tests fails.
+    Measured (``benchmarks/joint_error_rates.py``, README): see the README table "Bin-free and
+    joint tests".
+
+Joint (all features together; :mod:`uqval.validation.joint_stage`)
+    Two tests of whether Z² (spread) and Z (bias) depend on the features jointly
+    (:func:`uqval.calibration.joint.joint_calibration`): a gradient-boosting learner fitted
+    on a random half predicts them on the other half; the out-of-sample correlation is tested
+    by permuting the held-out Z² (or Z) against the fixed predictions (exact size conditional
+    on the first half), roles swapped, p = min(1, 2 min(p_AB, p_BA)). The two tests are
+    Holm-adjusted together (the stage's false-alarm rate is alpha), on the globally scaled
+    uncertainties, and the ``scaled=False`` rows pair the adjusted p-value with the average
+    test as above. ``effect`` and the advice come from the two regions the stage describes
+    (largest and smallest local factor, held-out estimate with a 97.5 % interval); skipped
+    with fewer than two features. The stage is a separate family: a dataset checked by
+    consistency, adaptivity and joint can raise a false alarm in any of the three (about
+    3 alpha at most in total), as with the existing stages.
 
 Verdict of a test: ``fail`` when its Holm-adjusted p-value is <= alpha, else ``pass``.
 
@@ -64,6 +89,10 @@ Advice (:mod:`uqval.validation.advice`)
     re-judged with every row's uncertainty multiplied by its uE bin's factor
     (:func:`uqval.validation.advice.consistency_factors`); a range then right within the
     band is not advised (one ``none`` row for the variable: fix consistency first).
+    A bin-free test that fails leads to ranges only through the per-bin intervals (the same
+    simultaneous rule): it is never advised without a located range and its effect size.
+    Because E[Z²] = Var(Z) + <Z>², a bias alone moves the tests of Z² − 1; when a variable
+    has a relevant bias, its spread ranges are advised only if the binned LZMS test fails.
 
 Guards
     Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a

@@ -7,7 +7,7 @@ Output names carry the stable ids of the inventory: results/ucc/<id>.{csv,png,pd
 
 UCC = ANALYSIS["ucc"]
 UCC_DATASETS = [
-    d for d in DATASETS if REGISTRY.get(d).family != "JAC2024"
+    d for d in BAND_DATASETS if REGISTRY.get(d).family != "JAC2024"
 ] + JACOBS_SETS
 
 

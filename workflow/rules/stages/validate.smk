@@ -38,7 +38,7 @@ rule validate_dataset:
 
 rule verdicts_table:
     input:
-        checks=expand("results/validate/{dataset}.csv", dataset=DATASETS),
+        checks=expand("results/validate/{dataset}.csv", dataset=BAND_DATASETS),
         library=LIBRARY,
     output:
         table=report(
@@ -56,6 +56,6 @@ rule verdicts_table:
         mem_mb=500,
         runtime=5,
     params:
-        datasets=DATASETS,
+        datasets=BAND_DATASETS,
     script:
         "../../../scripts/verdicts_table.py"

@@ -1,0 +1,155 @@
+"""Bin-free verdict rows of the conditional stages: cumulative tests and the isotonic MCB.
+
+Beside the binned permutation tests (:mod:`uqval.validation.permutation`), each binning
+variable x (uE in consistency, each feature in adaptivity) gets two cumulative-difference
+tests (:mod:`uqval.calibration.cumulative`, Arrieta-Ibarra et al. 2022; Tygert 2021):
+
+* ``cumulative Kuiper Z²−1``: Kuiper range of the cumulative sum of Z² − 1 in the order of x,
+  about the chord (a change of the spread of Z along x, whatever its shape: a narrow range
+  falls in no bin edge, a smooth trend is not diluted over many bins);
+* ``cumulative Kuiper Z``: the same for Z (a bias that changes along x);
+
+and the consistency stage gets the isotonic miscalibration test ``isotonic MCB (QLIKE)``
+(:func:`uqval.calibration.isotonic.mcb_permutation_test`).
+
+**Null distribution shared by all variables.** Under the null of the stage, Z is independent
+of x, so the order that x imposes on the rows is a uniformly random permutation of Z: the
+null distribution of the Kuiper statistic of Z² − 1 (or Z) is that of a randomly permuted
+sequence, *the same for every variable*. One set of ``n_permutations`` shuffles (compiled
+Fisher-Yates / Rao-Sandelius kernel of :mod:`uqval.validation.permutation`, SFC64 streams in
+fixed chunks of :data:`uqval.validation.permutation.CHUNK`) therefore gives the exact
+permutation p-value of every variable, (1 + #{T* >= T})/(n_permutations + 1), at the cost
+of one test. The tests of different variables are dependent through the shared null; the
+Holm adjustment over a stage is valid under any dependence.
+
+Statistic value: Kuiper/σ with σ = sqrt(sum (d − <d>)²)/M (asymptotically Kuiper's
+distribution under the null, 95 % point 1.747). Like the binned spread statistics, the
+tests are unchanged by a global rescaling of uE; the rows ``scaled=False`` combine them with
+the average test by :func:`uqval.validation.rules.bonferroni_pair`, as the binned rows do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from uqval._internal.checks import unit_scaled
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import SeedLike
+from uqval.calibration.isotonic import mcb_permutation_test
+from uqval.stats.resample_kernel import sfc64_state
+from uqval.validation.permutation import CHUNK, _fisher_yates, _n_buckets, _shuffle
+
+__all__ = ["CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB", "MAX_MCB_PERMUTATIONS",
+           "binfree_tests", "cumulative_null", "kuiper"]
+
+CUMULATIVE_SPREAD = "cumulative Kuiper Z²−1"
+CUMULATIVE_BIAS = "cumulative Kuiper Z"
+ISOTONIC_MCB = "isotonic MCB (QLIKE)"
+
+MAX_MCB_PERMUTATIONS = 999
+"""Most permutations of the MCB test (each refits PAV: 2 s per 200 at M = 10^5)."""
+
+
+@numba.njit(nogil=True, cache=True)
+def _chunk_kuiper(d, n_buckets, state, out):  # pragma: no cover - compiled
+    """out[r, j] = Kuiper range (0 included) of the partial sums of column j of the
+    centred differences ``d`` (M, 2) after permutation r of the rows."""
+    m = d.shape[0]
+    a = np.arange(m)
+    b = np.empty_like(a)
+    choice = np.empty(m, np.int32)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for r in range(out.shape[0]):
+        if n_buckets == 1:
+            s0, s1, s2, s3 = _fisher_yates(a, 0, m, s0, s1, s2, s3)
+        else:
+            s0, s1, s2, s3 = _shuffle(a, b, choice, n_buckets, s0, s1, s2, s3)
+            a, b = b, a
+        c0 = 0.0
+        c1 = 0.0
+        hi0 = 0.0
+        lo0 = 0.0
+        hi1 = 0.0
+        lo1 = 0.0
+        for i in range(m):
+            k = a[i]
+            c0 += d[k, 0]
+            c1 += d[k, 1]
+            hi0 = max(hi0, c0)
+            lo0 = min(lo0, c0)
+            hi1 = max(hi1, c1)
+            lo1 = min(lo1, c1)
+        out[r, 0] = hi0 - lo0
+        out[r, 1] = hi1 - lo1
+
+
+def _centred(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    d = np.column_stack([np.square(z) - 1.0, z])
+    return np.ascontiguousarray(d - d.mean(axis=0))
+
+
+def kuiper(d: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Kuiper range (0 included) of the partial sums of each column of centred ``d``."""
+    c = np.cumsum(d, axis=0)
+    return np.maximum(c.max(axis=0), 0.0) - np.minimum(c.min(axis=0), 0.0)
+
+
+def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
+                    n_workers: int = 1) -> NDArray[np.float64]:
+    """(n_permutations, 2) Kuiper ranges of Z² − 1 and Z over random orders (unnormalised)."""
+    d = _centred(z)
+    out = np.zeros((n_permutations, 2))
+    starts = range(0, n_permutations, CHUNK)
+    children = seed_sequence(seed).spawn(len(starts))
+    buckets = _n_buckets(z.size)
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
+        _chunk_kuiper(d, buckets, sfc64_state(child), out[start : start + CHUNK])
+
+    jobs = list(zip(starts, children, strict=True))
+    if n_workers == 1 or len(jobs) == 1:
+        for job in jobs:
+            work(job)
+    else:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            list(pool.map(work, jobs))
+    return out
+
+
+def binfree_tests(
+    z: NDArray[np.float64], u: NDArray[np.float64], variables: Sequence[NDArray[np.float64]],
+    *, n_permutations: int, seed: SeedLike, n_workers: int = 1,
+) -> tuple[list[tuple[float, float, float, float]], tuple[float, float, int]]:
+    """Cumulative tests along each variable and the MCB test along uE (module docstring).
+
+    Returns per variable (Kuiper/σ of Z² − 1, its p-value, Kuiper/σ of Z, its p-value), and
+    (MCB, p-value, permutations) of the isotonic test.
+    """
+    cum_seed, mcb_seed = seed_sequence(seed).spawn(2)
+    null = cumulative_null(z, n_permutations, cum_seed, n_workers)
+    d = _centred(z)
+    m = z.size
+    sigma = np.sqrt(np.sum(np.square(d), axis=0)) / m
+    out = []
+    for x in variables:
+        observed = kuiper(d[np.argsort(x, kind="stable")])
+        row: list[float] = []
+        for j in range(2):
+            exceed = int(np.count_nonzero(null[:, j] >= observed[j] * (1.0 - 1e-12)))
+            value = observed[j] / m / sigma[j] if sigma[j] > 0 else 0.0
+            p = (1 + exceed) / (n_permutations + 1) if sigma[j] > 0 else 1.0
+            row += [float(value), float(p)]
+        out.append((row[0], row[1], row[2], row[3]))
+    n_mcb = min(n_permutations, MAX_MCB_PERMUTATIONS)
+    # QLIKE differences do not change when E and uE share a unit; a power of two (exact)
+    # keeps E^2 and uE^2 finite for values near 1e-300 or 1e300
+    e_unit, u_unit, _ = unit_scaled(z * u, u)
+    mcb = mcb_permutation_test(e_unit, u_unit, n_permutations=n_mcb, seed=mcb_seed)
+    return out, (mcb.miscalibration, mcb.p_value, n_mcb)
+
