@@ -140,3 +140,35 @@ def test_large_figures_use_the_subsample_except_per_bin_ones(monkeypatch):
         draw(ax)
         assert ax.has_data()
         plt.close(fig)
+
+
+def test_binfree_sequential_against_fixed():
+    from uqval.calibration.isotonic import mcb_permutation_test
+    from uqval.validation.binfree import binfree_tests
+
+    e, u, x = _data(2000, 9)
+    z = e / u
+    fixed = binfree_tests(z, u, [u, x], n_permutations=400, seed=3)
+    never = binfree_tests(z, u, [u, x], n_permutations=400, seed=3, exceedances=401)
+    assert never == fixed
+    h = 10
+    seq = binfree_tests(z, u, [u, x], n_permutations=400, seed=3, exceedances=h)
+    for row, ref in zip(seq[0], fixed[0], strict=True):
+        assert row[0] == ref[0] and row[2] == ref[2]  # the statistics
+        for p, p_fixed in ((row[1], ref[1]), (row[3], ref[3])):
+            if p_fixed <= h / 401:  # fewer than h exceedances in 400: the fixed p-value
+                assert p == p_fixed
+            else:  # p = h/l with l <= 400, at least the fixed-rule estimate's order
+                assert h / 400 <= p <= 1.0
+                assert float(h / p).is_integer()
+    # MCB: stopped at the h-th exceedance of the fixed rule's own permutations
+    mcb = mcb_permutation_test(e, u, n_permutations=300, seed=4, exceedances=h)
+    assert mcb.n_permutations < 300  # calibrated data: stops early
+    if mcb.n_permutations < 300:
+        n = mcb.n_permutations
+        first = mcb_permutation_test(e, u, n_permutations=n, seed=4)  # the same first n
+        assert mcb.p_value == pytest.approx(h / n, rel=1e-15)
+        assert first.p_value == pytest.approx((1 + h) / (n + 1), rel=1e-15)
+        assert first.miscalibration == mcb.miscalibration
+    assert mcb_permutation_test(e, u, n_permutations=300, seed=4, exceedances=301) == \
+        mcb_permutation_test(e, u, n_permutations=300, seed=4)

@@ -627,7 +627,7 @@ def validate(
         if binned:
             binfree = binfree_module.binfree_tests(
                 e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
-                seed=binfree_seed, n_workers=n_workers)
+                seed=binfree_seed, n_workers=n_workers, exceedances=sequential)
             rows += _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
                                       alpha, binfree, n_permutations)
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
