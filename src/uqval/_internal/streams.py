@@ -90,12 +90,22 @@ def stream_blocks(
 
 
 def run_jobs(work: Callable[[tuple[int, np.random.SeedSequence]], None],
-             jobs: Sequence[tuple[int, np.random.SeedSequence]], n_workers: int) -> None:
-    """Run ``work`` on each (start, seed) chunk job, in threads when ``n_workers`` > 1. Each
-    job writes its own slice of the output, so the result does not depend on the threads."""
-    if n_workers == 1 or len(jobs) == 1:
-        for job in jobs:
-            work(job)
-    else:
-        with ThreadPoolExecutor(max_workers=n_workers) as pool:
-            list(pool.map(work, jobs))
+             jobs: Sequence[tuple[int, np.random.SeedSequence]], n_workers: int, *,
+             stop: Callable[[int], bool] | None = None) -> int:
+    """Run ``work`` on each (start, seed) chunk job, in threads when ``n_workers`` > 1, and
+    return how many jobs ran. Each job writes its own slice of the output, so the result
+    does not depend on the threads. With ``stop`` (sequential tests), the jobs run in
+    batches of doubling size and ``stop(jobs run so far)`` is asked between batches: the
+    jobs that ran are always the first ones, so a test stopped early used the first
+    permutations of the fixed rule."""
+    batch = len(jobs) if stop is None else max(n_workers, 2)
+    first = 0
+    with ThreadPoolExecutor(max_workers=max(1, n_workers)) as pool:
+        while first < len(jobs):
+            part = jobs[first : first + batch]
+            list(pool.map(work, part) if n_workers > 1 and len(part) > 1 else map(work, part))
+            first += len(part)
+            if stop is not None and first < len(jobs) and stop(first):
+                break
+            batch *= 2
+    return first

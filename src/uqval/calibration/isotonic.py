@@ -406,7 +406,8 @@ class MCBTest:
 
 
 def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
-                         n_permutations: int = 999, seed: SeedLike = 0) -> MCBTest:
+                         n_permutations: int = 999, seed: SeedLike = 0,
+                         exceedances: int | None = None) -> MCBTest:
     """Does E² depend on uE² otherwise than in proportion? A distribution-free MCB test.
 
     The uncertainties are first scaled by s = sqrt(<Z²>) (the QLIKE-optimal constant factor,
@@ -417,7 +418,9 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     permuted against uE (E* = uE·Z_π), which keeps <Z²>, s and the mean score S unchanged,
     and the p-value (1 + #{MCB* >= MCB})/(n_permutations + 1) has size <= alpha for any
     shape of D (unlike the simulated p-value of :func:`isotonic_reliability`, exact only
-    for the simulated D). Permutations from :mod:`uqval._internal.streams`; cost
+    for the simulated D). With ``exceedances=h`` the sequential rule of Besag & Clifford (1991)
+    stops at the h-th exceedance (p = h/l after l permutations; the first l permutations
+    are those of the fixed rule). Permutations from :mod:`uqval._internal.streams`; cost
     O(n_permutations · M) after one sort.
 
     >>> rng = np.random.default_rng(1)
@@ -450,9 +453,15 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
 
     observed = mcb(z2)
     null = np.empty(n_permutations)
+    drawn = 0
     for block in stream_blocks(seed, n_permutations, m):
         rows = index_generator(block.seed).permuted(np.broadcast_to(z2, (block.size, m)), axis=1)
         for r in range(block.size):
             null[block.start + r] = mcb(rows[r])
+        drawn = block.start + block.size
+        hits = np.cumsum(null[:drawn] >= observed - 1e-12 * abs(observed))
+        if exceedances is not None and hits[-1] >= exceedances:
+            used = int(np.argmax(hits >= exceedances)) + 1
+            return MCBTest(observed, exceedances / used, used)
     exceed = int(np.count_nonzero(null >= observed - 1e-12 * abs(observed)))
     return MCBTest(observed, (1 + exceed) / (n_permutations + 1), n_permutations)

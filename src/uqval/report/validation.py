@@ -18,8 +18,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
+from uqval._internal.seeding import derive_seed
+from uqval._internal.streams import value_generator
 from uqval.plots import diagnostics, reliability
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
@@ -31,8 +34,11 @@ if TYPE_CHECKING:  # the result types; report/ never imports the engines at run 
     from uqval.validation.engine import ValidationResult
 
 __all__ = [
+    "FIGURE_FULL_ROWS",
+    "FIGURE_SUBSAMPLE",
     "RULES_MARKDOWN",
     "FigureSpec",
+    "figure_subsample",
     "figure_specs",
     "report_content",
     "dominant_table",
@@ -44,6 +50,33 @@ __all__ = [
 
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 """(file stem, title, how to read, function drawing on an Axes)."""
+
+FIGURE_FULL_ROWS = 1_000_000
+"""Up to this many rows every figure uses every row; above, the curves and scatter plots
+(calibration curve, isotonic reliability with its 300 pool-adjacent-violators fits, z-scores
+along each feature, confidence curve, UCC) are drawn from a seeded uniform subsample of
+:data:`FIGURE_SUBSAMPLE` rows (their titles say so), the per-bin figures (reliability
+diagram, LZMS, LZM) from all rows, like the ``bins_<name>.csv`` tables. No figure draws more
+than :data:`uqval.plots.diagnostics.MAX_SCATTER` points."""
+FIGURE_SUBSAMPLE = 200_000
+"""Rows of the seeded subsample of the curves and scatter plots above FIGURE_FULL_ROWS."""
+
+
+def figure_subsample(m: int, seed: int) -> NDArray[np.intp] | None:
+    """Sorted row positions of the figures' subsample, None when they use all rows:
+    :data:`FIGURE_SUBSAMPLE` rows drawn without replacement from the value stream of
+    ``derive_seed(seed, "figure subsample")``.
+
+    >>> figure_subsample(1000, 0) is None
+    True
+    >>> idx = figure_subsample(FIGURE_FULL_ROWS + 1, 0)
+    >>> idx.size == FIGURE_SUBSAMPLE, bool((np.diff(idx) > 0).all())
+    (True, True)
+    """
+    if m <= FIGURE_FULL_ROWS:
+        return None
+    rng = value_generator(np.random.SeedSequence(derive_seed(seed, "figure subsample")))
+    return np.sort(rng.choice(m, size=FIGURE_SUBSAMPLE, replace=False))
 
 
 def variable_stems(result: ValidationResult) -> dict[str, str]:
@@ -62,19 +95,24 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
     factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
     us = u * factor
     seed = int(result.parameters["seed"])
+    sub = figure_subsample(e.size, seed)
+    # above FIGURE_FULL_ROWS the curves and scatter plots use the subsample, the per-bin
+    # figures (reliability diagram, LZMS, LZM) all rows, like the bins_<name>.csv tables
+    es, usub = (e, u) if sub is None else (e[sub], u[sub])
+    drawn = "" if sub is None else f" ({sub.size} of the {e.size} rows, drawn at random)"
     n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
     stems = variable_stems(result)
     scaled = f" (uncertainties × {factor:.3g}{in_unit})"
     specs: list[FigureSpec] = [
-        ("calibration_curve", "Calibration curve", HOW_TO_READ["calibration_curve_plot"],
-         lambda ax: diagnostics.calibration_curve_plot(e, u, ax=ax)),
+        ("calibration_curve", "Calibration curve" + drawn, HOW_TO_READ["calibration_curve_plot"],
+         lambda ax: diagnostics.calibration_curve_plot(es, usub, ax=ax)),
         ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
          lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
-        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)",
-         HOW_TO_READ["isotonic_reliability_plot"],
-         lambda ax: reliability.isotonic_reliability_plot(e, u, ax=ax, seed=seed, n_sim=200,
-                                                          n_boot=100)),
+        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)"
+         + drawn, HOW_TO_READ["isotonic_reliability_plot"],
+         lambda ax: reliability.isotonic_reliability_plot(es, usub, ax=ax, seed=seed,
+                                                          n_sim=200, n_boot=100)),
     ]
     if u_name in n_bins:  # not when the uncertainty cannot be binned (not testable)
         specs += [
@@ -99,19 +137,20 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
              HOW_TO_READ["local_zm_plot"],
              lambda ax: diagnostics.local_zm_plot(
                  e, us, x, x_name=name, n_bins=n_bins[name], ax=ax)),
-            (f"z_vs_{stems[str(name)]}", f"Z-scores along {name}{scaled}",
+            (f"z_vs_{stems[str(name)]}", f"Z-scores along {name}{scaled}{drawn}",
              HOW_TO_READ["z_vs_feature_plot"],
-             lambda ax: diagnostics.z_vs_feature_plot(e, us, x, feature_name=name, ax=ax)),
+             lambda ax: diagnostics.z_vs_feature_plot(
+                 es, usub * factor, x if sub is None else x[sub], feature_name=name, ax=ax)),
         ]
 
     for name, x in result.features.items():
         if name in n_bins:
             specs += along(name, x)
     specs += [
-        ("confidence_curve", "Confidence curve", HOW_TO_READ["confidence_curve_plot"],
-         lambda ax: diagnostics.confidence_curve_plot(e, u, ax=ax, seed=seed)),
-        ("ucc", "Uncertainty characteristics curve", HOW_TO_READ["ucc_plot"],
-         lambda ax: diagnostics.ucc_plot(e, u, ax=ax)),
+        ("confidence_curve", "Confidence curve" + drawn, HOW_TO_READ["confidence_curve_plot"],
+         lambda ax: diagnostics.confidence_curve_plot(es, usub, ax=ax, seed=seed)),
+        ("ucc", "Uncertainty characteristics curve" + drawn, HOW_TO_READ["ucc_plot"],
+         lambda ax: diagnostics.ucc_plot(es, usub, ax=ax)),
     ]
     return specs
 

@@ -30,7 +30,7 @@ the average test by :func:`uqval.validation.rules.bonferroni_pair`, as the binne
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
@@ -100,8 +100,12 @@ def kuiper(d: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
-                    n_workers: int = 1) -> NDArray[np.float64]:
-    """(n_permutations, 2) Kuiper ranges of Z² − 1 and Z over random orders (unnormalised)."""
+                    n_workers: int = 1,
+                    done: Callable[[NDArray[np.float64]], bool] | None = None,
+                    ) -> NDArray[np.float64]:
+    """(n_permutations, 2) Kuiper ranges of Z² − 1 and Z over random orders (unnormalised);
+    with ``done``, drawn in doubling batches of chunks until ``done(null so far)`` (the
+    first rows of the full null: same chunks, same children)."""
     d = _centred(z)
     out = np.zeros((n_permutations, 2))
     starts = range(0, n_permutations, CHUNK)
@@ -112,38 +116,64 @@ def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
         start, child = job
         _chunk_kuiper(d, buckets, sfc64_state(child), out[start : start + CHUNK])
 
-    run_jobs(work, list(zip(starts, children, strict=True)), n_workers)
+    def stop(jobs_run: int) -> bool:
+        assert done is not None
+        return bool(done(out[: min(n_permutations, jobs_run * CHUNK)]))
+
+    ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
+                   stop=None if done is None else stop)
+    if ran * CHUNK < n_permutations:
+        return out[: ran * CHUNK]
     return out
 
 
 def binfree_tests(
     z: NDArray[np.float64], u: NDArray[np.float64], variables: Sequence[NDArray[np.float64]],
     *, n_permutations: int, seed: SeedLike, n_workers: int = 1,
+    exceedances: int | None = None,
 ) -> tuple[list[tuple[float, float, float, float]], tuple[float, float, int]]:
     """Cumulative tests along each variable and the MCB test along uE (module docstring).
 
     Returns per variable (Kuiper/σ of Z² − 1, its p-value, Kuiper/σ of Z, its p-value), and
-    (MCB, p-value, permutations) of the isotonic test.
+    (MCB, p-value, permutations) of the isotonic test. ``exceedances=h``: every test follows
+    the sequential rule of Besag & Clifford (p = h/l at its h-th exceedance, l permutations;
+    the first permutations of the fixed rule), as the binned tests of large sets do.
     """
     cum_seed, mcb_seed = seed_sequence(seed).spawn(2)
-    null = cumulative_null(z, n_permutations, cum_seed, n_workers)
     d = _centred(z)
     m = z.size
     sigma = np.sqrt(np.sum(np.square(d), axis=0)) / m
+    observed = [kuiper(d[np.argsort(x, kind="stable")]) for x in variables]
+
+    def exceeds(null: NDArray[np.float64], obs: NDArray[np.float64], j: int):
+        return null[:, j] >= obs[j] * (1.0 - 1e-12)
+
+    def done(null: NDArray[np.float64]) -> bool:
+        assert exceedances is not None
+        return all(sigma[j] <= 0 or np.count_nonzero(exceeds(null, obs, j)) >= exceedances
+                   for obs in observed for j in range(2))
+
+    null = cumulative_null(z, n_permutations, cum_seed, n_workers,
+                           None if exceedances is None else done)
     out = []
-    for x in variables:
-        observed = kuiper(d[np.argsort(x, kind="stable")])
+    for obs in observed:
         row: list[float] = []
         for j in range(2):
-            exceed = int(np.count_nonzero(null[:, j] >= observed[j] * (1.0 - 1e-12)))
-            value = observed[j] / m / sigma[j] if sigma[j] > 0 else 0.0
-            p = (1 + exceed) / (n_permutations + 1) if sigma[j] > 0 else 1.0
+            hits = np.cumsum(exceeds(null, obs, j))
+            value = obs[j] / m / sigma[j] if sigma[j] > 0 else 0.0
+            if sigma[j] <= 0:
+                p = 1.0
+            elif exceedances is not None and hits[-1] >= exceedances:
+                p = exceedances / (int(np.argmax(hits >= exceedances)) + 1)
+            else:
+                p = (1 + int(hits[-1])) / (n_permutations + 1)
             row += [float(value), float(p)]
         out.append((row[0], row[1], row[2], row[3]))
     n_mcb = min(n_permutations, MAX_MCB_PERMUTATIONS)
     # QLIKE differences do not change when E and uE share a unit; a power of two (exact)
     # keeps E^2 and uE^2 finite for values near 1e-300 or 1e300
     e_unit, u_unit, _ = unit_scaled(z * u, u)
-    mcb = mcb_permutation_test(e_unit, u_unit, n_permutations=n_mcb, seed=mcb_seed)
-    return out, (mcb.miscalibration, mcb.p_value, n_mcb)
+    mcb = mcb_permutation_test(e_unit, u_unit, n_permutations=n_mcb, seed=mcb_seed,
+                               exceedances=exceedances)
+    return out, (mcb.miscalibration, mcb.p_value, mcb.n_permutations)
 

@@ -102,6 +102,14 @@ class ScaleFactor:
         return f"ScaleFactor({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}])"
 
 
+LARGE_ROWS = 1_000_000
+"""Above this many rows the binned permutation tests stop at h = HETEROGENEITY_EXCEEDANCES
+exceedances (Besag-Clifford) and the per-bin intervals of <Z^2> are Student-t intervals
+(bins of >= 20 000 rows) instead of BCa; up to it every seeded number is unchanged."""
+HETEROGENEITY_EXCEEDANCES = 20
+"""Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
+
+
 @dataclass(frozen=True, repr=False)
 class ValidationResult:
     """Outcome of :func:`validate`.
@@ -115,7 +123,8 @@ class ValidationResult:
         scale_factor: sqrt(ZMS) with its BCa interval.
         bins: per binning variable (the uncertainty first, then the features), a table of
             its bins: low, high (range of the variable), n, value (<Z^2> with the scaled
-            uncertainties, target 1), ci_low, ci_high (BCa), valid (interval contains 1),
+            uncertainties, target 1), ci_low, ci_high (BCa; Student t above LARGE_ROWS
+            rows), valid (interval contains 1),
             factor, factor_low, factor_high (sqrt of value and interval: how much the
             scaled uncertainties are too small (> 1) or too large (< 1) in the bin),
             mean_z, mean_z_low, mean_z_high (Student-t), mean_z_valid.
@@ -228,14 +237,20 @@ def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
 
 def _bin_table(
     e: NDArray[np.float64], u_scaled: NDArray[np.float64], x: NDArray[np.float64], bins: Bins,
-    n_boot: int, seed: np.random.SeedSequence, n_workers: int,
+    n_boot: int, seed: np.random.SeedSequence, n_workers: int, student: bool = False,
 ) -> pd.DataFrame:
-    """Per-bin <Z^2> (BCa, n_boot replicates per bin) and <Z> (Student t), scaled uE."""
+    """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
+    interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
+    <Z> (Student t), scaled uE."""
     z = e / u_scaled
     index_lists = bins.index_lists()
     children = seed.spawn(len(index_lists))
     value, low, high = (np.empty(len(index_lists)) for _ in range(3))
     for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+        if student:
+            ci = mean_t_interval(np.square(z[idx]))
+            value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
+            continue
         res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                             n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
@@ -460,6 +475,9 @@ def validate(
             1/(n_permutations + 1)); default max(999, ceil(20 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
             alpha/(4F) (four tests per feature: binned and cumulative, spread and bias).
+            Above :data:`LARGE_ROWS` rows each binned test stops at its 20th exceedance
+            (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
+            of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
         n_bins: number of bins of every binning variable (default above).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
@@ -590,23 +608,26 @@ def validate(
     children = bins_seed.spawn(len(variables))
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
         say(f"per-bin intervals along {name}")
-        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers)
+        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
+                                  student=m > LARGE_ROWS)
 
     if rule == "paper":
         rows = _paper_rows(e, u, inputs.features, n_boot, seed, n_bins, inputs.uncertainty_name)
         used_perm = 0
     else:
         average, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
-        say(f"{n_permutations} permutations for {len(binned)} binning variable(s)")
+        say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
+            f"{len(binned)} binning variable(s)")
+        sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
         tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                     n_permutations=n_permutations, seed=perm_seed,
-                                    n_workers=n_workers) if binned else []
+                                    n_workers=n_workers, exceedances=sequential) if binned else []
         say("cumulative and isotonic tests (no bins)")
         rows = list(average)
         if binned:
             binfree = binfree_module.binfree_tests(
                 e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
-                seed=binfree_seed, n_workers=n_workers)
+                seed=binfree_seed, n_workers=n_workers, exceedances=sequential)
             rows += _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
                                       alpha, binfree, n_permutations)
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
@@ -641,6 +662,10 @@ def validate(
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
+        "permutation_rule": "fixed" if m <= LARGE_ROWS or rule == "paper" else
+        f"sequential, h = {HETEROGENEITY_EXCEEDANCES} (more than {LARGE_ROWS} rows)",
+        "bin_intervals": f"BCa, {n_boot} replicates per bin" if m <= LARGE_ROWS else
+        f"Student t (more than {LARGE_ROWS} rows)",
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},

@@ -20,7 +20,13 @@ Both are invariant under a global rescaling of uE, so they test the *shape* of t
 calibration along x once the average error (the scale factor) is set aside.
 
 p-value: ``(1 + #{T_perm >= T_obs}) / (n_permutations + 1)`` (Phipson & Smyth 2010), so
-P(p <= alpha) <= alpha exactly under the null.
+P(p <= alpha) <= alpha exactly under the null. With ``exceedances=h`` each test follows the
+sequential rule of Besag & Clifford (1991, Biometrika 78, 301), as the UCC test does
+(:func:`uqval.ucc.auucc_permutation_test`): it stops at its h-th exceedance, p = h/l after l
+permutations, or the fixed p-value above when fewer than h exceedances occur in
+``n_permutations``; permutations are drawn in batches until every test has stopped. The
+first l permutations are those of the fixed rule (same chunks, same children), so a test
+that never stops early has exactly the fixed-rule p-value.
 
 Computation. Only the per-bin sums of Z and Z^2 of each permutation are needed. A compiled
 kernel shuffles Z (Fisher-Yates up to 2^14 rows; above, the cache-friendly Rao-Sandelius
@@ -36,7 +42,7 @@ n_variables)), memory O(M + n_permutations · total bins).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numba
@@ -155,9 +161,12 @@ def _permuted_sums(
     n_permutations: int,
     seed: SeedLike,
     n_workers: int,
+    done: Callable[[NDArray[np.float64]], bool] | None = None,
 ) -> NDArray[np.float64]:
+    """Bin sums of every permutation, ``(n_drawn, n_total, 2)``; with ``done``, drawn in
+    batches of chunks (doubling) until ``done(sums so far)`` is true, else all at once."""
     out = np.zeros((n_permutations, n_total, 2))
-    starts = range(0, n_permutations, CHUNK)
+    starts = list(range(0, n_permutations, CHUNK))
     children = seed_sequence(seed).spawn(len(starts))
     buckets = _n_buckets(z.size)
 
@@ -165,7 +174,14 @@ def _permuted_sums(
         start, child = job
         _chunk_sums(z, labels, offsets, buckets, sfc64_state(child), out[start : start + CHUNK])
 
-    run_jobs(work, list(zip(starts, children, strict=True)), n_workers)
+    def stop(jobs_run: int) -> bool:
+        assert done is not None
+        return bool(done(out[: min(n_permutations, jobs_run * CHUNK)]))
+
+    ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
+                   stop=None if done is None else stop)
+    if ran * CHUNK < n_permutations:
+        return out[: ran * CHUNK]
     return out
 
 
@@ -211,14 +227,25 @@ class HeterogeneityTest:
         return self.statistic / self.null_mean if self.null_mean > 0 else float("nan")
 
 
-def _test(observed: float, null: NDArray[np.float64]) -> HeterogeneityTest:
+def _exceeds(observed: float, null: NDArray[np.float64]) -> NDArray[np.bool_]:
     # a relative tolerance so that equal values summed in another order count as ties
-    at_least = np.count_nonzero(null >= observed * (1.0 - 1e-9) - 1e-300)
+    return null >= observed * (1.0 - 1e-9) - 1e-300
+
+
+def _test(observed: float, null: NDArray[np.float64], n_permutations: int,
+          exceedances: int | None) -> HeterogeneityTest:
+    """The test from the ``null`` drawn so far (module docstring: fixed or sequential)."""
+    hits = np.cumsum(_exceeds(observed, null))
+    if exceedances is not None and hits.size and hits[-1] >= exceedances:
+        used = int(np.argmax(hits >= exceedances)) + 1
+        null, p = null[:used], exceedances / used
+    else:  # all n_permutations drawn (the sequential rule draws on until h or the end)
+        p = (1.0 + (int(hits[-1]) if hits.size else 0)) / (n_permutations + 1.0)
     return HeterogeneityTest(
         statistic=float(observed),
         null_mean=float(null.mean()),
         null_q95=float(np.quantile(null, 0.95)),
-        p_value=(1.0 + at_least) / (null.size + 1.0),
+        p_value=float(p),
         n_permutations=int(null.size),
     )
 
@@ -230,6 +257,7 @@ def heterogeneity_tests(
     n_permutations: int = 999,
     seed: SeedLike = None,
     n_workers: int = 1,
+    exceedances: int | None = None,
 ) -> list[tuple[HeterogeneityTest, HeterogeneityTest]]:
     """Permutation tests of T_ZMS and T_Z for several binning variables at once.
 
@@ -241,6 +269,8 @@ def heterogeneity_tests(
             1/(n_permutations + 1)).
         seed: seed of the permutations (module docstring).
         n_workers: threads (no effect on the result).
+        exceedances: None (all ``n_permutations``) or h, the sequential rule of Besag &
+            Clifford (module docstring): each test stops at its h-th exceedance.
 
     Returns:
         Per variable, the pair (test of T_ZMS, test of T_Z).
@@ -250,16 +280,30 @@ def heterogeneity_tests(
     lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
     n_bins = lab.max(axis=1).astype(np.int64) + 1
     offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.int64)
-    null = _permuted_sums(z, lab, offsets, int(n_bins.sum()), n_permutations, seed, n_workers)
-    results = []
-    for v, (off, k) in enumerate(zip(offsets, n_bins, strict=True)):
-        counts = np.bincount(lab[v], minlength=k).astype(np.int64)
-        obs_zms, obs_z = heterogeneity_statistics(
+    if exceedances is not None and exceedances < 1:
+        raise ValueError(f"exceedances must be a positive integer or None, got {exceedances}")
+    counts, observed = [], []
+    for v, k in enumerate(n_bins):
+        counts.append(np.bincount(lab[v], minlength=k).astype(np.int64))
+        observed.append(heterogeneity_statistics(
             np.bincount(lab[v], weights=z, minlength=k).astype(np.float64),
             np.bincount(lab[v], weights=z * z, minlength=k).astype(np.float64),
-            counts,
-        )
-        block = null[:, off : off + k]
-        null_zms, null_z = heterogeneity_statistics(block[..., 0], block[..., 1], counts)
-        results.append((_test(float(obs_zms), null_zms), _test(float(obs_z), null_z)))
-    return results
+            counts[v],
+        ))
+
+    def nulls(sums: NDArray[np.float64]) -> list[tuple[NDArray[np.float64], ...]]:
+        return [heterogeneity_statistics(sums[:, off : off + k, 0], sums[:, off : off + k, 1],
+                                         c) for off, k, c in zip(offsets, n_bins, counts,
+                                                                 strict=True)]
+
+    def done(sums: NDArray[np.float64]) -> bool:
+        assert exceedances is not None
+        return all(np.count_nonzero(_exceeds(float(obs), null)) >= exceedances
+                   for pair, obs_pair in zip(nulls(sums), observed, strict=True)
+                   for null, obs in zip(pair, obs_pair, strict=True))
+
+    sums = _permuted_sums(z, lab, offsets, int(n_bins.sum()), n_permutations, seed, n_workers,
+                          None if exceedances is None else done)
+    return [tuple(_test(float(obs), null, n_permutations, exceedances)  # type: ignore[misc]
+                  for obs, null in zip(obs_pair, pair, strict=True))
+            for obs_pair, pair in zip(observed, nulls(sums), strict=True)]

@@ -1,0 +1,174 @@
+"""The large-set mode of ``uqval validate`` (issue 29): sequential permutation tests above
+``LARGE_ROWS`` rows and the isotonic figure's seeded subsample, against the fixed path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uqval.report import validation as report_validation
+from uqval.validation import engine
+from uqval.validation.permutation import heterogeneity_tests
+
+
+def _data(m: int, seed: int, slope: float = 0.0):
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0.5, 2.0, m)
+    x = rng.uniform(0.0, 1.0, m)
+    e = u * rng.standard_normal(m) * np.sqrt(1.0 + slope * (x - 0.5))
+    return e, u, x
+
+
+def _labels(x: np.ndarray, k: int) -> np.ndarray:
+    return np.searchsorted(np.quantile(x, np.linspace(0, 1, k + 1)[1:-1]), x).astype(np.int32)
+
+
+def test_sequential_never_stopping_equals_fixed():
+    e, u, x = _data(3000, 1)
+    labels = [_labels(u, 6), _labels(x, 5)]
+    fixed = heterogeneity_tests(e / u, labels, n_permutations=300, seed=7)
+    # h above the number of permutations: no test can stop, every number is the fixed one
+    seq = heterogeneity_tests(e / u, labels, n_permutations=300, seed=7, exceedances=301)
+    assert seq == fixed
+
+
+def test_sequential_stop_is_besag_clifford_on_the_fixed_stream():
+    e, u, x = _data(3000, 2)
+    labels = [_labels(u, 6), _labels(x, 5)]
+    h = 10
+    seq = heterogeneity_tests(e / u, labels, n_permutations=2000, seed=11, exceedances=h)
+    for v, pair in enumerate(seq):
+        for s, test in enumerate(pair):
+            n = test.n_permutations
+            if n == 2000:  # fewer than h exceedances: the fixed p-value
+                assert test.p_value == heterogeneity_tests(
+                    e / u, labels, n_permutations=2000, seed=11)[v][s].p_value
+                continue
+            assert test.p_value == pytest.approx(h / n, rel=1e-15)
+            # the first n permutations of the fixed rule: exactly h exceed, the n-th does
+            first_n = heterogeneity_tests(e / u, labels, n_permutations=n, seed=11)[v][s]
+            first_less = heterogeneity_tests(e / u, labels, n_permutations=n - 1, seed=11)[v][s]
+            assert first_n.p_value == pytest.approx((1 + h) / (n + 1), rel=1e-15)
+            assert first_less.p_value == pytest.approx(h / n, rel=1e-15)  # (1 + h - 1) / n
+            assert test.null_mean == first_n.null_mean
+            assert test.statistic == first_n.statistic
+
+
+def test_sequential_keeps_full_count_for_a_clear_departure():
+    e, u, x = _data(4000, 3, slope=1.6)
+    seq = heterogeneity_tests(e / u, [_labels(x, 5)], n_permutations=500, seed=0,
+                              exceedances=20)
+    fixed = heterogeneity_tests(e / u, [_labels(x, 5)], n_permutations=500, seed=0)
+    assert seq[0][0] == fixed[0][0]  # T_ZMS along x: no exceedance, all 500 drawn
+    assert seq[0][0].p_value == 1 / 501
+
+
+def test_exceedances_must_be_positive():
+    e, u, x = _data(200, 4)
+    with pytest.raises(ValueError, match="exceedances"):
+        heterogeneity_tests(e / u, [_labels(x, 2)], n_permutations=20, exceedances=0)
+
+
+FAST = dict(n_boot=200, n_permutations=999, n_ucc_permutations=199, seed=5)
+
+
+@pytest.mark.parametrize("slope", [0.0, 1.6])
+def test_large_mode_gives_the_verdicts_of_the_fixed_path(monkeypatch, slope):
+    e, u, x = _data(3000, 6, slope)
+    fixed = engine.validate(e, u, {"x": x}, **FAST)
+    monkeypatch.setattr(engine, "LARGE_ROWS", 1000)
+    large = engine.validate(e, u, {"x": x}, **FAST)
+    assert large.stage_verdicts == fixed.stage_verdicts
+    assert large.parameters["permutation_rule"].startswith("sequential, h = 20")
+    assert fixed.parameters["permutation_rule"] == "fixed"
+    # only the permutation tests differ (p-value, spread ratio T/mean of the null drawn)
+    same = ["stage", "feature", "scaled", "verdict", "statistic", "ci_low", "ci_high"]
+    assert large.verdicts[same].equals(fixed.verdicts[same])
+    average = fixed.verdicts["stage"] == "average"
+    assert large.verdicts[average].equals(fixed.verdicts[average])
+    ratio = ~average & fixed.verdicts["value"].notna()
+    assert np.allclose(large.verdicts.loc[ratio, "value"], fixed.verdicts.loc[ratio, "value"],
+                       rtol=0.25)
+    assert large.scale_factor == fixed.scale_factor
+    # per-bin <Z^2>: the same value; the interval is the Student-t one, derived here
+    from scipy import stats
+
+    z2 = np.square(e / (u * large.parameters["conditional_scaling"]))
+    for name, xv in (("uncertainty", u), ("x", x)):
+        table, ref = large.bins[name], fixed.bins[name]
+        assert np.allclose(table["value"], ref["value"], rtol=1e-12)
+        assert table[["low", "high", "n", "mean_z", "mean_z_low"]].equals(
+            ref[["low", "high", "n", "mean_z", "mean_z_low"]])
+        for row in table.itertuples():
+            inside = (xv >= row.low) & (xv <= row.high)
+            w = z2[inside]
+            assert w.size == row.n
+            half = stats.t.ppf(0.975, w.size - 1) * w.std(ddof=1) / np.sqrt(w.size)
+            assert row.ci_low == pytest.approx(w.mean() - half, rel=1e-10)
+            assert row.ci_high == pytest.approx(w.mean() + half, rel=1e-10)
+    assert large.parameters["bin_intervals"].startswith("Student t")
+    assert fixed.parameters["bin_intervals"] == "BCa, 200 replicates per bin"
+
+
+def test_figure_subsample(monkeypatch):
+    assert report_validation.figure_subsample(report_validation.FIGURE_FULL_ROWS, 0) is None
+    monkeypatch.setattr(report_validation, "FIGURE_FULL_ROWS", 100)
+    monkeypatch.setattr(report_validation, "FIGURE_SUBSAMPLE", 50)
+    a = report_validation.figure_subsample(1000, 3)
+    assert a is not None and a.size == 50 and np.unique(a).size == 50
+    assert a.min() >= 0 and a.max() < 1000
+    assert np.array_equal(a, report_validation.figure_subsample(1000, 3))  # seeded
+    assert not np.array_equal(a, report_validation.figure_subsample(1000, 4))
+
+
+def test_large_figures_use_the_subsample_except_per_bin_ones(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    e, u, x = _data(3000, 8)
+    result = engine.validate(e, u, {"x": x}, **FAST)
+    full = report_validation.figure_specs(result)
+    assert not any("drawn at random" in title for _, title, _, _ in full)
+    monkeypatch.setattr(report_validation, "FIGURE_FULL_ROWS", 1000)
+    monkeypatch.setattr(report_validation, "FIGURE_SUBSAMPLE", 500)
+    specs = report_validation.figure_specs(result)
+    assert [s[0] for s in specs] == [s[0] for s in full]
+    sampled = {stem for stem, title, _, _ in specs if "500 of the 3000 rows" in title}
+    assert sampled == {"calibration_curve", "isotonic_reliability", "z_vs_x",
+                       "confidence_curve", "ucc"}
+    for _, _, _, draw in specs:  # every figure still draws something
+        fig, ax = plt.subplots()
+        draw(ax)
+        assert ax.has_data()
+        plt.close(fig)
+
+
+def test_binfree_sequential_against_fixed():
+    from uqval.calibration.isotonic import mcb_permutation_test
+    from uqval.validation.binfree import binfree_tests
+
+    e, u, x = _data(2000, 9)
+    z = e / u
+    fixed = binfree_tests(z, u, [u, x], n_permutations=400, seed=3)
+    never = binfree_tests(z, u, [u, x], n_permutations=400, seed=3, exceedances=401)
+    assert never == fixed
+    h = 10
+    seq = binfree_tests(z, u, [u, x], n_permutations=400, seed=3, exceedances=h)
+    for row, ref in zip(seq[0], fixed[0], strict=True):
+        assert row[0] == ref[0] and row[2] == ref[2]  # the statistics
+        for p, p_fixed in ((row[1], ref[1]), (row[3], ref[3])):
+            if p_fixed <= h / 401:  # fewer than h exceedances in 400: the fixed p-value
+                assert p == p_fixed
+            else:  # p = h/l with l <= 400, at least the fixed-rule estimate's order
+                assert h / 400 <= p <= 1.0
+                assert float(h / p).is_integer()
+    # MCB: stopped at the h-th exceedance of the fixed rule's own permutations
+    mcb = mcb_permutation_test(e, u, n_permutations=300, seed=4, exceedances=h)
+    assert mcb.n_permutations < 300  # calibrated data: stops early
+    if mcb.n_permutations < 300:
+        n = mcb.n_permutations
+        first = mcb_permutation_test(e, u, n_permutations=n, seed=4)  # the same first n
+        assert mcb.p_value == pytest.approx(h / n, rel=1e-15)
+        assert first.p_value == pytest.approx((1 + h) / (n + 1), rel=1e-15)
+        assert first.miscalibration == mcb.miscalibration
+    assert mcb_permutation_test(e, u, n_permutations=300, seed=4, exceedances=301) == \
+        mcb_permutation_test(e, u, n_permutations=300, seed=4)
