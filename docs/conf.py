@@ -21,7 +21,13 @@ autodoc_typehints = "signature"
 autodoc_type_aliases = {
     "ValidationResult": "uqval.ValidationResult",
     "ModelComparison": "uqval.ModelComparison",
+    "PredictiveValidation": "uqval.PredictiveValidation",
+    "PredictiveComparison": "uqval.PredictiveComparison",
 }
+# The public result types are documented twice by design (as uqval.X and in their room), so a
+# short name such as `ValidationResult` or an attribute such as `nu` has two targets; Sphinx
+# then links the first and warns (category ref.python). Those ambiguity warnings only.
+suppress_warnings = ["ref.python"]
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 myst_heading_anchors = 2

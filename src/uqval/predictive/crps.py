@@ -7,11 +7,11 @@ Closed forms, with z = (y - μ)/scale:
 * Student t with ν > 1 degrees of freedom, location μ, scale s (sd = s √(ν/(ν - 2))):
   s [z(2F_ν(z) - 1) + 2 f_ν(z)(ν + z²)/(ν - 1) - 2√ν B(½, ν - ½)/((ν - 1) B(½, ν/2)²)]
   (Jordan, Krüger and Lerch 2019, J. Stat. Softw. 90(12), scoringRules ``crps_t``);
-* Laplace with scale b (sd = b √2): b [|z| + exp(-|z|) - 3/4] (scoringRules ``crps_lapl``);
-* ensemble x_1..x_m with weights w_i (sum 1): E|X - y| - ½ E|X - X'|
-  = Σ w_i |x_i - y| - ½ Σ_ij w_i w_j |x_i - x_j| (G&R Eq. 21 for the empirical law; exactly
+* Laplace with scale b (sd = b √2): b [abs(z) + exp(-abs(z)) - 3/4] (scoringRules ``crps_lapl``);
+* ensemble x_1..x_m with weights w_i (sum 1): E abs(X - y) - ½ E abs(X - X')
+  = Σ w_i abs(x_i - y) - ½ Σ_ij w_i w_j abs(x_i - x_j) (G&R Eq. 21 for the empirical law; exactly
   ``properscoring.crps_ensemble``, NaN members ignored as there). The double sum is computed
-  in O(m log m) per row after sorting: Σ_ij w_i w_j |x_i - x_j| = 2 Σ_i w_i x_(i)
+  in O(m log m) per row after sorting: Σ_ij w_i w_j abs(x_i - x_j) = 2 Σ_i w_i x_(i)
   (2 C_i - w_i - 1), C_i the cumulative weight up to the i-th smallest member;
 * fair ensemble CRPS (Ferro 2014, Q. J. R. Meteorol. Soc. 140:1917): the pair term divided by
   1 - Σ w_i² (m(m - 1) pairs instead of m² when unweighted), unbiased for the CRPS of the law

@@ -15,7 +15,7 @@ validation), for each nominal level L of a central interval:
   ν_L lies outside. For a quantile level τ the band also admits a shift of ±t sd;
 * what to do: the factor k_L by which the intervals should be widened about their midpoints
   c = (low + high)/2 so that L of the rows are covered, k_L = the L-quantile of
-  r_i = |y_i - c_i|/h_i (h_i the half-width), with its distribution-free order-statistic 95 %
+  r_i = abs(y_i - c_i)/h_i (h_i the half-width), with its distribution-free order-statistic 95 %
   interval (ranks from the Binomial(n, L) quantiles). Not given for ensembles at levels above
   (m - 1)/(m + 1), where their central interval is the range of the members;
 * conditional coverage (local coverage probabilities, LCP; P000 Sect. III): the 0/1 indicator
