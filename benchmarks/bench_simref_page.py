@@ -7,8 +7,9 @@ the simref stage does not use) of 27 000 and 10^6 rows, with the counts of
 ``config/config.yaml`` (``analysis.simref``, ``simref_counts`` incl. ``large_sets``):
 
 * ``zscores``       -- P002 Table II row: t fit of Z and the BCa bootstrap of sd(Z);
-* ``sensitivity``   -- ZMS, CC, ENCE(50), ZMSE(50) simulated under N(0, 1), n_mc sets;
-* ``refs_N``/``refs_T`` -- ZMS, CC, ENCE(20), ZMSE(20) simulated under N(0, 1) and t_s(6);
+* ``refs_N``        -- ZMS, CC, ENCE(20), ZMSE(20), ENCE(50), ZMSE(50) simulated under
+  N(0, 1), n_mc sets (the zeta references and the sensitivity table of Figs 4-5);
+* ``refs_T``        -- ZMS, CC, ENCE(20), ZMSE(20) simulated under t_s(6);
 * ``boot_<stat>``   -- the BCa bootstrap (n_boot) of each statistic (validate_statistic with
   the precomputed references);
 * ``extrapolation`` -- ZMSE at N = 10..150 bins and the line fit (App. C);
@@ -59,29 +60,30 @@ def settings() -> dict:
 
 
 def stages(E: np.ndarray, uE: np.ndarray, cfg: dict, n_mc: int, n_boot: int,
-           jackknife_groups: int | None, seed: int):
+           jackknife_groups: int | None, seed: int, workers: int = 1):
     """(name, thunk) of each stage of scripts/simref_set.py, in its order and with its seeds."""
     from uqval import simref
     from uqval.papers.simref import statistics as paper_stats
 
-    s_summary, s_sens, s_N, s_T, s_boot = np.random.SeedSequence(seed).spawn(5)
+    s_summary, _, s_N, s_T, s_boot = np.random.SeedSequence(seed).spawn(5)
     stats = [simref.as_statistic(s, cfg["zeta_bins"]) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
+    sens_stats = simref.sensitivity_statistics(cfg["sensitivity_bins"])
+    n_stats = stats + [s for s in sens_stats if s not in stats]
     refs: dict[str, list] = {}
     out: list = []
 
     def zscores():
         return paper_stats.zscore_summary(E, uE, n_boot=n_boot, seed=s_summary)
 
-    def sensitivity():
-        return simref.reference_sensitivity(E, uE, "normal", n_mc, s_sens,
-                                            n_bins=cfg["sensitivity_bins"])
-
-    def refs_n():
-        refs["N"] = simref.simulated_references(uE, stats, "normal", n_mc, s_N)
-        return refs["N"]
+    def refs_n():  # one simulation for the zeta statistics and the sensitivity table
+        ref_n = simref.simulated_references(uE, n_stats, "normal", n_mc, s_N, n_workers=workers)
+        refs["N"] = ref_n[: len(stats)]
+        return simref.reference_table(E, uE, sens_stats, [ref_n[n_stats.index(s)]
+                                                          for s in sens_stats])
 
     def refs_t():
-        refs["T"] = simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), n_mc, s_T)
+        refs["T"] = simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), n_mc, s_T,
+                                                n_workers=workers)
         return refs["T"]
 
     seeds = s_boot.spawn(len(stats))
@@ -91,7 +93,7 @@ def stages(E: np.ndarray, uE: np.ndarray, cfg: dict, n_mc: int, n_boot: int,
             v = simref.validate_statistic(
                 E, uE, stats[i], n_boot=n_boot, n_mc=n_mc, t_nu=cfg["t_nu"], seed=seeds[i],
                 all_schemes=True, references={k: r[i] for k, r in refs.items()},
-                jackknife_groups=jackknife_groups)
+                jackknife_groups=jackknife_groups, n_workers=workers)
             out.append(v.as_row())
             return v
         return run
@@ -101,7 +103,7 @@ def stages(E: np.ndarray, uE: np.ndarray, cfg: dict, n_mc: int, n_boot: int,
         n_values = range(x["n_min"], x["n_max"] + 1, x["n_step"])
         return paper_stats.zmse_extrapolation(E, uE, n_values, x["min_per_bin"], x["fit_min_n"])
 
-    return [("zscores", zscores), ("sensitivity", sensitivity), ("refs_N", refs_n),
+    return [("zscores", zscores), ("refs_N", refs_n),
             ("refs_T", refs_t)] + [(f"boot_{s.name}", boot(i)) for i, s in enumerate(stats)] + [
         ("extrapolation", extrapolation)]
 
@@ -126,6 +128,7 @@ def main() -> None:
     ap.add_argument("--n-mc", type=int, default=None, help="default: simref_counts(config, M)")
     ap.add_argument("--n-boot", type=int, default=None)
     ap.add_argument("--jackknife-groups", type=int, default=-1, help="-1: from the config")
+    ap.add_argument("--workers", type=int, default=2, help="threads (rule simref_set: 2)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--validate", action="store_true", help="also time uqval.validate")
     ap.add_argument("--only", nargs="*", default=None, help="stage names to run")
@@ -143,7 +146,7 @@ def main() -> None:
         args.jackknife_groups or None)
     print(f"M = {args.m}: n_mc = {n_mc}, n_boot = {n_boot}, jackknife_groups = {groups} "
           f"(config: {counts.describe()})")
-    work = stages(d["E"], d["uE"], cfg, n_mc, n_boot, groups, SEED)
+    work = stages(d["E"], d["uE"], cfg, n_mc, n_boot, groups, SEED, args.workers)
     if args.validate:
         from uqval.validation import validate
 

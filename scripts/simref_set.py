@@ -18,22 +18,27 @@ def main(smk):
     E, uE = t["E"].to_numpy(), t["uE"].to_numpy()
     counts = simref_counts(cfg, len(E))
     logging.info("M = %d: %s", len(E), counts.describe())
-    s_summary, s_sens, s_N, s_T, s_boot = np.random.SeedSequence(smk.params.seed).spawn(5)
+    # child 1 drew the sensitivity sets, now the N sets' (one simulation per distribution)
+    s_summary, _, s_N, s_T, s_boot = np.random.SeedSequence(smk.params.seed).spawn(5)
+    workers = smk.threads
     summary = paper_stats.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
-    sens = simref.reference_sensitivity(E, uE, "normal", counts.n_mc, s_sens, n_bins=cfg["sensitivity_bins"])
-    write_csv(sens, out.sensitivity)
-    logging.info("simulated references (N, %d bins) done", cfg["sensitivity_bins"])
     stats = [simref.as_statistic(s, cfg["zeta_bins"]) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
+    sens_stats = simref.sensitivity_statistics(cfg["sensitivity_bins"])
+    n_stats = stats + [s for s in sens_stats if s not in stats]
+    ref_n = simref.simulated_references(uE, n_stats, "normal", counts.n_mc, s_N, n_workers=workers)
+    sens_refs = [ref_n[n_stats.index(s)] for s in sens_stats]
+    write_csv(simref.reference_table(E, uE, sens_stats, sens_refs), out.sensitivity)
+    logging.info("simulated references (N, %d and %d bins) done", cfg["zeta_bins"], cfg["sensitivity_bins"])
     refs = {
-        "N": simref.simulated_references(uE, stats, "normal", counts.n_mc, s_N),
-        "T": simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), counts.n_mc, s_T),
+        "N": ref_n[: len(stats)],
+        "T": simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), counts.n_mc, s_T, n_workers=workers),
     }
     rows = []
     for i, (stat, seed) in enumerate(zip(stats, s_boot.spawn(len(stats)), strict=True)):
         v = simref.validate_statistic(
             E, uE, stat, n_boot=counts.n_boot, n_mc=counts.n_mc, t_nu=cfg["t_nu"], seed=seed,
             all_schemes=True, references={k: r[i] for k, r in refs.items()},
-            jackknife_groups=counts.jackknife_groups,
+            jackknife_groups=counts.jackknife_groups, n_workers=workers,
         )
         rows.append(v.as_row())
         logging.info("%s: %s (%s)", stat.name, v.verdict, v.reason)

@@ -86,6 +86,31 @@ def test_chunk_and_grouping_do_not_change_the_values():
         assert np.array_equal(alone.values, ref.values)
 
 
+def test_threads_do_not_change_the_values():
+    # 2**20 // 300 = 3495 sets per stream block: 9000 sets are 3 blocks shared by 2 threads
+    ue = np.random.default_rng(4).lognormal(0.0, 0.5, 300)
+    one = simref.simulated_references(ue, SPECS[:4], ("t", 6), 9000, seed=12)
+    two = simref.simulated_references(ue, SPECS[:4], ("t", 6), 9000, seed=12, n_workers=2)
+    for a, b in zip(one, two, strict=True):
+        assert np.array_equal(a.values, b.values)
+        assert len(np.unique(a.values)) > 8000
+
+
+def test_reference_table_is_reference_sensitivity_of_shared_sets():
+    rng = np.random.default_rng(8)
+    ue = rng.lognormal(0.0, 0.4, 800)
+    e = ue * rng.standard_normal(800) * 1.2
+    alone = simref.reference_sensitivity(e, ue, ("t", 5), 300, seed=3, n_bins=40)
+    # the page simulates once for the 20-bin and the 40-bin statistics
+    stats_ = simref.sensitivity_statistics(40)
+    shared = simref.simulated_references(ue, ["ENCE20", *stats_], ("t", 5), 300, seed=3)
+    table = simref.reference_table(e, ue, stats_, shared[1:])
+    assert table.equals(alone)
+    assert table["estimate"].iloc[0] == pytest.approx(np.mean(np.square(e / ue)))
+    with pytest.raises(ValueError, match="reference of ENCE"):
+        simref.reference_table(e, ue, stats_, shared[:4])
+
+
 def test_ordinal_ranks_equal_argsort_ranks_and_flag_ties():
     rng = np.random.default_rng(5)
     for m in (1, 2, 33, 1000, 70_000):

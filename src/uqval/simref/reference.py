@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from uqval._internal.checks import MAX_RESAMPLES, errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import stream_blocks, value_generator
+from uqval._internal.streams import run_jobs, stream_blocks, value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.simref.statistics import SimRefStatistic, SortedFrame, as_statistic, sorted_batch_table
 from uqval.stats.synthetic import GenerativeDistribution, as_distribution
@@ -31,6 +31,8 @@ __all__ = [
     "DEFAULT_N_MC",
     "SimulatedReference",
     "reference_sensitivity",
+    "reference_table",
+    "sensitivity_statistics",
     "simulated_error_samples",
     "simulated_reference",
     "simulated_references",
@@ -99,13 +101,15 @@ def simulated_references(
     chunk: int | None = None,
     *,
     confidence: float = 0.95,
+    n_workers: int = 1,
 ) -> list[SimulatedReference]:
     """Simulated references of several statistics from the same N_MC synthetic sets.
 
     E*_i = uE_i eps_i, eps ~ D(0, 1) (P002 Eq. A2, App. A; §3.14). Streams: fixed blocks of
     ``max(1, 2**20 // M)`` sets, block j drawn from child j of ``SeedSequence(seed)``, so the
     values depend only on (seed, M, N_MC) and not on ``chunk`` (max sets per evaluation,
-    memory knob) nor on which statistics are requested together.
+    memory knob), nor on ``n_workers`` (threads, one stream block each at a time), nor on
+    which statistics are requested together.
 
     Returns:
         One :class:`SimulatedReference` per statistic, in order.
@@ -118,15 +122,22 @@ def simulated_references(
     if chunk is not None and chunk < 1:
         raise ValueError("chunk must be a positive integer")
     dist = as_distribution(distribution)
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     frame = SortedFrame(ue)
+    frame.prepare(stats_)
     values = np.empty((len(stats_), n_mc))
-    for block in stream_blocks(seed, n_mc, frame.m):
+    blocks = stream_blocks(seed, n_mc, frame.m)
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        block = blocks[job[0]]
         e_s = frame.u * dist.draw(block.values(), (block.size, frame.m))
         step = block.size if chunk is None else chunk
         for lo in range(0, block.size, step):
             sub = e_s[lo : lo + step]
             at = slice(block.start + lo, block.start + lo + sub.shape[0])
             values[:, at] = sorted_batch_table(stats_, sub, frame)
+
+    run_jobs(work, [(j, b.seed) for j, b in enumerate(blocks)], n_workers)
     alpha = 1.0 - confidence
     out = []
     for stat, v in zip(stats_, values, strict=True):
@@ -157,6 +168,7 @@ def simulated_reference(
     chunk: int | None = None,
     *,
     confidence: float = 0.95,
+    n_workers: int = 1,
 ) -> SimulatedReference:
     """theta_D,ref, u(theta_D,ref) = sd/sqrt(N_MC) and I_D of one statistic (P002 Sect. II.D.2).
 
@@ -177,7 +189,8 @@ def simulated_reference(
         ('t_s(6)', 0.113)
     """
     return simulated_references(
-        uncertainties, [statistic], distribution, n_mc, seed, chunk, confidence=confidence
+        uncertainties, [statistic], distribution, n_mc, seed, chunk, confidence=confidence,
+        n_workers=n_workers,
     )[0]
 
 
@@ -190,43 +203,84 @@ def reference_sensitivity(
     *,
     n_bins: int = DEFAULT_N_BINS_SENSITIVITY,
     chunk: int | None = None,
+    n_workers: int = 1,
 ) -> pd.DataFrame:
     """Simulated references of ZMS, CC, ENCE and ZMSE (N bins) from the same synthetic sets,
     with the estimates on the data (P002 Figs 4-5: N_MC = 10^4, N = 50).
 
     Returns:
-        One row per statistic: statistic (name), n_bins, distribution, nu (inf for the
-        normal), M, estimate, ref_mean, ref_u, ref_sd, I_low, I_high, n_mc.
+        :func:`reference_table` of the four statistics.
     """
     e, ue = errors_uncertainties(E, uE)
-    dist = as_distribution(distribution)
-    stats_ = [
-        SimRefStatistic("ZMS"),
-        SimRefStatistic("CC"),
-        SimRefStatistic("ENCE", n_bins),
-        SimRefStatistic("ZMSE", n_bins),
-    ]
-    refs = simulated_references(ue, stats_, dist, n_mc, seed, chunk)
-    nu = math.inf if dist.nu is None else float(dist.nu)
-    return pd.DataFrame.from_records(
-        [
-            {
-                "statistic": st.name,
-                "n_bins": st.n_bins,
-                "distribution": ref.distribution,
-                "nu": nu,
-                "M": e.size,
-                "estimate": st.value(e, ue),
-                "ref_mean": ref.mean,
-                "ref_u": ref.u,
-                "ref_sd": ref.sd,
-                "I_low": ref.ci_low,
-                "I_high": ref.ci_high,
-                "n_mc": n_mc,
-            }
-            for st, ref in zip(stats_, refs, strict=True)
-        ]
-    )
+    stats_ = sensitivity_statistics(n_bins)
+    refs = simulated_references(ue, stats_, distribution, n_mc, seed, chunk,
+                                n_workers=n_workers)
+    return reference_table(e, ue, stats_, refs)
+
+
+def sensitivity_statistics(n_bins: int = DEFAULT_N_BINS_SENSITIVITY) -> list[SimRefStatistic]:
+    """ZMS, CC, ENCE(n_bins), ZMSE(n_bins): the statistics of P002 Figs 4-5."""
+    return [SimRefStatistic("ZMS"), SimRefStatistic("CC"), SimRefStatistic("ENCE", n_bins),
+            SimRefStatistic("ZMSE", n_bins)]
+
+
+def reference_table(
+    E: ArrayLike,
+    uE: ArrayLike,
+    statistics: Sequence[SimRefStatistic | str],
+    references: Sequence[SimulatedReference],
+) -> pd.DataFrame:
+    """The estimate of each statistic on the data beside its simulated reference.
+
+    ``references[k]`` is the reference of ``statistics[k]`` (e.g. several of the statistics
+    of one :func:`simulated_references` call: a page simulates each distribution once for
+    all its statistics and bin counts).
+
+    Returns:
+        One row per statistic: statistic (name), n_bins, distribution, nu (inf for the
+        normal), M, estimate, ref_mean, ref_u, ref_sd, I_low, I_high, n_mc.
+
+    Examples:
+        >>> import numpy as np
+        >>> from uqval.simref import reference_table, simulated_references
+        >>> rng = np.random.default_rng(0)
+        >>> u = rng.uniform(0.5, 2.0, 1000)
+        >>> e = u * rng.standard_normal(1000)
+        >>> refs = simulated_references(u, ["ZMS", "ENCE20"], ("t", 6), n_mc=200, seed=1)
+        >>> table = reference_table(e, u, ["ZMS", "ENCE20"], refs)
+        >>> table["statistic"].tolist(), table["distribution"].tolist(), table["nu"].tolist()
+        (['ZMS', 'ENCE'], ['t_s(6)', 't_s(6)'], [6.0, 6.0])
+        >>> bool((table["I_low"] < table["ref_mean"]).all()), table["n_mc"].tolist()
+        (True, [200, 200])
+    """
+    e, ue = errors_uncertainties(E, uE)
+    stats_ = [as_statistic(s) for s in statistics]
+    if len(stats_) != len(references):
+        raise ValueError(f"{len(stats_)} statistics but {len(references)} references")
+    rows = []
+    for st, ref in zip(stats_, references, strict=True):
+        if ref.statistic != st.label:
+            raise ValueError(f"reference of {ref.statistic} given for {st.label}")
+        rows.append({
+            "statistic": st.name,
+            "n_bins": st.n_bins,
+            "distribution": ref.distribution,
+            "nu": _distribution_nu(ref.distribution),
+            "M": e.size,
+            "estimate": st.value(e, ue),
+            "ref_mean": ref.mean,
+            "ref_u": ref.u,
+            "ref_sd": ref.sd,
+            "I_low": ref.ci_low,
+            "I_high": ref.ci_high,
+            "n_mc": ref.n_mc,
+        })
+    return pd.DataFrame.from_records(rows)
+
+
+def _distribution_nu(label: str) -> float:
+    """nu of a distribution label of :func:`_distribution_label` (inf for the normal)."""
+    return math.inf if label == "N(0,1)" else float(label[len("t_s(") : -1])
 
 
 def simulated_error_samples(

@@ -151,6 +151,15 @@ class SortedFrame:
         self._mv: dict[int, FloatArray] = {}
         self._norm: float | None = None
 
+    def prepare(self, stats_: Sequence[SimRefStatistic]) -> None:
+        """Compute the cached quantities ``stats_`` need now (before threads share the frame)."""
+        for stat in stats_:
+            if stat.name == "CC":
+                self.cc_norm()
+                self.doubled_centred_ranks()
+            elif stat.n_bins is not None and stat.n_bins <= self.m:
+                self.bin_mv(stat.n_bins)
+
     def edges(self, n_bins: int) -> NDArray[np.intp]:
         if n_bins not in self._edges:
             self._edges[n_bins] = equal_count_boundaries(self.m, n_bins).astype(np.intp)

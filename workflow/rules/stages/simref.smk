@@ -17,7 +17,7 @@ rule simref_set:
         "results/benchmarks/simref/{dataset}.tsv"
     conda:
         "../../../envs/uqval.yaml"
-    threads: 1
+    threads: 2
     resources:
         mem_mb=3000,
         runtime=30,
