@@ -203,3 +203,27 @@ def test_p002_table2_z_summary(set_id: int, datasets: Datasets) -> None:
     assert abs(fit.relative_bias - b) <= 0.51
     tol = 0.10 * nu if set_id == 3 else 0.15
     assert fit.nu == pytest.approx(nu, abs=tol)
+
+
+def test_exact_ks_distance_from_blocks_equals_all_points() -> None:
+    # every point counts: the blocked evaluation must return the same maximum bit for bit,
+    # at arbitrary parameters and at a KS optimum (where many terms are near the maximum)
+    from uqval.stats import fits
+    from uqval.stats.fits import _ks_terms
+
+    rng = np.random.default_rng(11)
+    x = np.sort(np.square(rng.standard_t(4, 20_000) * 1.3))
+    x[:50] = x[50]  # ties merged into one ECDF step
+    terms = _ks_terms(x)
+    fit = fits.fit_scaled_f_ks(x)
+    for nu, sigma in [(fit.nu, fit.sigma), (4.0, 1.3), (1.0, 0.2), (50.0, 3.0),
+                      (fit.nu * 1.001, fit.sigma)]:
+        def cdf(v, nu=nu, sigma=sigma):
+            return fits.scaled_f_cdf(v, nu, sigma)
+
+        want = terms.distance(cdf(terms.x))
+        for block in (7, 64, 1000):
+            assert terms.exact_distance(cdf, block=block) == want
+    # and the fitted distance is the KS statistic of all points (scipy)
+    assert fit.ks_distance == pytest.approx(
+        stats.kstest(x, lambda v: fits.scaled_f_cdf(v, fit.nu, fit.sigma)).statistic, abs=1e-15)

@@ -46,6 +46,7 @@ _N_COARSE = 500
 _COARSE_STEP = 0.2
 _FINE_STEP = 0.02
 _RESTART_TOL = 1e-6
+_KS_BLOCK = 64  # points per block of the exact KS distance (_KSTerms.exact_distance)
 _FITDISTRPLUS_START = (10.0, 1.0)  # fitdistrplus mge start: shape (df) 10, scale 1
 
 CdfFn = Callable[[NDArray[np.float64], float, float], NDArray[np.float64]]
@@ -156,6 +157,45 @@ class _KSTerms:
     def distance(self, cdf_values: NDArray[np.float64]) -> float:
         return float(max(np.max(self.upper - cdf_values), np.max(cdf_values - self.lower)))
 
+    def exact_distance(self, cdf: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+                       block: int = _KS_BLOCK) -> float:
+        """:meth:`distance` of ``cdf`` at every point, evaluating ``cdf`` at few of them.
+
+        ``cdf`` is first evaluated at every ``block``-th point. Between two such points
+        x_a < x_b, G is monotone, so each term of a point x_j is at most
+        max(upper_(b-1) - G(x_a), G(x_b) - lower_(a+1)) (upper and lower grow with j): the
+        points of a gap whose bound is below the largest term at the block points (minus
+        1e-12, the margin for rounding of G) cannot reach it and are skipped; the points of
+        the other gaps are evaluated together. Same value as :meth:`distance` on all points
+        (tested), with about M/block + (gaps near the maximum) x block evaluations.
+        """
+        n = self.x.size
+        if n <= 4 * block:
+            return self.distance(cdf(self.x))
+        idx = np.unique(np.r_[np.arange(0, n, block), n - 1])
+        g = cdf(self.x[idx])
+        if np.isnan(g).any():
+            return math.nan
+        best = self.distance_at(idx, g)
+        first, last = idx[:-1] + 1, idx[1:] - 1
+        bound = np.maximum(self.upper[last] - g[:-1], g[1:] - self.lower[first])
+        gaps = np.flatnonzero((bound >= best - 1e-12) & (first <= last))
+        if gaps.size == 0:
+            return best
+        lengths = last[gaps] - first[gaps] + 1
+        # the points first[a] .. last[a] of every gap a, concatenated
+        seg = np.arange(lengths.sum()) + np.repeat(first[gaps] - np.cumsum(lengths) + lengths,
+                                                   lengths)
+        values = cdf(self.x[seg])
+        if np.isnan(values).any():
+            return math.nan
+        return max(best, self.distance_at(seg, values))
+
+    def distance_at(self, idx: NDArray[np.intp], cdf_values: NDArray[np.float64]) -> float:
+        """The largest KS term of the points ``idx`` (``cdf_values``: G at them)."""
+        return float(max(np.max(self.upper[idx] - cdf_values),
+                         np.max(cdf_values - self.lower[idx])))
+
     def subset(self, size: int) -> _KSTerms:
         idx = np.unique(np.linspace(0, self.x.size - 1, size).round().astype(int))
         return _KSTerms(self.x[idx], self.upper[idx], self.lower[idx])
@@ -221,7 +261,8 @@ def _fit_ks(
     coarse = full.subset(_N_COARSE) if full.x.size > _N_COARSE else full
 
     def objective(terms: _KSTerms) -> Callable[[NDArray[np.float64]], float]:
-        return lambda theta: terms.distance(cdf(terms.x, math.exp(theta[0]), math.exp(theta[1])))
+        return lambda theta: terms.exact_distance(
+            lambda x: cdf(x, math.exp(theta[0]), math.exp(theta[1])))
 
     med = float(np.median(xs))
     grid = [np.array([math.log(nu), 0.5 * math.log(med / standard_median(nu))]) for nu in _GRID_NU]
