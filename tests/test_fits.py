@@ -227,3 +227,25 @@ def test_exact_ks_distance_from_blocks_equals_all_points() -> None:
     # and the fitted distance is the KS statistic of all points (scipy)
     assert fit.ks_distance == pytest.approx(
         stats.kstest(x, lambda v: fits.scaled_f_cdf(v, fit.nu, fit.sigma)).statistic, abs=1e-15)
+
+
+@pytest.mark.parametrize(("shape", "seed"), [(4.0, 1), (12.0, 2), (math.inf, 3)])
+def test_gradient_t_fit_of_large_sets_is_scipys_maximum(shape: float, seed: int) -> None:
+    # from FAST_T_FIT_MIN values on, L-BFGS-B with the analytic gradient replaces SciPy's
+    # Nelder-Mead: same likelihood maximum (to the optimisers' tolerances), never a worse one
+    from uqval.stats.fits import FAST_T_FIT_MIN
+
+    g = rng(seed)
+    m = FAST_T_FIT_MIN + 1000
+    z = (g.standard_normal(m) if math.isinf(shape) else g.standard_t(shape, m)) * 1.3 + 0.2
+    fast = fit_scaled_t(z)
+    nu, mu, sigma = stats.t.fit(z, 20.0, loc=z.mean(), scale=z.std(ddof=1))
+    scipy_ll = float(np.sum(stats.t.logpdf(z, nu, loc=mu, scale=sigma)))
+    assert fast.loglik >= scipy_ll - 1e-6 * m
+    assert fast.mu == pytest.approx(mu, abs=1e-4)
+    assert fast.sigma == pytest.approx(sigma, rel=1e-4)
+    if math.isfinite(shape):
+        assert fast.nu == pytest.approx(nu, rel=1e-3)
+        assert fast.nu == pytest.approx(shape, rel=0.15)
+    else:
+        assert fast.nu > 50 and nu > 50  # normal data: both far in the normal limit

@@ -24,11 +24,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special, stats
 
 __all__ = [
+    "FAST_T_FIT_MIN",
     "KSFit",
     "ScaledTFit",
     "fit_invgamma_ks",
@@ -47,7 +49,10 @@ _COARSE_STEP = 0.2
 _FINE_STEP = 0.02
 _RESTART_TOL = 1e-6
 _KS_BLOCK = 64  # points per block of the exact KS distance (_KSTerms.exact_distance)
-_FITDISTRPLUS_START = (10.0, 1.0)  # fitdistrplus mge start: shape (df) 10, scale 1
+_FITDISTRPLUS_START = (10.0, 1.0)
+FAST_T_FIT_MIN = 50_000
+"""Values from which :func:`fit_scaled_t` maximises the likelihood by its gradient."""
+_LOG_NU_MAX = math.log(1e7)  # t(1e7) is the normal to 1e-7: the fit of normal data stops there  # fitdistrplus mge start: shape (df) 10, scale 1
 
 CdfFn = Callable[[NDArray[np.float64], float, float], NDArray[np.float64]]
 
@@ -316,12 +321,21 @@ def fit_scaled_t(z: ArrayLike) -> ScaledTFit:
     mu = mean(z), sigma = sd(z) (simref paper P002 Sect. III.A.1, Table II). Also returns
     the sample mean and sd of z and b_Z = 100 abs(mean(z)) / sd(z) (P002 Table II columns
     mu_Z, sigma_Z and b_Z).
+
+    From :data:`FAST_T_FIT_MIN` values on (larger than the papers' sets), the same likelihood
+    is maximised by L-BFGS-B with its analytic gradient, one compiled pass over the data per
+    evaluation (:func:`_t_fit_gradient`), instead of SciPy's Nelder-Mead on its
+    per-point log-density: 10^6 z-scores take about 1 s instead of 30 (the optimum agrees
+    to the optimisers' tolerances, tested against ``scipy.stats.t.fit``).
     """
     zz = np.asarray(z, dtype=float).ravel()
     if zz.size < 3 or not np.all(np.isfinite(zz)):
         raise ValueError("t fit needs at least 3 finite values")
     mean, sd = float(np.mean(zz)), float(np.std(zz, ddof=1))
-    nu, mu, sigma = stats.t.fit(zz, 20.0, loc=mean, scale=sd)
+    if zz.size >= FAST_T_FIT_MIN and sd > 0:
+        nu, mu, sigma = _t_fit_gradient(zz, mean, sd)
+    else:
+        nu, mu, sigma = stats.t.fit(zz, 20.0, loc=mean, scale=sd)
     return ScaledTFit(
         nu=float(nu),
         mu=float(mu),
@@ -332,3 +346,50 @@ def fit_scaled_t(z: ArrayLike) -> ScaledTFit:
         loglik=float(np.sum(stats.t.logpdf(zz, nu, loc=mu, scale=sigma))),
         n=zz.size,
     )
+
+
+@numba.njit(nogil=True, cache=True)
+def _t_sums(z, nu, mu, sigma):  # pragma: no cover - compiled
+    """(sum log1p(r^2/nu), sum r/(nu + r^2), sum r^2/(nu + r^2)), r = (z - mu)/sigma."""
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    for i in range(z.size):
+        r = (z[i] - mu) / sigma
+        r2 = r * r
+        s1 += math.log1p(r2 / nu)
+        d = 1.0 / (nu + r2)
+        s2 += r * d
+        s3 += r2 * d
+    return s1, s2, s3
+
+
+def _t_fit_gradient(z: NDArray[np.float64], mean: float, sd: float) -> tuple[float, float, float]:
+    """ML (nu, mu, sigma) of the scaled-shifted t by L-BFGS-B over (log nu, mu, log sigma),
+    started at (20, mean, sd) like the Nelder-Mead path.
+
+    With r_i = (z_i - mu)/sigma, S1 = sum log1p(r^2/nu), S2 = sum r/(nu + r^2) and
+    S3 = sum r^2/(nu + r^2), the log-likelihood of M values and its derivatives are
+    l = M [lnG((nu+1)/2) - lnG(nu/2) - ln(nu pi)/2 - ln sigma] - (nu+1)/2 S1,
+    dl/dmu = (nu+1) S2/sigma, dl/dsigma = (-M + (nu+1) S3)/sigma,
+    dl/dnu = M [psi((nu+1)/2) - psi(nu/2) - 1/nu]/2 - S1/2 + (nu+1) S3/(2 nu).
+    """
+    m = z.size
+
+    def negative(theta: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        nu, mu, sigma = math.exp(theta[0]), theta[1], math.exp(theta[2])
+        s1, s2, s3 = _t_sums(z, nu, mu, sigma)
+        ll = m * (special.gammaln(0.5 * (nu + 1)) - special.gammaln(0.5 * nu)
+                  - 0.5 * math.log(nu * math.pi) - math.log(sigma)) - 0.5 * (nu + 1) * s1
+        d_nu = (0.5 * m * (special.digamma(0.5 * (nu + 1)) - special.digamma(0.5 * nu) - 1 / nu)
+                - 0.5 * s1 + 0.5 * (nu + 1) * s3 / nu)
+        d_mu = (nu + 1) * s2 / sigma
+        d_sigma = (-m + (nu + 1) * s3) / sigma
+        grad = np.array([d_nu * nu, d_mu, d_sigma * sigma])
+        return -ll / m, -grad / m
+
+    res = optimize.minimize(negative, np.array([math.log(20.0), mean, math.log(sd)]), jac=True,
+                            method="L-BFGS-B",
+                            bounds=[(math.log(1e-2), _LOG_NU_MAX), (None, None), (None, None)],
+                            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 500})
+    return math.exp(res.x[0]), float(res.x[1]), math.exp(res.x[2])
