@@ -32,7 +32,8 @@ def main(smk):
         simref_summary=_json(inp.simref) if "simref" in inp.keys() else None,
         ucc=pd.read_csv(inp.ucc) if "ucc" in inp.keys() else None,
     )
-    settings = dict(seed=p.seed, n_boot=p.n_boot, n_bins=p.n_bins, n_permutations=p.n_permutations)
+    settings = dict(seed=p.seed, n_boot=p.n_boot, n_bins=p.n_bins, n_permutations=p.n_permutations,
+                    n_workers=smk.threads)
     if "predictive" in report:  # y_true with a distribution, members, quantiles, intervals
         page = predictive_page(table, report, smk.output.page, extra=extra, **settings)
     elif "uE" in table:

@@ -180,6 +180,7 @@ def variance_page(
     n_bins: int | None = None,
     n_permutations: int | None = None,
     extra: Mapping[str, pd.DataFrame] | None = None,
+    n_workers: int = 1,
 ) -> dict[str, Any]:
     """Validate a prepared table (columns E, uE, X_<feature>) with :func:`uqval.validate`,
     save the engine's files to ``directory`` and write ``index.html`` and ``page.json``.
@@ -192,6 +193,7 @@ def variance_page(
     result = validate(
         table["E"].to_numpy(), table["uE"].to_numpy(), features=features or None, seed=seed,
         n_boot=n_boot, n_bins=n_bins, n_permutations=n_permutations, uncertainty_name="uE",
+        n_workers=n_workers,
     )
     result.save(directory)
     base = report_content(result, figures=[
@@ -222,7 +224,8 @@ def _features(table: pd.DataFrame, report: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def predictive_result(table: pd.DataFrame, report: Mapping[str, Any], *, seed: int,
-                         n_boot: int, n_bins: int | None, n_permutations: int | None) -> Any:
+                         n_boot: int, n_bins: int | None, n_permutations: int | None,
+                         n_workers: int = 1) -> Any:
     """``uqval.validate(y_true, predictive, features)`` of a prepared table, or None for a
     dataset given by E and uE only (:func:`uqval.pipeline.quantities.table_predictive`)."""
     from uqval.pipeline.quantities import table_predictive
@@ -233,7 +236,7 @@ def predictive_result(table: pd.DataFrame, report: Mapping[str, Any], *, seed: i
         return None
     y, predictive = built
     return validate(y, predictive, _features(table, report) or None, seed=seed, n_boot=n_boot,
-                    n_bins=n_bins, n_permutations=n_permutations)
+                    n_bins=n_bins, n_permutations=n_permutations, n_workers=n_workers)
 
 
 def _predictive_figures(result: Any, directory: Path) -> list[tuple[str, FigureSection]]:
@@ -253,6 +256,7 @@ def predictive_page(
     n_bins: int | None = None,
     n_permutations: int | None = None,
     extra: Mapping[str, pd.DataFrame] | None = None,
+    n_workers: int = 1,
 ) -> dict[str, Any]:
     """Validate a predictive dataset's prepared table with ``uqval.validate(y_true,
     predictive, features)``, save its files (verdicts.csv with the coverage and shape stages,
@@ -264,7 +268,7 @@ def predictive_page(
 
     directory = Path(directory)
     result = predictive_result(table, report, seed=seed, n_boot=n_boot, n_bins=n_bins,
-                                  n_permutations=n_permutations)
+                                  n_permutations=n_permutations, n_workers=n_workers)
     if result is None:
         raise ValueError(f"dataset '{report['id']}': no predictive in its prepared table")
     result.save(directory)

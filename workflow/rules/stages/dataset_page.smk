@@ -17,7 +17,7 @@ rule dataset_page:
         "results/benchmarks/datasets/{dataset}.tsv"
     conda:
         "../../../envs/uqval.yaml"
-    threads: 1
+    threads: 2
     resources:
         mem_mb=2000,
         runtime=20,
