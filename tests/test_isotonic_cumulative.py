@@ -317,3 +317,18 @@ def test_new_names_are_exported():
         assert name in uqval.__all__
     assert uqval.isotonic_reliability is isotonic_reliability
     assert uqval.cumulative_test is cumulative_test
+
+
+def test_blockwise_pav_qlike_equals_the_per_row_sum():
+    # the MCB permutation test sums the recalibrated QLIKE over the PAV blocks: the same value
+    # as the per-row sum, to rounding, zero blocks (all errors 0 there) raised as before
+    from uqval.calibration.isotonic import _pav, _pav_qlike, _qlike_recalibrated
+
+    rng = np.random.default_rng(21)
+    for m in (5, 300, 20_000):
+        counts = rng.integers(1, 4, m).astype(np.float64)
+        sums = counts * np.square(rng.standard_normal(m)) * np.linspace(0.5, 2.0, m)
+        if m > 5:
+            sums[: m // 10] = 0.0  # a leading block with all errors 0
+        want = _qlike_recalibrated(sums, counts, _pav(sums, counts))
+        assert _pav_qlike(sums, counts) == pytest.approx(want, rel=1e-13, abs=1e-12)

@@ -660,11 +660,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: usage errors exit 2, --help exits 0
         return int(exc.code or 0)
+    import numpy  # noqa: F401  (loads BLAS, so that its threads can be limited)
+    from threadpoolctl import threadpool_limits
+
     from uqval._internal.errors import UqvalError
     from uqval.report.files import OutputError
 
     try:
-        return _run(args)
+        # BLAS on one thread: its sums then do not depend on the machine's cores, and its
+        # threads do not spin on a busy machine (the command's threads are --jobs)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _run(args)
     except OutputError as exc:
         print(f"uqval: error: {_text(str(exc).replace(chr(10), ' '))}", file=sys.stderr)
         return EXIT_CANNOT_WRITE
