@@ -243,3 +243,13 @@ def test_large_mode_with_subsample_gives_the_verdicts_of_the_fixed_path(monkeypa
         notes = large.verdicts.loc[large.verdicts["statistic"].str.startswith(
             ("cumulative", "isotonic")), "note"]
         assert notes.str.contains("subsample of 3000 of the 6000 rows").all()
+
+
+def test_joint_permutations_do_not_depend_on_the_threads():
+    from uqval.calibration.joint import _permutation_p
+
+    rng = np.random.default_rng(16)
+    pred = rng.normal(size=5000)
+    y = 0.03 * pred + rng.normal(size=5000)
+    one = _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=1)
+    assert _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=2) == one

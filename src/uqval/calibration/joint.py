@@ -71,7 +71,7 @@ from scipy import stats
 
 from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import index_generator, value_generator
+from uqval._internal.streams import index_generator, run_jobs, value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
@@ -278,11 +278,12 @@ def _permuted_dots(yc, pc, state, out):  # pragma: no cover - compiled
 
 
 def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
-                   seed: np.random.SeedSequence) -> tuple[float, float]:
+                   seed: np.random.SeedSequence, n_workers: int = 1) -> tuple[float, float]:
     """(correlation, one-sided permutation p-value) of fixed ``pred`` against ``y``.
 
     Permutations in fixed chunks of :data:`CHUNK`, chunk j from child j of ``seed`` (SFC64
-    of :mod:`uqval.stats.resample_kernel`): the result depends on (data, seed) only."""
+    of :mod:`uqval.stats.resample_kernel`), in ``n_workers`` threads
+    (:func:`uqval._internal.streams.run_jobs`): the result depends on (data, seed) only."""
     pc = np.ascontiguousarray(pred - pred.mean())
     yc = np.ascontiguousarray(y - y.mean())
     norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
@@ -291,8 +292,12 @@ def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
     observed = float(np.dot(pc, yc))
     null = np.empty(n_permutations)
     starts = range(0, n_permutations, CHUNK)
-    for start, child in zip(starts, seed.spawn(len(starts)), strict=True):
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
         _permuted_dots(yc, pc, sfc64_state(child), null[start : start + CHUNK])
+
+    run_jobs(work, list(zip(starts, seed.spawn(len(starts)), strict=True)), n_workers)
     exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
     return observed / norm, (1 + exceed) / (n_permutations + 1)
 
@@ -423,7 +428,7 @@ def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[s
 
 def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
          used: NDArray[np.bool_], n_permutations: int, seeds: list[np.random.SeedSequence],
-         fit_seed: int) -> JointTest:
+         fit_seed: int, n_workers: int = 1) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
     results = []
@@ -431,7 +436,7 @@ def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
         test = used & ~train
         model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
         pred_test = model.predict(f.x[test])
-        r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k])
+        r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
         results.append((r, p, train, model))
     best = min(range(2), key=lambda k: results[k][1])
     _, _, train, model = results[best]
@@ -486,7 +491,8 @@ def joint_calibration(
         n_permutations: permutations per half (smallest p-value 2/(n_permutations + 1)).
         seed: seed of the split, the learners and the permutations.
         n_workers: OpenMP threads of the learner (1 by default: on a shared machine its
-            threads spin-wait; 10^5 rows x 10 features take about 3 s on one core).
+            threads spin-wait; 10^5 rows x 10 features take about 3 s on one core) and
+            threads of the permutations (no effect on the result).
         max_rows: with more rows, the halves split a seeded uniform subsample of
             ``max_rows`` rows (drawn without replacement from the value stream of a seventh
             child of ``seed``; the first six, of the split, the fits and the permutations,
@@ -538,6 +544,8 @@ def joint_calibration(
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=n_workers, user_api="openmp"):
-        spread = _one("spread", z, f, halves, used, n_permutations, perm_seeds[:2], fit_int)
-        bias = _one("bias", z, f, halves, used, n_permutations, perm_seeds[2:], fit_int + 2)
+        spread = _one("spread", z, f, halves, used, n_permutations, perm_seeds[:2], fit_int,
+                      n_workers)
+        bias = _one("bias", z, f, halves, used, n_permutations, perm_seeds[2:], fit_int + 2,
+                    n_workers)
     return JointCalibration(spread, bias, f.names, f.dropped)
