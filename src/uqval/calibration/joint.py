@@ -219,11 +219,14 @@ def _encode(features: FeatureInput, m: int) -> _Features:
         if col.isna().any():
             raise ValueError(f"features: column {name!r} has missing values (rows "
                              f"{', '.join(str(i + 1) for i in np.flatnonzero(col.isna())[:5])})")
-        if col.nunique() < 2:
+        numeric = (pd.api.types.is_numeric_dtype(col.dtype)
+                   and not pd.api.types.is_bool_dtype(col.dtype))
+        values = col.to_numpy(dtype=np.float64) if numeric else None
+        # constant: min == max is nunique() < 2 for numbers without NaN, and no hashing
+        if (values.min() == values.max()) if values is not None else col.nunique() < 2:
             dropped.append(str(name))
             continue
-        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-            values = col.to_numpy(dtype=np.float64)
+        if values is not None:
             if not np.isfinite(values).all():
                 raise ValueError(f"features: column {name!r} has infinite values")
             columns.append(values)
