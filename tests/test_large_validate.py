@@ -253,3 +253,22 @@ def test_joint_permutations_do_not_depend_on_the_threads():
     y = 0.03 * pred + rng.normal(size=5000)
     one = _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=1)
     assert _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=2) == one
+
+
+def test_shared_sorts_sort_each_array_once(monkeypatch):
+    from uqval import binning
+
+    rng = np.random.default_rng(17)
+    x, y = rng.normal(size=500), rng.normal(size=500)
+    calls = []
+    real = np.argsort
+    monkeypatch.setattr(np, "argsort", lambda a, **k: calls.append(a.size) or real(a, **k))
+    with binning.shared_sorts():
+        first = binning.equal_count_bins(x, 5)
+        again = binning.equal_count_bins(x, 5)
+        other = binning.equal_count_bins(y, 4)
+    assert len(calls) == 2  # x once, y once
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert np.array_equal(np.concatenate(other), np.argsort(y, kind="stable"))
+    binning.equal_count_bins(x, 5)  # outside the block: sorted again
+    assert len(calls) == 4  # (the reference argsort above, then this one)
