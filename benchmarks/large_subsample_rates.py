@@ -50,7 +50,8 @@ def main() -> None:
     parser.add_argument("--sets", type=int, default=200)
     parser.add_argument("--m", type=int, default=10_000)
     parser.add_argument("--rows", type=int, default=1000)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "large_subsample_rates.md")
+    parser.add_argument("--out", type=Path,
+                        default=ROOT / "benchmarks" / "large_subsample_rates.md")
     args = parser.parse_args()
     alpha = 0.05
     lines = [f"Sets of M = {args.m} rows, subsample of {args.rows} rows, {args.sets} sets per "

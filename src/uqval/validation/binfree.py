@@ -184,7 +184,8 @@ def binfree_tests(
     """Cumulative tests along each variable and the MCB test along uE (module docstring).
 
     Returns per variable (Kuiper/σ of Z² − 1, its p-value, Kuiper/σ of Z, its p-value), and
-    (MCB, p-value, permutations, rows used by every test) of the isotonic test. ``exceedances=h``: every test follows
+    (MCB, p-value, permutations, rows used by every test) of the isotonic test.
+    ``exceedances=h``: every test follows
     the sequential rule of Besag & Clifford (p = h/l at its h-th exceedance, l permutations;
     the first permutations of the fixed rule), as the binned tests of large sets do.
     ``max_rows``: above that many rows, every test (observed statistic and permutations)

@@ -103,9 +103,9 @@ class ScaleFactor:
 
 
 LARGE_ROWS = 1_000_000
-"""Above this many rows the binned permutation tests stop at h = HETEROGENEITY_EXCEEDANCES
-exceedances (Besag-Clifford) and the per-bin intervals of <Z^2> are Student-t intervals
-(bins of >= 20 000 rows) instead of BCa; up to it every seeded number is unchanged."""
+"""Above this many rows the permutation tests stop at h = HETEROGENEITY_EXCEEDANCES exceedances,
+per-bin intervals of <Z^2> are Student t, and the bin-free and joint tests run on a seeded
+subsample (binfree.BINFREE_ROWS); up to it every seeded number is unchanged (docs/choices.md)."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
 
@@ -344,8 +344,8 @@ def _conditional_rows(
             add(stage, name, statistic, value, p, p_avg,
                 f"no bins: Kuiper range of the cumulative sum of {what} along {name} about "
                 f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
-                f"{n_permutations} permutations{binfree_module.rows_note(b.counts.sum(), used_rows)}",
-                False, np.nan)
+                f"{n_permutations} permutations"
+                + binfree_module.rows_note(b.counts.sum(), used_rows), False, np.nan)
         if stage == "consistency":
             add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
                 "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
