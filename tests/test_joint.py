@@ -105,7 +105,7 @@ def test_mcb_and_cumulative_tests_keep_their_size_with_heavy_tails():
         rng = np.random.default_rng(100 + k)
         u = rng.lognormal(0.0, 0.5, 400)
         e = u * rng.standard_t(3, 400)
-        (row,), (_, p_mcb, _) = binfree_tests(e / u, u, [u], n_permutations=99, seed=k)
+        (row,), (_, p_mcb, _, _) = binfree_tests(e / u, u, [u], n_permutations=99, seed=k)
         rejections += np.array([row[1], row[3], p_mcb]) <= 0.05
     assert (rejections <= max_rejections(n)).all(), rejections
 

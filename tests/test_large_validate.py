@@ -172,3 +172,103 @@ def test_binfree_sequential_against_fixed():
         assert first.miscalibration == mcb.miscalibration
     assert mcb_permutation_test(e, u, n_permutations=300, seed=4, exceedances=301) == \
         mcb_permutation_test(e, u, n_permutations=300, seed=4)
+
+
+def _subsample(seed: int, children: int, m: int, rows: int) -> np.ndarray:
+    # derived here: the last child of the seed's spawn drives a PCG64 choice without replacement
+    child = np.random.SeedSequence(seed).spawn(children)[-1]
+    return np.sort(np.random.Generator(np.random.PCG64(child)).choice(m, rows, replace=False))
+
+
+def test_binfree_subsample_is_the_full_test_on_the_subsampled_rows():
+    from uqval.validation.binfree import binfree_tests, rows_note
+
+    e, u, x = _data(4000, 12, slope=0.8)
+    z = e / u
+    rows = _subsample(21, 3, z.size, 1500)
+    sub = binfree_tests(z, u, [u, x], n_permutations=300, seed=21, exceedances=20,
+                        max_rows=1500)
+    ref = binfree_tests(z[rows], u[rows], [u[rows], x[rows]], n_permutations=300, seed=21,
+                        exceedances=20)
+    assert sub == ref and sub[1][3] == 1500
+    full = binfree_tests(z, u, [u, x], n_permutations=300, seed=21, exceedances=20)
+    assert full[1][3] == 4000 and full != sub
+    # max_rows at or above M: all rows, every number unchanged
+    assert binfree_tests(z, u, [u, x], n_permutations=300, seed=21, exceedances=20,
+                         max_rows=4000) == full
+    assert rows_note(4000, 4000) == ""
+    assert rows_note(4000, 1500) == ", on a seeded subsample of 1500 of the 4000 rows"
+
+
+def test_joint_subsample_tests_the_subsampled_rows_and_counts_all_rows():
+    from uqval.calibration.joint import joint_calibration
+
+    rng = np.random.default_rng(13)
+    m, n = 6000, 2000
+    x1, x2 = rng.uniform(size=m), rng.uniform(size=m)
+    u = rng.uniform(0.5, 2.0, m)
+    e = u * rng.standard_normal(m)
+    e[(x1 > 0.5) ^ (x2 > 0.5)] *= 1.6
+    rows = _subsample(4, 7, m, n)
+    sub = joint_calibration(e, u, {"x1": x1, "x2": x2}, n_permutations=199, seed=4, max_rows=n)
+    ref = joint_calibration(e[rows], u[rows], {"x1": x1[rows], "x2": x2[rows]},
+                            n_permutations=199, seed=4)
+    for a, b in ((sub.spread, ref.spread), (sub.bias, ref.bias)):
+        assert a.correlation == b.correlation and a.p_halves == b.p_halves
+    # regions: counted over all rows, held-out values from the subsample's held-out rows
+    high = sub.spread.high
+    assert high.mask.size == m and high.rows == int(high.mask.sum())
+    assert high.share == pytest.approx(high.rows / m)
+    assert high.n_heldout < high.rows / 2
+    assert joint_calibration(e, u, {"x1": x1, "x2": x2}, n_permutations=199, seed=4,
+                             max_rows=m) == joint_calibration(
+        e, u, {"x1": x1, "x2": x2}, n_permutations=199, seed=4)
+
+
+def test_large_mode_with_subsample_gives_the_verdicts_of_the_fixed_path(monkeypatch):
+    from uqval.validation import binfree
+
+    for slope in (0.0, 1.6):
+        e, u, x = _data(6000, 14, slope)
+        x2 = np.random.default_rng(15).uniform(size=e.size)
+        fixed = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
+        with monkeypatch.context() as mp:
+            mp.setattr(engine, "LARGE_ROWS", 1000)
+            mp.setattr(binfree, "BINFREE_ROWS", 3000)
+            large = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
+        assert large.stage_verdicts == fixed.stage_verdicts
+        assert large.parameters["subsample"].startswith("cumulative, isotonic MCB and joint")
+        assert fixed.parameters["subsample"] == "none (all rows)"
+        assert large.scale_factor == fixed.scale_factor
+        notes = large.verdicts.loc[large.verdicts["statistic"].str.startswith(
+            ("cumulative", "isotonic")), "note"]
+        assert notes.str.contains("subsample of 3000 of the 6000 rows").all()
+
+
+def test_joint_permutations_do_not_depend_on_the_threads():
+    from uqval.calibration.joint import _permutation_p
+
+    rng = np.random.default_rng(16)
+    pred = rng.normal(size=5000)
+    y = 0.03 * pred + rng.normal(size=5000)
+    one = _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=1)
+    assert _permutation_p(pred, y, 999, np.random.SeedSequence(3), n_workers=2) == one
+
+
+def test_shared_sorts_sort_each_array_once(monkeypatch):
+    from uqval import binning
+
+    rng = np.random.default_rng(17)
+    x, y = rng.normal(size=500), rng.normal(size=500)
+    calls = []
+    real = np.argsort
+    monkeypatch.setattr(np, "argsort", lambda a, **k: calls.append(a.size) or real(a, **k))
+    with binning.shared_sorts():
+        first = binning.equal_count_bins(x, 5)
+        again = binning.equal_count_bins(x, 5)
+        other = binning.equal_count_bins(y, 4)
+    assert len(calls) == 2  # x once, y once
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert np.array_equal(np.concatenate(other), np.argsort(y, kind="stable"))
+    binning.equal_count_bins(x, 5)  # outside the block: sorted again
+    assert len(calls) == 4  # (the reference argsort above, then this one)

@@ -59,7 +59,7 @@ in ``dropped``). Rows with a missing feature value are refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -71,7 +71,7 @@ from scipy import stats
 
 from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import index_generator
+from uqval._internal.streams import index_generator, run_jobs, value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
@@ -223,11 +223,14 @@ def _encode(features: FeatureInput, m: int) -> _Features:
         if col.isna().any():
             raise ValueError(f"features: column {name!r} has missing values (rows "
                              f"{', '.join(str(i + 1) for i in np.flatnonzero(col.isna())[:5])})")
-        if col.nunique() < 2:
+        numeric = (pd.api.types.is_numeric_dtype(col.dtype)
+                   and not pd.api.types.is_bool_dtype(col.dtype))
+        values = col.to_numpy(dtype=np.float64) if numeric else None
+        # constant: min == max is nunique() < 2 for numbers without NaN, and no hashing
+        if (values.min() == values.max()) if values is not None else col.nunique() < 2:
             dropped.append(str(name))
             continue
-        if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-            values = col.to_numpy(dtype=np.float64)
+        if values is not None:
             if not np.isfinite(values).all():
                 raise ValueError(f"features: column {name!r} has infinite values")
             columns.append(values)
@@ -282,11 +285,12 @@ def _permuted_dots(yc, pc, state, out):  # pragma: no cover - compiled
 
 
 def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
-                   seed: np.random.SeedSequence) -> tuple[float, float]:
+                   seed: np.random.SeedSequence, n_workers: int = 1) -> tuple[float, float]:
     """(correlation, one-sided permutation p-value) of fixed ``pred`` against ``y``.
 
     Permutations in fixed chunks of :data:`CHUNK`, chunk j from child j of ``seed`` (SFC64
-    of :mod:`uqval.stats.resample_kernel`): the result depends on (data, seed) only."""
+    of :mod:`uqval.stats.resample_kernel`), in ``n_workers`` threads
+    (:func:`uqval._internal.streams.run_jobs`): the result depends on (data, seed) only."""
     pc = np.ascontiguousarray(pred - pred.mean())
     yc = np.ascontiguousarray(y - y.mean())
     norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
@@ -295,8 +299,12 @@ def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
     observed = float(np.dot(pc, yc))
     null = np.empty(n_permutations)
     starts = range(0, n_permutations, CHUNK)
-    for start, child in zip(starts, seed.spawn(len(starts)), strict=True):
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
         _permuted_dots(yc, pc, sfc64_state(child), null[start : start + CHUNK])
+
+    run_jobs(work, list(zip(starts, seed.spawn(len(starts)), strict=True)), n_workers)
     exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
     return observed / norm, (1 + exceed) / (n_permutations + 1)
 
@@ -346,15 +354,18 @@ def _box_values(boxes: list[_Box], x: FloatArray) -> FloatArray:
     return out
 
 
-def _region_boxes(f: _Features, target: FloatArray, m: int) -> list[_Box]:
+def _region_boxes(f: _Features, target: Callable[[FloatArray], FloatArray], m: int
+                  ) -> list[_Box]:
     """The describing tree (module docstring) as boxes: the greedy tree of depth TREE_DEPTH,
     or a tree whose root split is chosen by looking one level ahead (each feature at the
     deciles of its values, then greedy trees of depth TREE_DEPTH - 1 on both sides),
-    whichever fits the predictions best."""
+    whichever fits the predictions best. ``target``: the tree's target at given feature
+    rows (evaluated at the tree's rows only)."""
     min_leaf = max(MIN_REGION_ROWS, int(math.ceil(MIN_REGION_SHARE * m)))
     n_fit = min(m, MAX_TREE_ROWS)
     rows = np.linspace(0, m - 1, n_fit).astype(np.intp)
-    x, y = f.x[rows], target[rows]
+    x = f.x[rows]
+    y = target(x)
     leaf = max(1, int(min_leaf * n_fit / m))
     n = x.shape[1]
     inf = np.full(n, np.inf)
@@ -423,21 +434,26 @@ def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[s
 
 
 def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
-         n_permutations: int, seeds: list[np.random.SeedSequence], fit_seed: int) -> JointTest:
+         used: NDArray[np.bool_], n_permutations: int, seeds: list[np.random.SeedSequence],
+         fit_seed: int, n_workers: int = 1) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
     results = []
-    for k, train in enumerate((halves, ~halves)):
+    for k, train in enumerate((halves, used & ~halves)):
+        test = used & ~train
         model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
-        pred_test = model.predict(f.x[~train])
-        r, p = _permutation_p(pred_test, y[~train], n_permutations, seeds[k])
+        pred_test = model.predict(f.x[test])
+        r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
         results.append((r, p, train, model))
     best = min(range(2), key=lambda k: results[k][1])
     _, _, train, model = results[best]
-    # the tree sees the learner's predictions at every row's features, never a held-out Z
-    target = model.predict(f.x)
-    boxes = _region_boxes(f, np.log(np.maximum(target, 1e-12)) if kind == "spread" else target,
-                          m)
+
+    def target(x: FloatArray) -> FloatArray:
+        # the tree sees the learner's predictions at rows' features, never a held-out Z
+        pred = model.predict(x)
+        return np.log(np.maximum(pred, 1e-12)) if kind == "spread" else pred
+
+    boxes = _region_boxes(f, target, m)
     masks = [box.contains(f.x) for box in boxes]
     counts = np.array([mask.sum() for mask in masks], dtype=np.float64)
     values = np.array([box.value for box in boxes])
@@ -451,7 +467,8 @@ def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
         np.argmin(values))
     regions = [
         _region(kind, masks[k], _describe(boxes[k], f),
-                math.exp(values[k]) if kind == "spread" else float(values[k]), y, ~train)
+                math.exp(values[k]) if kind == "spread" else float(values[k]), y,
+                used & ~train)
         for k in (hi, lo)
     ]
     p_halves = (results[0][1], results[1][1])
@@ -468,6 +485,7 @@ def joint_calibration(
     n_permutations: int = 999,
     seed: SeedLike = 0,
     n_workers: int = 1,
+    max_rows: int | None = None,
 ) -> JointCalibration:
     """Cross-fitted tests of whether Z² (spread) and Z (bias) depend on the features jointly.
 
@@ -479,9 +497,16 @@ def joint_calibration(
             least 2 non-constant features.
         n_permutations: permutations per half (smallest p-value 2/(n_permutations + 1)).
         seed: seed of the split, the learners and the permutations.
-        n_workers: most OpenMP threads of the learner (1 by default: on a shared machine its
-            threads spin-wait; 10^5 rows x 10 features take about 3 s on one core); one
-            thread per :data:`ROWS_PER_THREAD` rows at most.
+        n_workers: threads of the permutations (no effect on the result) and most OpenMP
+            threads of the learner: one per :data:`ROWS_PER_THREAD` rows fitted at most (on
+            a shared machine its threads spin-wait; 10^5 rows x 10 features take about 3 s
+            on one core).
+        max_rows: with more rows, the halves split a seeded uniform subsample of
+            ``max_rows`` rows (drawn without replacement from the value stream of a seventh
+            child of ``seed``; the first six, of the split, the fits and the permutations,
+            are those of the full path): the learners, the permutation tests and the held-out
+            intervals of the regions use its rows only, the regions' row counts and shares
+            all rows (the large-set mode of :func:`uqval.validate`, docs/choices.md).
 
     >>> rng = np.random.default_rng(0)
     >>> m = 4000
@@ -508,10 +533,19 @@ def joint_calibration(
     f = _encode(features, e.size)
     z = e / u
     ss = seed_sequence(seed)
-    split_seed, fit_seed, *perm_seeds = ss.spawn(6)
+    split_seed, fit_seed, *perm_seeds, rows_seed = ss.spawn(7)
     m = z.size
     halves = np.zeros(m, dtype=bool)
-    halves[index_generator(split_seed).permutation(m)[: m // 2]] = True
+    used = np.ones(m, dtype=bool)
+    if max_rows is not None:
+        max_rows = integer(max_rows, "max_rows", minimum=100)
+    if max_rows is not None and max_rows < m:
+        rows = np.sort(value_generator(rows_seed).choice(m, size=max_rows, replace=False))
+        used[:] = False
+        used[rows] = True
+        halves[rows[index_generator(split_seed).permutation(max_rows)[: max_rows // 2]]] = True
+    else:
+        halves[index_generator(split_seed).permutation(m)[: m // 2]] = True
     fit_int = int(fit_seed.generate_state(1)[0] % (2**31 - 3))
     n_workers = integer(n_workers, "n_workers", minimum=1)
     import sklearn.ensemble  # noqa: F401  (loads its OpenMP runtime before limiting it)
@@ -520,8 +554,10 @@ def joint_calibration(
     # OpenMP threads only where a fit is large enough to gain from them: below, the
     # threads' synchronisation costs more than the fit (27 000 rows: 0.04 s on one thread,
     # 0.2-3 s on two of a loaded 2-core machine); the fits are the same either way.
-    threads = max(1, min(n_workers, m // ROWS_PER_THREAD))
+    threads = max(1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
     with threadpool_limits(limits=threads, user_api="openmp"):
-        spread = _one("spread", z, f, halves, n_permutations, perm_seeds[:2], fit_int)
-        bias = _one("bias", z, f, halves, n_permutations, perm_seeds[2:], fit_int + 2)
+        spread = _one("spread", z, f, halves, used, n_permutations, perm_seeds[:2], fit_int,
+                      n_workers)
+        bias = _one("bias", z, f, halves, used, n_permutations, perm_seeds[2:], fit_int + 2,
+                    n_workers)
     return JointCalibration(spread, bias, f.names, f.dropped)

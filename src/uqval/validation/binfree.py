@@ -38,14 +38,15 @@ from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import run_jobs
+from uqval._internal.streams import run_jobs, value_generator
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
 from uqval.stats.resample_kernel import sfc64_state
 from uqval.validation.permutation import CHUNK, _fisher_yates, _n_buckets, _shuffle
 
-__all__ = ["CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB", "MAX_MCB_PERMUTATIONS",
-           "binfree_tests", "cumulative_null", "kuiper"]
+__all__ = ["BINFREE_ROWS", "CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB",
+           "MAX_MCB_PERMUTATIONS", "binfree_subsample", "binfree_tests", "cumulative_null",
+           "kuiper", "rows_note"]
 
 CUMULATIVE_SPREAD = "cumulative Kuiper Z²−1"
 CUMULATIVE_BIAS = "cumulative Kuiper Z"
@@ -53,6 +54,54 @@ ISOTONIC_MCB = "isotonic MCB (QLIKE)"
 
 MAX_MCB_PERMUTATIONS = 999
 """Most permutations of the MCB test (each refits PAV: 2 s per 200 at M = 10^5)."""
+
+BINFREE_ROWS = 1_000_000
+"""Rows of the seeded subsample on which the bin-free tests run for larger sets (large-set
+mode of the engine): each of their permutations costs O(M), 999 of them at 10^7 rows
+would cost more than the whole rest of the validation (docs/choices.md)."""
+
+
+def binfree_subsample(m: int, rows: int | None, seed: SeedLike) -> NDArray[np.intp] | None:
+    """Sorted positions of ``rows`` of the ``m`` rows drawn without replacement from the
+    value stream of ``seed``; None (all rows) when ``rows`` is None or not below ``m``.
+
+    >>> binfree_subsample(10, None, 0) is None, binfree_subsample(10, 10, 0) is None
+    (True, True)
+    >>> idx = binfree_subsample(10, 4, 0)
+    >>> idx.size, bool((np.diff(idx) > 0).all())
+    (4, True)
+    """
+    if rows is None or rows >= m:
+        return None
+    return np.sort(value_generator(seed_sequence(seed)).choice(m, size=rows, replace=False))
+
+
+def rows_note(m: int, rows: int) -> str:
+    """What a verdict note says of the ``rows`` used among the ``m`` (empty with all rows).
+
+    >>> rows_note(3_000_000, BINFREE_ROWS)
+    ', on a seeded subsample of 1000000 of the 3000000 rows'
+    """
+    return "" if rows >= m else f", on a seeded subsample of {rows} of the {m} rows"
+
+
+def large_parameters(m: int, large_rows: int, rule: str, n_boot: int, exceedances: int
+                     ) -> dict[str, str]:
+    """Report parameters of the engine's large-set mode (above ``large_rows`` rows).
+
+    >>> large_parameters(10, 1000, "uqval", 200, 20)["subsample"]
+    'none (all rows)'
+    """
+    large = m > large_rows
+    return {
+        "permutation_rule": "fixed" if not large or rule == "paper" else
+        f"sequential, h = {exceedances} (more than {large_rows} rows)",
+        "bin_intervals": f"Student t (more than {large_rows} rows)" if large else
+        f"BCa, {n_boot} replicates per bin",
+        "subsample": f"cumulative, isotonic MCB and joint tests on a seeded subsample of "
+        f"{BINFREE_ROWS} rows (more than {large_rows} rows)" if large and rule != "paper"
+        and m > BINFREE_ROWS else "none (all rows)",
+    }
 
 
 @numba.njit(nogil=True, cache=True)
@@ -130,16 +179,24 @@ def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
 def binfree_tests(
     z: NDArray[np.float64], u: NDArray[np.float64], variables: Sequence[NDArray[np.float64]],
     *, n_permutations: int, seed: SeedLike, n_workers: int = 1,
-    exceedances: int | None = None,
-) -> tuple[list[tuple[float, float, float, float]], tuple[float, float, int]]:
+    exceedances: int | None = None, max_rows: int | None = None,
+) -> tuple[list[tuple[float, float, float, float]], tuple[float, float, int, int]]:
     """Cumulative tests along each variable and the MCB test along uE (module docstring).
 
     Returns per variable (Kuiper/σ of Z² − 1, its p-value, Kuiper/σ of Z, its p-value), and
-    (MCB, p-value, permutations) of the isotonic test. ``exceedances=h``: every test follows
+    (MCB, p-value, permutations, rows used by every test) of the isotonic test.
+    ``exceedances=h``: every test follows
     the sequential rule of Besag & Clifford (p = h/l at its h-th exceedance, l permutations;
     the first permutations of the fixed rule), as the binned tests of large sets do.
+    ``max_rows``: above that many rows, every test (observed statistic and permutations)
+    runs on the seeded subsample :func:`binfree_subsample` of ``max_rows`` rows, from a third
+    child of ``seed`` (the first two, of the permutations, are those of the full path):
+    exact permutation tests of the subsample.
     """
-    cum_seed, mcb_seed = seed_sequence(seed).spawn(2)
+    cum_seed, mcb_seed, rows_seed = seed_sequence(seed).spawn(3)
+    keep = binfree_subsample(z.size, max_rows, rows_seed)
+    if keep is not None:
+        z, u, variables = z[keep], u[keep], [x[keep] for x in variables]
     d = _centred(z)
     m = z.size
     sigma = np.sqrt(np.sum(np.square(d), axis=0)) / m
@@ -175,5 +232,5 @@ def binfree_tests(
     e_unit, u_unit, _ = unit_scaled(z * u, u)
     mcb = mcb_permutation_test(e_unit, u_unit, n_permutations=n_mcb, seed=mcb_seed,
                                exceedances=exceedances)
-    return out, (mcb.miscalibration, mcb.p_value, mcb.n_permutations)
+    return out, (mcb.miscalibration, mcb.p_value, mcb.n_permutations, m)
 

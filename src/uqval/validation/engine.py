@@ -103,9 +103,9 @@ class ScaleFactor:
 
 
 LARGE_ROWS = 1_000_000
-"""Above this many rows the binned permutation tests stop at h = HETEROGENEITY_EXCEEDANCES
-exceedances (Besag-Clifford) and the per-bin intervals of <Z^2> are Student-t intervals
-(bins of >= 20 000 rows) instead of BCa; up to it every seeded number is unchanged."""
+"""Above this many rows the permutation tests stop at h = HETEROGENEITY_EXCEEDANCES exceedances,
+per-bin intervals of <Z^2> are Student t, and the bin-free and joint tests run on a seeded
+subsample (binfree.BINFREE_ROWS); up to it every seeded number is unchanged (docs/choices.md)."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
 
@@ -307,7 +307,7 @@ def _average_rows(
 def _conditional_rows(
     variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
     tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
-    binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int]],
+    binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int, int]],
     n_permutations: int,
 ) -> list[dict]:
     """Binned and bin-free rows of the conditional stages (:mod:`uqval.validation.rules`).
@@ -319,7 +319,7 @@ def _conditional_rows(
     pairs: list[float] = []
     families: dict[str, list[int]] = {}
     inconclusive: list[bool] = []
-    cumulative, (mcb, mcb_p, n_mcb) = binfree
+    cumulative, (mcb, mcb_p, n_mcb, used_rows) = binfree
 
     def add(stage: str, name: str, statistic: str, value: float, p_raw: float,
             p_avg: float, note: str, few: bool, target: float = 1.0) -> None:
@@ -344,11 +344,13 @@ def _conditional_rows(
             add(stage, name, statistic, value, p, p_avg,
                 f"no bins: Kuiper range of the cumulative sum of {what} along {name} about "
                 f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
-                f"{n_permutations} permutations", False, np.nan)
+                f"{n_permutations} permutations"
+                + binfree_module.rows_note(b.counts.sum(), used_rows), False, np.nan)
         if stage == "consistency":
             add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
                 "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
-                f"global factor, {n_mcb} permutations of Z against uE", False, 0.0)
+                f"global factor, {n_mcb} permutations of Z against uE"
+                f"{binfree_module.rows_note(b.counts.sum(), used_rows)}", False, 0.0)
     p_values = np.array([r["p_value"] for r in rows])
     adjusted = rules.combine_families(list(families.values()), p_values)
     given = []
@@ -627,7 +629,8 @@ def validate(
         if binned:
             binfree = binfree_module.binfree_tests(
                 e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
-                seed=binfree_seed, n_workers=n_workers, exceedances=sequential)
+                seed=binfree_seed, n_workers=n_workers, exceedances=sequential,
+                max_rows=sequential and binfree_module.BINFREE_ROWS)
             rows += _conditional_rows(binned, tests, tables, reference**2, (zms_p, z_p),
                                       alpha, binfree, n_permutations)
         rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
@@ -643,7 +646,8 @@ def validate(
         say("joint test over all features (cross-fitted gradient boosting)")
         joint = joint_calibration(e, u * reference, inputs.features,
                                   n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
-                                  seed=joint_seed, n_workers=n_workers)
+                                  seed=joint_seed, n_workers=n_workers,
+                                  max_rows=sequential and binfree_module.BINFREE_ROWS)
         extra = pd.DataFrame(joint_rows(joint, (zms_p, z_p), alpha, reference, tolerance, _row),
                              columns=VERDICT_COLUMNS)
         verdicts = pd.concat([verdicts, extra], ignore_index=True)
@@ -662,10 +666,7 @@ def validate(
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": used_perm, "variance_input": variance,
-        "permutation_rule": "fixed" if m <= LARGE_ROWS or rule == "paper" else
-        f"sequential, h = {HETEROGENEITY_EXCEEDANCES} (more than {LARGE_ROWS} rows)",
-        "bin_intervals": f"BCa, {n_boot} replicates per bin" if m <= LARGE_ROWS else
-        f"Student t (more than {LARGE_ROWS} rows)",
+        **binfree_module.large_parameters(m, LARGE_ROWS, rule, n_boot, HETEROGENEITY_EXCEEDANCES),
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for _, name, b in binned},
