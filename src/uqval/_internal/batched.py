@@ -194,14 +194,16 @@ class TableFile:
             return list(self._frame.columns)
         return names
 
-    def read(self, columns: Iterable[str], *, batch_rows: int = BATCH_ROWS) -> ColumnTable:
+    def read(self, columns: Iterable[str], *, batch_rows: int | None = None) -> ColumnTable:
         """The ``columns`` of the file (those it has; :func:`~uqval._internal.tables.
-        require_columns` names the others), read in batches of ``batch_rows`` rows.
+        require_columns` names the others), read in batches of ``batch_rows`` rows
+        (default :data:`BATCH_ROWS`).
 
         Raises:
             DataError: on every failure of the in-memory reader, with its message.
         """
         wanted = list(dict.fromkeys(c for c in columns if c in self.columns))
+        batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
         if batch_rows < 1:
             raise ValueError(f"batch_rows must be >= 1, got {batch_rows}")
         if self._frame is not None:
@@ -291,6 +293,6 @@ def open_table(path: Path | str) -> TableFile:
 
 
 def read_columns(path: Path | str, columns: Iterable[str], *,
-                 batch_rows: int = BATCH_ROWS) -> ColumnTable:
+                 batch_rows: int | None = None) -> ColumnTable:
     """``open_table(path).read(columns, batch_rows=batch_rows)``."""
     return open_table(path).read(columns, batch_rows=batch_rows)
