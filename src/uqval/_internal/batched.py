@@ -8,7 +8,8 @@ batches of :data:`BATCH_ROWS` rows, into one array per column, and returns them 
 :class:`ColumnTable`. The other columns are never kept (a Parquet column not asked for is not
 even read).
 
-* **Parquet**: ``pyarrow.parquet.ParquetFile.iter_batches(columns=..., batch_size=...)``, each
+* **Parquet**: ``pyarrow.parquet.ParquetFile.iter_batches(columns=..., batch_size=...)`` row
+  group by row group (an iterator over the whole file holds every batch it decoded), each
   batch turned into pandas as :func:`pandas.read_parquet` turns the whole table.
 * **CSV/TSV** (plain or compressed): the checked first pass of
   :mod:`~uqval._internal.tables`, then pandas' C parser over the same bounded stream with
@@ -229,11 +230,15 @@ class TableFile:
             return rows, filled
         fields = [self._fields[self.columns.index(c)] for c in wanted]
         with parquet_failures(self.path):
-            for batch in self._parquet.iter_batches(batch_size=batch_rows, columns=fields,
-                                                    use_pandas_metadata=False):
-                frame = pa.Table.from_batches([batch]).to_pandas()
-                for j, name in enumerate(wanted):
-                    filled[name].add(frame.iloc[:, j])
+            # one iterator per row group: pyarrow 26's iterator over the whole file keeps
+            # every batch it decoded until it ends (397 MiB held at 10^7 rows x 5 columns)
+            for group in range(self._parquet.metadata.num_row_groups):
+                for batch in self._parquet.iter_batches(
+                        batch_size=batch_rows, row_groups=[group], columns=fields,
+                        use_pandas_metadata=False):
+                    frame = pa.Table.from_batches([batch]).to_pandas()
+                    for j, name in enumerate(wanted):
+                        filled[name].add(frame.iloc[:, j])
         return rows, filled
 
     def _read_csv(self, wanted: list[str], batch_rows: int) -> tuple[int, dict[str, _Column]]:

@@ -35,6 +35,11 @@ in 1 MiB chunks to check the size, NUL bytes, UTF-8 and line lengths before pand
 anything; only then does pandas read the table (a second stream, counted against the same
 limit). A row with extra fields is located by a third, streaming pass with :mod:`csv`, only
 when pandas reports such rows.
+
+:func:`read_table` returns the whole table; ``uqval validate`` and ``uqval compare`` read
+through :mod:`uqval._internal.batched` instead (same rules and messages, only the columns they
+use, in batches of rows), which shares :func:`checked_text`, :func:`csv_failures`,
+:func:`extra_fields_options`, :func:`parquet_file` and :func:`parquet_failures` with it.
 """
 
 from __future__ import annotations

@@ -1,0 +1,89 @@
+"""Benchmark: reading the table of ``uqval validate`` before (the whole table in memory,
+``uqval._internal.tables.read_table``) and after (only the used columns, in batches:
+``uqval._internal.batched.read_columns``), on the data of ``bench_large_validate.py``
+(10^7 rows x 5 float64 columns by default: error, uncertainty, x1, x2, x3; all five are used,
+as by ``--error error --uncertainty uncertainty --feature x1 --feature x2 --feature x3``).
+
+Each reading is a child process (``python -c``) that imports uqval, reads the file and
+builds one float64 Series per used column (what the command line then hands to
+``uqval.validate``); its CPU time (user + sys) comes from ``os.wait4``, its peak resident memory from its own
+``VmHWM`` (``/proc/self/status``, Linux), its wall time from the clock, and a child that only imports the same modules
+gives the baseline memory. The data are written to a temporary folder (never committed).
+
+Usage::
+
+    nice -n 10 python benchmarks/bench_read_columns.py [--rows 1e7] [--repeat 2]
+
+Results: printed as Markdown table rows (rows: median over the repeats).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+COLUMNS = ["error", "uncertainty", "x1", "x2", "x3"]
+IMPORTS = "import sys; import numpy, pandas, pyarrow.parquet; import uqval._internal.batched\n"
+# the child's own high-water mark (ru_maxrss would carry the parent's over fork and exec)
+PEAK = ("print(next(int(line.split()[1]) for line in open('/proc/self/status') "
+        "if line.startswith('VmHWM')))\n")
+READERS = {
+    "baseline": "",
+    "before": ("from uqval._internal.tables import read_table\n"
+               "t = read_table(sys.argv[1]); cols = [t[c] for c in COLUMNS]\n"),
+    "after": ("from uqval._internal.batched import read_columns\n"
+              "t = read_columns(sys.argv[1], COLUMNS); cols = [t[c] for c in COLUMNS]\n"),
+}
+
+
+def child(kind: str, path: Path) -> dict[str, float]:
+    code = IMPORTS + f"COLUMNS = {COLUMNS!r}\n" + READERS[kind] + PEAK
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise RuntimeError(f"{kind} on {path} failed ({status})")
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
+            "rss": int(out.strip()) / 1024}  # VmHWM in KiB
+
+
+def main() -> None:
+    from bench_large_validate import write_data
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=float, default=1e7)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    m = int(args.rows)
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        paths = write_data(m, Path(folder), csv=True)
+        print(f"| file ({m} rows x 5 columns) | reader | CPU-s | wall s | peak RSS MiB "
+              "| above the baseline MiB |")
+        print("|---|---|---|---|---|---|")
+        for kind, path in paths.items():
+            size = path.stat().st_size / 2**20
+            base = statistics.median(child("baseline", path)["rss"] for _ in range(2))
+            for reader in ("before", "after"):
+                runs = [child(reader, path) for _ in range(args.repeat)]
+                cpu = statistics.median(r["cpu"] for r in runs)
+                wall = statistics.median(r["wall"] for r in runs)
+                rss = statistics.median(r["rss"] for r in runs)
+                print(f"| {kind}, {size:.0f} MiB | {reader} | {cpu:.1f} | {wall:.1f} | "
+                      f"{rss:.0f} | {rss - base:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
