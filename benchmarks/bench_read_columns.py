@@ -2,7 +2,8 @@
 ``uqval._internal.tables.read_table``) and after (only the used columns, in batches:
 ``uqval._internal.batched.read_columns``), on the data of ``bench_large_validate.py``
 (10^7 rows x 5 float64 columns by default: error, uncertainty, x1, x2, x3; all five are used,
-as by ``--error error --uncertainty uncertainty --feature x1 --feature x2 --feature x3``).
+as by ``--error error --uncertainty uncertainty --feature x1 --feature x2 --feature x3``;
+``--unused N`` adds N columns the command does not use).
 
 Each reading is a child process (``python -c``) that imports uqval, reads the file and
 builds one float64 Series per used column (what the command line then hands to
@@ -12,7 +13,8 @@ gives the baseline memory. The data are written to a temporary folder (never com
 
 Usage::
 
-    nice -n 10 python benchmarks/bench_read_columns.py [--rows 1e7] [--repeat 2]
+    nice -n 10 python benchmarks/bench_read_columns.py [--rows 1e7] [--repeat 2] [--folder DIR]
+        [--unused N]
 
 Results: printed as Markdown table rows (rows: median over the repeats).
 """
@@ -60,17 +62,47 @@ def child(kind: str, path: Path) -> dict[str, float]:
             "rss": int(out.strip()) / 1024}  # VmHWM in KiB
 
 
-def main() -> None:
-    from bench_large_validate import write_data
+def write_tables(m: int, unused: int, folder: Path) -> dict[str, Path]:
+    """``write_data``'s table of ``m`` rows, with ``unused`` more seeded N(0, 1) columns
+    (``u1``, ``u2``, ...) that the command does not use, as Parquet and CSV."""
+    import numpy as np
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+    from bench_large_validate import SEED, write_data
 
+    name = f"d{m}w{unused}" if unused else f"d{m}"
+    paths = {kind: folder / f"{name}.{kind}" for kind in ("parquet", "csv")}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    base = write_data(m, folder, csv=not unused)
+    if not unused:
+        return base
+    table = pq.read_table(base["parquet"])
+    rng = np.random.default_rng([SEED, m, unused])
+    for j in range(1, unused + 1):
+        table = table.append_column(f"u{j}", [rng.standard_normal(m)])
+    pq.write_table(table, paths["parquet"])
+    pacsv.write_csv(table, paths["csv"])
+    return paths
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e7)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--folder", type=Path, default=None,
+                        help="keep the data here (written once, reused); default: a "
+                             "temporary folder, removed at the end")
+    parser.add_argument("--unused", type=int, default=0,
+                        help="columns in the table beside the 5 used ones")
     args = parser.parse_args()
     m = int(args.rows)
-    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
-        paths = write_data(m, Path(folder), csv=True)
-        print(f"| file ({m} rows x 5 columns) | reader | CPU-s | wall s | peak RSS MiB "
+    with tempfile.TemporaryDirectory(dir="/tmp") as temporary:
+        folder = args.folder or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = write_tables(m, args.unused, folder)
+        print(f"| file ({m} rows x {5 + args.unused} columns) | reader | CPU-s | wall s | "
+              "peak RSS MiB "
               "| above the baseline MiB |")
         print("|---|---|---|---|---|---|")
         for kind, path in paths.items():
