@@ -47,19 +47,45 @@ READERS = {
 }
 
 
-def child(kind: str, path: Path) -> dict[str, float]:
-    code = IMPORTS + f"COLUMNS = {COLUMNS!r}\n" + READERS[kind] + PEAK
+# the whole command, with the batched reader ("after") or the former reader ("before")
+VALIDATE = """
+import sys
+from uqval._internal import batched
+from uqval._internal.batched import ColumnTable
+from uqval._internal.tables import read_table
+from uqval.cli import main
+
+def former(path, columns, *, batch_rows=None):
+    table = read_table(path)
+    return ColumnTable(path, tuple(table.columns), len(table),
+                       {c: table[c] for c in dict.fromkeys(columns) if c in table.columns})
+
+if sys.argv[2] == "before":
+    batched.read_columns = former
+code = main(["validate", sys.argv[1], "--error", "error", "--uncertainty", "uncertainty",
+             "--feature", "x1", "--feature", "x2", "--feature", "x3", "--jobs", "2",
+             "--out", sys.argv[3]])
+assert code == 0, code
+"""
+
+
+def child(kind: str, path: Path, out: Path | None = None) -> dict[str, float]:
+    if out is not None:
+        code = VALIDATE + PEAK
+        argv = [sys.executable, "-c", code, str(path), kind, str(out)]
+    else:
+        code = IMPORTS + f"COLUMNS = {COLUMNS!r}\n" + READERS[kind] + PEAK
+        argv = [sys.executable, "-c", code, str(path)]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, str(path)], env=env,
-                            stdout=subprocess.PIPE, text=True)
-    out = proc.stdout.read() if proc.stdout else ""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, text=True)
+    printed = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if status != 0:
         raise RuntimeError(f"{kind} on {path} failed ({status})")
     return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall,
-            "rss": int(out.strip()) / 1024}  # VmHWM in KiB
+            "rss": int(printed.strip().splitlines()[-1]) / 1024}  # VmHWM in KiB
 
 
 def write_tables(m: int, unused: int, folder: Path) -> dict[str, Path]:
@@ -86,6 +112,25 @@ def write_tables(m: int, unused: int, folder: Path) -> dict[str, Path]:
     return paths
 
 
+def validate_both(paths: dict[str, Path], folder: Path) -> None:
+    """``uqval validate`` with each reader on each file: CPU, wall, peak and whether the
+    written CSV and Markdown files are byte-identical."""
+    print("| file | reader | CPU-s | wall s | peak RSS MiB | outputs |")
+    print("|---|---|---|---|---|---|")
+    for kind, path in paths.items():
+        files = {}
+        for reader in ("after", "before"):
+            out = folder / f"{kind}-{reader}"
+            run = child(reader, path, out)
+            files[reader] = {p.name: p.read_bytes() for p in out.iterdir()
+                             if p.suffix in {".csv", ".md"}}
+            same = ("" if reader == "after" else
+                    f"{len(files['after'])} files byte-identical" if files["after"] == files[
+                        "before"] else "DIFFERENT")
+            print(f"| {kind} | {reader} | {run['cpu']:.1f} | {run['wall']:.1f} | "
+                  f"{run['rss']:.0f} | {same} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e7)
@@ -95,12 +140,18 @@ def main() -> None:
                              "temporary folder, removed at the end")
     parser.add_argument("--unused", type=int, default=0,
                         help="columns in the table beside the 5 used ones")
+    parser.add_argument("--validate", action="store_true",
+                        help="run the whole `uqval validate` (--jobs 2) once with each reader "
+                             "and compare its written CSV and Markdown files")
     args = parser.parse_args()
     m = int(args.rows)
     with tempfile.TemporaryDirectory(dir="/tmp") as temporary:
         folder = args.folder or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         paths = write_tables(m, args.unused, folder)
+        if args.validate:
+            validate_both(paths, Path(temporary))
+            return
         print(f"| file ({m} rows x {5 + args.unused} columns) | reader | CPU-s | wall s | "
               "peak RSS MiB "
               "| above the baseline MiB |")
