@@ -14,7 +14,9 @@ even read).
 * **CSV/TSV** (plain or compressed): the checked first pass of
   :mod:`~uqval._internal.tables`, then pandas' C parser over the same bounded stream with
   ``chunksize``: the same parser, options, missing-value spellings and float conversion as the
-  in-memory reader, so every value is the same double. Rows longer than the header are found
+  in-memory reader, so every value is the same double (pandas' default converter is not
+  correctly rounded; ``pyarrow.csv`` is, and would change values: docs/choices.md,
+  "Out-of-core reading"). Rows longer than the header are found
   and refused (or their empty extra fields dropped) exactly as there; all fields of a batch are
   parsed (``usecols`` would hide rows with extra fields) but only the asked-for columns are
   kept.
