@@ -339,15 +339,21 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
 
 
 def _run_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval._internal.tables import file_sha256, require_columns
     from uqval.predictive.columns import build_predictive, parse_level, spec_columns
     from uqval.report.files import check_output_folder
 
     check_output_folder(args.out, [args.file])
-    table = read_table(args.file)
-    kind, spec = _predictive_spec(args, list(table.columns))
+    source = open_table(args.file)
+    try:  # the file's own problems are reported first, as when it was read whole
+        kind, spec = _predictive_spec(args, list(source.columns))
+    except DataError as exc:
+        source.read([])
+        raise exc from None
     used = spec_columns(kind, spec)
+    table = source.read([args.y_true, *used, *args.feature])
     require_columns(table, [args.y_true, *used, *args.feature], args.file)
     _check_bins(args, len(table))
     levels = None
@@ -382,8 +388,9 @@ def _run_predictive(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
+    from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval._internal.tables import file_sha256, require_columns
     from uqval.report.files import check_output_folder
 
     _check_options(args)
@@ -410,10 +417,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.y_pred is not None and args.y_true is None:
         raise DataError("--y-pred needs --y-true (or use --error)")
     check_output_folder(args.out, [args.file])
-    table = read_table(args.file)
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
-    require_columns(table, [*error_cols, args.uncertainty, *args.feature,
-                            *([recal_feature] if recal_feature else [])], args.file)
+    used = [*error_cols, args.uncertainty, *args.feature,
+            *([recal_feature] if recal_feature else [])]
+    table = read_columns(args.file, used)
+    require_columns(table, used, args.file)
     _check_bins(args, len(table))
     from uqval.validation import validate
     from uqval.validation.recalibrated import validate_recalibrated
@@ -483,20 +491,26 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 
 
 def _run_compare_predictive(args: argparse.Namespace) -> int:
+    from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval._internal.tables import file_sha256, require_columns
     from uqval.predictive.columns import build_predictive, parse_model, spec_columns
     from uqval.report.files import check_output_folder
 
     if not args.y_true:
         raise DataError("predictive models (NAME:KIND=SPEC) need --y-true COL")
     check_output_folder(args.out, [args.file])
-    table = read_table(args.file)
-    specs = [parse_model(m, list(table.columns), [args.y_true]) for m in args.model]
-    names = [n for n, _, _ in specs]
-    if len(specs) < 2 or len(set(names)) != len(names):
-        raise DataError("compare needs at least 2 --model options with different names")
+    source = open_table(args.file)
+    try:  # the file's own problems are reported first, as when it was read whole
+        specs = [parse_model(m, list(source.columns), [args.y_true]) for m in args.model]
+        names = [n for n, _, _ in specs]
+        if len(specs) < 2 or len(set(names)) != len(names):
+            raise DataError("compare needs at least 2 --model options with different names")
+    except DataError as exc:
+        source.read([])
+        raise exc from None
     used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
+    table = source.read([args.y_true, *sorted(used)])
     require_columns(table, [args.y_true, *sorted(used)], args.file)
     numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
     from uqval.comparison import compare
@@ -516,8 +530,9 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
+    from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, read_table, require_columns
+    from uqval._internal.tables import file_sha256, require_columns
     from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
@@ -525,12 +540,12 @@ def _run_compare(args: argparse.Namespace) -> int:
         return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
-    table = read_table(args.file)
+    columns = [c for _, a, b in models for c in (a, b)]
+    used = [*([args.y_true] if args.y_true else []), *columns, *args.feature]
+    table = read_columns(args.file, used)
     from uqval.comparison import compare
 
-    columns = [c for _, a, b in models for c in (a, b)]
-    require_columns(table, [*([args.y_true] if args.y_true else []), *columns, *args.feature],
-                    args.file)
+    require_columns(table, used, args.file)
     from uqval.validation.inputs import MIN_ROWS
 
     if len(table) < MIN_ROWS:

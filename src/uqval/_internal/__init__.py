@@ -1,4 +1,5 @@
 """Infrastructure shared by the library, not statistics: type aliases (:mod:`.types`), the one
 input-check module (:mod:`.checks`), seeds (:mod:`.seeding`) and the one random-stream engine
-(:mod:`.streams`), atomic file writes (:mod:`.atomic`) and the exception types
-(:mod:`.errors`)."""
+(:mod:`.streams`), atomic file writes (:mod:`.atomic`), the exception types
+(:mod:`.errors`), the one table reader (:mod:`.tables`) and its batched column reader for
+large tables (:mod:`.batched`)."""

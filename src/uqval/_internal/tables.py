@@ -35,6 +35,11 @@ in 1 MiB chunks to check the size, NUL bytes, UTF-8 and line lengths before pand
 anything; only then does pandas read the table (a second stream, counted against the same
 limit). A row with extra fields is located by a third, streaming pass with :mod:`csv`, only
 when pandas reports such rows.
+
+:func:`read_table` returns the whole table; ``uqval validate`` and ``uqval compare`` read
+through :mod:`uqval._internal.batched` instead (same rules and messages, only the columns they
+use, in batches of rows), which shares :func:`checked_text`, :func:`csv_failures`,
+:func:`extra_fields_options`, :func:`parquet_file` and :func:`parquet_failures` with it.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ import pandas as pd
 from uqval._internal.errors import DataError
 
 __all__ = [
+    "CheckedText",
     "EXCERPT_CHARS",
     "MAX_DECOMPRESSED_BYTES",
     "MAX_EXPANSION",
@@ -69,8 +75,13 @@ __all__ = [
     "MIN_DECOMPRESSED_LIMIT",
     "SNIFF_BYTES",
     "TableFormat",
+    "checked_text",
+    "csv_failures",
     "decompressed_limit",
+    "extra_fields_options",
     "file_sha256",
+    "parquet_failures",
+    "parquet_file",
     "printable",
     "read_csv_table",
     "read_table",
@@ -456,6 +467,72 @@ def _pandas_read(path: Path, fmt: TableFormat, options: dict[str, Any]) -> tuple
     return table, lost
 
 
+@contextmanager
+def csv_failures(path: Path, fmt: TableFormat) -> Iterator[None]:
+    """Turn the failures of reading the text table ``path`` (pandas, :mod:`csv`, the
+    decompressors) into one-line DataErrors naming the file."""
+    where = _where(path)
+    try:
+        yield
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{where}: the file is empty (no header and no data rows)") from None
+    except _DECOMPRESSION_ERRORS as exc:
+        kind = f"the {fmt.compression} data" if fmt.compression else "the file"
+        raise DataError(f"{where}: cannot read {kind} "
+                        f"({printable(exc, 200) or type(exc).__name__})") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OverflowError,
+            csv.Error) as exc:
+        reason = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else
+                           type(exc).__name__, 200)
+        raise DataError(f"{where}: cannot be parsed as CSV: {reason}") from None
+
+
+@dataclass(frozen=True)
+class CheckedText:
+    """A text table that passed the first pass (:func:`checked_text`): its separator, the
+    number of fields of its first line (or of the given names), how a message names that
+    number, the lines counted (newlines + 1) and the options of :func:`pandas.read_csv`."""
+
+    sep: str
+    n_fields: int
+    what: str
+    lines: int
+    header: bool
+    skipinitialspace: bool
+    options: dict[str, Any]
+
+
+def checked_text(path: Path, fmt: TableFormat, *, header: bool = True,
+                 names: Sequence[str] | None = None, skipinitialspace: bool = False,
+                 duplicate_hint: str = "rename them") -> CheckedText:
+    """The first pass over a text table (size, NUL bytes, UTF-8, line lengths), its separator
+    and the checks of its header line; call inside :func:`csv_failures`."""
+    facts = _check_text(path, fmt)
+    sep = fmt.separator or _sniff(path, facts.head)
+    first = _first_record(path, facts.head, sep, skipinitialspace)
+    if header and names is None:
+        _check_names(path, first, duplicate_hint)
+    n_fields = len(names) if names is not None else len(first)
+    what = ("the names given list" if names is not None
+            else "the header has" if header else "the first line has")
+    options: dict[str, Any] = {
+        "sep": sep, "header": 0 if header else None, "skipinitialspace": skipinitialspace}
+    if names is not None:
+        options["names"] = list(names)
+    return CheckedText(sep, n_fields, what, facts.lines, header, skipinitialspace, options)
+
+
+def extra_fields_options(path: Path, fmt: TableFormat, checked: CheckedText) -> dict[str, Any]:
+    """When pandas reported rows longer than the header: raise a DataError naming the first
+    row whose extra fields are not all empty, else return the options that read the table
+    without its (empty) extra fields."""
+    if not _locate_extra_fields(path, fmt, checked.sep, checked.n_fields, checked.header,
+                                checked.skipinitialspace, checked.what):
+        raise DataError(f"{_where(path)}: some rows have more than {checked.n_fields} fields "
+                        f"({checked.what} {checked.n_fields}); they would be cut")
+    return {**checked.options, "usecols": range(checked.n_fields)}
+
+
 def read_csv_table(path: Path, *, header: bool = True, names: Sequence[str] | None = None,
                    skipinitialspace: bool = False,
                    duplicate_hint: str = "rename them") -> pd.DataFrame:
@@ -470,42 +547,17 @@ def read_csv_table(path: Path, *, header: bool = True, names: Sequence[str] | No
     fmt = table_format(path)
     if fmt.kind != "csv":
         raise DataError(f"{where}: not a text table (CSV or TSV)")
-    try:
-        facts = _check_text(path, fmt)
-        sep = fmt.separator or _sniff(path, facts.head)
-        first = _first_record(path, facts.head, sep, skipinitialspace)
-        if header and names is None:
-            _check_names(path, first, duplicate_hint)
-        n_fields = len(names) if names is not None else len(first)
-        what = ("the names given list" if names is not None
-                else "the header has" if header else "the first line has")
-        options: dict[str, Any] = {
-            "sep": sep, "header": 0 if header else None, "skipinitialspace": skipinitialspace}
-        if names is not None:
-            options["names"] = list(names)
+    with csv_failures(path, fmt):
+        checked = checked_text(path, fmt, header=header, names=names,
+                               skipinitialspace=skipinitialspace, duplicate_hint=duplicate_hint)
         try:
-            table, lost = _pandas_read(path, fmt, options)
+            table, lost = _pandas_read(path, fmt, checked.options)
         except pd.errors.ParserError as exc:
             if not _EXPECTED_FIELDS.search(str(exc)):
                 raise
             lost = True
         if lost:
-            if not _locate_extra_fields(path, fmt, sep, n_fields, header, skipinitialspace,
-                                        what):
-                raise DataError(f"{where}: some rows have more than {n_fields} fields "
-                                f"({what} {n_fields}); they would be cut")
-            table, _ = _pandas_read(path, fmt, {**options, "usecols": range(n_fields)})
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{where}: the file is empty (no header and no data rows)") from None
-    except _DECOMPRESSION_ERRORS as exc:
-        kind = f"the {fmt.compression} data" if fmt.compression else "the file"
-        raise DataError(f"{where}: cannot read {kind} "
-                        f"({printable(exc, 200) or type(exc).__name__})") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OverflowError,
-            csv.Error) as exc:
-        reason = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else
-                           type(exc).__name__, 200)
-        raise DataError(f"{where}: cannot be parsed as CSV: {reason}") from None
+            table, _ = _pandas_read(path, fmt, extra_fields_options(path, fmt, checked))
     if len(table) == 0:
         raise DataError(f"{where}: the file has a header but no data rows" if header
                         else f"{where}: the file has no data rows")
@@ -513,15 +565,18 @@ def read_csv_table(path: Path, *, header: bool = True, names: Sequence[str] | No
     return table
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
+def parquet_file(path: Path) -> Any:
+    """``pyarrow.parquet.ParquetFile(path)`` once its metadata passed the size limit (module
+    docstring); call inside :func:`parquet_failures`."""
     where = _where(path)
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise DataError(f"{where}: reading Parquet needs pyarrow (pip install pyarrow), "
                         "or save the table as CSV") from None
-    try:
-        meta = pq.ParquetFile(path).metadata
+    with parquet_failures(path):
+        parquet = pq.ParquetFile(path)
+        meta = parquet.metadata
         announced = max(
             sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)),
             meta.num_rows * meta.num_columns * 8)
@@ -531,17 +586,30 @@ def _read_parquet(path: Path) -> pd.DataFrame:
                             f"values, more than the {_size_text(limit)} allowed for a "
                             f"{_size_text(path.stat().st_size)} file; save it as plain CSV "
                             "if the table is genuine")
-        table = pd.read_parquet(path)
+    return parquet
+
+
+@contextmanager
+def parquet_failures(path: Path) -> Iterator[None]:
+    """Turn pyarrow's failures (ArrowInvalid, OSError, ...) into a one-line DataError."""
+    try:
+        yield
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises its own types (ArrowInvalid, OSError, ...)
         reason = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else
                            type(exc).__name__, 200)
-        raise DataError(f"{where}: cannot read the Parquet file ({reason})") from None
+        raise DataError(f"{_where(path)}: cannot read the Parquet file ({reason})") from None
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    parquet_file(path)
+    with parquet_failures(path):
+        table = pd.read_parquet(path)
     table.columns = [str(c) for c in table.columns]
     _check_names(path, list(table.columns), "rename them")
     if table.empty:
-        raise DataError(f"{where}: the table has no rows")
+        raise DataError(f"{_where(path)}: the table has no rows")
     return table
 
 
@@ -562,8 +630,9 @@ def read_table(path: Path) -> pd.DataFrame:
                         f"({printable(exc.strerror or exc, 200)})") from None
 
 
-def require_columns(table: pd.DataFrame, columns: Sequence[str], path: Path) -> None:
-    """Raise a :class:`DataError` naming the first missing column and the available ones."""
+def require_columns(table: Any, columns: Sequence[str], path: Path) -> None:
+    """Raise a :class:`DataError` naming the first missing column of ``table`` (a DataFrame or
+    a :class:`uqval._internal.batched.ColumnTable`) and the available ones."""
     for col in columns:
         if col not in table.columns:
             names = [printable(c) for c in table.columns[:30]]
