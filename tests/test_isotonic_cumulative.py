@@ -319,16 +319,40 @@ def test_new_names_are_exported():
     assert uqval.cumulative_test is cumulative_test
 
 
-def test_blockwise_pav_qlike_equals_the_per_row_sum():
-    # the MCB permutation test sums the recalibrated QLIKE over the PAV blocks: the same value
-    # as the per-row sum, to rounding, zero blocks (all errors 0 there) raised as before
-    from uqval.calibration.isotonic import _pav, _pav_qlike, _qlike_recalibrated
+def test_compiled_pav_qlike_equals_scipys_pav_per_row():
+    # the MCB permutation test's compiled PAV (stack of blocks) and QLIKE summed over the
+    # blocks: the value of SciPy's PAV summed over the rows, to rounding, with groups of tied
+    # uE and zero blocks (all errors 0 there) raised as before
+    from uqval.calibration.isotonic import _pav, _qlike_recalibrated
+    from uqval.calibration.pav_kernel import recalibrated_qlike
 
     rng = np.random.default_rng(21)
     for m in (5, 300, 20_000):
-        counts = rng.integers(1, 4, m).astype(np.float64)
-        sums = counts * np.square(rng.standard_normal(m)) * np.linspace(0.5, 2.0, m)
+        u2 = np.linspace(0.5, 2.0, m)
+        z2 = np.square(rng.standard_normal(m))
         if m > 5:
-            sums[: m // 10] = 0.0  # a leading block with all errors 0
+            z2[: m // 10] = 0.0  # a leading block with all errors 0
+        ends = np.unique(np.r_[np.sort(rng.choice(np.arange(1, m), m // 3)), m])  # tied groups
+        starts = np.r_[0, ends[:-1]]
+        counts = np.diff(np.r_[starts, m]).astype(np.float64)
+        sums = np.add.reduceat(u2 * z2, starts)
         want = _qlike_recalibrated(sums, counts, _pav(sums, counts))
-        assert _pav_qlike(sums, counts) == pytest.approx(want, rel=1e-13, abs=1e-12)
+        got = recalibrated_qlike(u2, z2, ends.astype(np.int64), counts)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_mcb_test_threads_and_sequential_rule():
+    rng = np.random.default_rng(5)
+    u = rng.uniform(0.5, 2.0, 30_000)  # above 2**14 rows: the scatter-then-shuffle path
+    e = u * rng.standard_normal(u.size)
+    e[u > 1.6] *= 1.08
+    one = uqval.mcb_permutation_test(e, u, n_permutations=199, seed=3)
+    two = uqval.mcb_permutation_test(e, u, n_permutations=199, seed=3, n_workers=2)
+    assert (one.miscalibration, one.p_value) == (two.miscalibration, two.p_value)
+    seq = uqval.mcb_permutation_test(e, u, n_permutations=199, seed=3, exceedances=5)
+    assert seq.miscalibration == one.miscalibration
+    if seq.n_permutations < 199:  # stopped early at its 5th exceedance
+        assert seq.p_value == pytest.approx(5 / seq.n_permutations)
+        assert one.p_value >= 5 / 200
+    else:
+        assert seq.p_value == one.p_value

@@ -86,8 +86,11 @@ from uqval._internal.checks import (
     probability,
 )
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import index_generator, stream_blocks
+from uqval._internal.streams import run_jobs, stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
+from uqval.calibration.pav_kernel import chunk_recalibrated_qlike, recalibrated_qlike
+from uqval.stats.resample_kernel import sfc64_state
+from uqval.stats.shuffle import CHUNK, _n_buckets
 from uqval.stats.synthetic import DistributionName, predictive
 
 __all__ = [
@@ -213,17 +216,6 @@ def _qlike_recalibrated(sums: FloatArray, counts: FloatArray, fitted: FloatArray
     if not positive.all():
         fitted = np.where(positive, fitted, fitted[positive].min())
     return float(np.sum(sums / fitted) + np.sum(counts * np.log(fitted)))
-
-
-def _pav_qlike(sums: FloatArray, counts: FloatArray) -> float:
-    """:func:`_qlike_recalibrated` of the PAV fit, summed over its blocks: a block k pools
-    S_k = sum of its sums and C_k = sum of its counts at one fitted value f_k, so its rows
-    contribute S_k/f_k + C_k ln f_k (equal to rounding; O(blocks) after the fit)."""
-    fit = isotonic_regression(sums / counts, weights=counts)
-    first = np.asarray(fit.blocks[:-1], dtype=np.intp)
-    fitted = np.asarray(fit.x, dtype=np.float64)[first]
-    return _qlike_recalibrated(np.add.reduceat(sums, first), np.add.reduceat(counts, first),
-                               fitted)
 
 
 def qlike_decomposition(errors: ArrayLike, uncertainties: ArrayLike) -> CorpDecomposition:
@@ -421,7 +413,7 @@ class MCBTest:
 
 def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
                          n_permutations: int = 999, seed: SeedLike = 0,
-                         exceedances: int | None = None) -> MCBTest:
+                         exceedances: int | None = None, n_workers: int = 1) -> MCBTest:
     """Does E² depend on uE² otherwise than in proportion? A distribution-free MCB test.
 
     The uncertainties are first scaled by s = sqrt(<Z²>) (the QLIKE-optimal constant factor,
@@ -434,8 +426,10 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     shape of D (unlike the simulated p-value of :func:`isotonic_reliability`, exact only
     for the simulated D). With ``exceedances=h`` the sequential rule of Besag & Clifford (1991)
     stops at the h-th exceedance (p = h/l after l permutations; the first l permutations
-    are those of the fixed rule). Permutations from :mod:`uqval._internal.streams`; cost
-    O(n_permutations · M) after one sort.
+    are those of the fixed rule). Each permutation runs in one compiled pass
+    (:mod:`uqval.calibration.pav_kernel`: shuffle, group sums, PAV, recalibrated QLIKE
+    summed over the PAV blocks), in chunks of SFC64 streams spread over ``n_workers``
+    threads (no effect on the result); cost O(n_permutations · M) after one sort.
 
     >>> rng = np.random.default_rng(1)
     >>> u = rng.uniform(0.5, 2.0, 2000)
@@ -448,6 +442,7 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     """
     e, u = errors_uncertainties(errors, uncertainties, min_size=2)
     n_permutations = integer(n_permutations, "n_permutations", minimum=1)
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     order = np.argsort(u, kind="stable")
     z2 = np.square(e[order] / u[order])
     s2 = float(np.mean(z2))
@@ -462,21 +457,31 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     # the mean score of uE·s is the same for every permutation (it depends on the rows'
     # Z² only through their mean), so only the recalibrated score is recomputed
     score = float(np.mean(u2 * z2 / v + np.log(v)))
-
-    def mcb(z2_rows: FloatArray) -> float:
-        return score - _pav_qlike(np.add.reduceat(u2 * z2_rows, starts), counts) / m
-
-    observed = mcb(z2)
+    group_end = np.r_[starts[1:], m].astype(np.int64)
+    observed = score - recalibrated_qlike(u2, z2, group_end, counts) / m
     null = np.empty(n_permutations)
-    drawn = 0
-    for block in stream_blocks(seed, n_permutations, m):
-        rows = index_generator(block.seed).permuted(np.broadcast_to(z2, (block.size, m)), axis=1)
-        for r in range(block.size):
-            null[block.start + r] = mcb(rows[r])
-        drawn = block.start + block.size
-        hits = np.cumsum(null[:drawn] >= observed - 1e-12 * abs(observed))
-        if exceedances is not None and hits[-1] >= exceedances:
-            used = int(np.argmax(hits >= exceedances)) + 1
-            return MCBTest(observed, exceedances / used, used)
-    exceed = int(np.count_nonzero(null >= observed - 1e-12 * abs(observed)))
+    first = range(0, n_permutations, CHUNK)
+    children = seed_sequence(seed).spawn(len(first))
+    buckets = _n_buckets(m)
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
+        chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, sfc64_state(child),
+                                 null[start : start + CHUNK])
+
+    def exceeding(drawn: int) -> NDArray[np.bool_]:
+        return score - null[:drawn] / m >= observed - 1e-12 * abs(observed)
+
+    def stop(jobs_run: int) -> bool:
+        assert exceedances is not None
+        return int(np.count_nonzero(exceeding(min(n_permutations, jobs_run * CHUNK)))) \
+            >= exceedances
+
+    ran = run_jobs(work, list(zip(first, children, strict=True)), n_workers,
+                   stop=None if exceedances is None else stop)
+    hits = np.cumsum(exceeding(min(n_permutations, ran * CHUNK)))
+    if exceedances is not None and hits[-1] >= exceedances:
+        used = int(np.argmax(hits >= exceedances)) + 1
+        return MCBTest(observed, exceedances / used, used)
+    exceed = int(hits[-1])
     return MCBTest(observed, (1 + exceed) / (n_permutations + 1), n_permutations)

@@ -41,7 +41,6 @@ n_variables)), memory O(M + n_permutations · total bins).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -53,76 +52,12 @@ from uqval._internal.checks import MAX_RESAMPLES, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import run_jobs
 from uqval._internal.types import SeedLike
-from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
+from uqval.stats.resample_kernel import sfc64_state
+from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle
 
-__all__ = ["CHUNK", "HeterogeneityTest", "heterogeneity_statistics", "heterogeneity_tests"]
-
-CHUNK = 16
-"""Permutations per random-stream chunk (fixes the stream; no effect on the result)."""
-
-_U = np.uint64
-_TWO_M53 = 2.0**-53
 _TINY = np.finfo(np.float64).tiny
 
-
-@numba.njit(inline="always")
-def _below(x, n):  # pragma: no cover - compiled
-    """An integer uniform in [0, n) from the top 53 bits of the 64-bit word x."""
-    return int(float(x >> _U(11)) * _TWO_M53 * n)
-
-
-@numba.njit(nogil=True)
-def _fisher_yates(a, lo, hi, s0, s1, s2, s3):  # pragma: no cover - compiled
-    """Shuffle a[lo:hi] in place; returns the new generator state."""
-    for i in range(hi - 1, lo, -1):
-        x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
-        j = lo + _below(x, i - lo + 1)
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
-    return s0, s1, s2, s3
-
-
-@numba.njit(nogil=True)
-def _shuffle(src, dst, choice, n_buckets, s0, s1, s2, s3):  # pragma: no cover - compiled
-    """dst = a uniformly random permutation of src (Rao-Sandelius: scatter, then shuffle).
-
-    Every element goes to one of ``n_buckets`` (a power of two <= 1024) buckets chosen
-    uniformly and independently, the buckets are concatenated and each is shuffled by
-    Fisher-Yates. This gives every permutation the same probability (Sandelius 1962) and
-    touches memory almost sequentially, which a plain Fisher-Yates over millions of rows
-    does not (a cache miss per swap).
-    """
-    m = src.size
-    bits = _U(0)
-    counts = np.zeros(n_buckets + 1, np.int64)
-    mask = _U(n_buckets - 1)
-    width = _U(0)
-    while (_U(1) << width) < _U(n_buckets):
-        width += _U(1)
-    per_word = 64 // int(width)
-    x = _U(0)
-    left = 0
-    for i in range(m):
-        if left == 0:
-            x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
-            bits = x
-            left = per_word
-        c = int(bits & mask)
-        bits = bits >> width
-        left -= 1
-        choice[i] = c
-        counts[c + 1] += 1
-    for c in range(n_buckets):
-        counts[c + 1] += counts[c]
-    pos = counts[:-1].copy()
-    for i in range(m):
-        c = choice[i]
-        dst[pos[c]] = src[i]
-        pos[c] += 1
-    for c in range(n_buckets):
-        s0, s1, s2, s3 = _fisher_yates(dst, counts[c], counts[c + 1], s0, s1, s2, s3)
-    return s0, s1, s2, s3
+__all__ = ["CHUNK", "HeterogeneityTest", "heterogeneity_statistics", "heterogeneity_tests"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -146,11 +81,6 @@ def _chunk_sums(z, labels, offsets, n_buckets, state, out):  # pragma: no cover 
                 zi = a[i]
                 out[r, k, 0] += zi
                 out[r, k, 1] += zi * zi
-
-
-def _n_buckets(m: int) -> int:
-    """Buckets of the scatter step: a power of two giving about 2**14 rows (128 KiB) each."""
-    return int(min(1024, 1 << max(0, math.ceil(math.log2(max(m, 1) / 2**14)))))
 
 
 def _permuted_sums(

@@ -1,0 +1,94 @@
+"""Compiled uniform shuffles on the SFC64 stream, shared by the permutation tests.
+
+The permutation tests (binned heterogeneity and cumulative tests of
+:mod:`uqval.validation`, the isotonic MCB test of :mod:`uqval.calibration.isotonic`) shuffle
+M values many times. Up to 2**14 values a Fisher-Yates shuffle; above, the Rao-Sandelius
+scatter-then-shuffle (:func:`_shuffle`), which touches memory almost sequentially. The
+random words come from Chris Doty-Humphrey's SFC64 (:mod:`uqval.stats.resample_kernel`),
+one stream per chunk of :data:`CHUNK` permutations, chunk j from child j of
+``SeedSequence(seed)``: the result depends on (seed, data, number of permutations) only,
+never on the threads. The shuffles' random choices do not depend on the values shuffled.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from uqval.stats.resample_kernel import _sfc64_next
+
+__all__ = ["CHUNK"]
+
+CHUNK = 16
+"""Permutations per random-stream chunk (fixes the stream; no effect on the result)."""
+
+_U = np.uint64
+_TWO_M53 = 2.0**-53
+
+
+@numba.njit(inline="always")
+def _below(x, n):  # pragma: no cover - compiled
+    """An integer uniform in [0, n) from the top 53 bits of the 64-bit word x."""
+    return int(float(x >> _U(11)) * _TWO_M53 * n)
+
+
+@numba.njit(nogil=True)
+def _fisher_yates(a, lo, hi, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """Shuffle a[lo:hi] in place; returns the new generator state."""
+    for i in range(hi - 1, lo, -1):
+        x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+        j = lo + _below(x, i - lo + 1)
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+    return s0, s1, s2, s3
+
+
+@numba.njit(nogil=True)
+def _shuffle(src, dst, choice, n_buckets, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """dst = a uniformly random permutation of src (Rao-Sandelius: scatter, then shuffle).
+
+    Every element goes to one of ``n_buckets`` (a power of two <= 1024) buckets chosen
+    uniformly and independently, the buckets are concatenated and each is shuffled by
+    Fisher-Yates. This gives every permutation the same probability (Sandelius 1962) and
+    touches memory almost sequentially, which a plain Fisher-Yates over millions of rows
+    does not (a cache miss per swap).
+    """
+    m = src.size
+    bits = _U(0)
+    counts = np.zeros(n_buckets + 1, np.int64)
+    mask = _U(n_buckets - 1)
+    width = _U(0)
+    while (_U(1) << width) < _U(n_buckets):
+        width += _U(1)
+    per_word = 64 // int(width)
+    x = _U(0)
+    left = 0
+    for i in range(m):
+        if left == 0:
+            x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+            bits = x
+            left = per_word
+        c = int(bits & mask)
+        bits = bits >> width
+        left -= 1
+        choice[i] = c
+        counts[c + 1] += 1
+    for c in range(n_buckets):
+        counts[c + 1] += counts[c]
+    pos = counts[:-1].copy()
+    for i in range(m):
+        c = choice[i]
+        dst[pos[c]] = src[i]
+        pos[c] += 1
+    for c in range(n_buckets):
+        s0, s1, s2, s3 = _fisher_yates(dst, counts[c], counts[c + 1], s0, s1, s2, s3)
+    return s0, s1, s2, s3
+
+
+
+def _n_buckets(m: int) -> int:
+    """Buckets of the scatter step: a power of two giving about 2**14 rows (128 KiB) each."""
+    return int(min(1024, 1 << max(0, math.ceil(math.log2(max(m, 1) / 2**14)))))
