@@ -39,7 +39,8 @@ def assert_same_columns(path, columns, batch_rows):
     assert new.columns == tuple(old.columns)
     assert len(new) == len(old)
     for c in columns:
-        if old[c].dtype == object:  # text in the column: clean batches stay numbers
+        if not pd.api.types.is_numeric_dtype(old[c].dtype):
+            # text in the column (object, or pandas 3's str): clean batches stay numbers
             numbers = [pd.to_numeric(s, errors="coerce") for s in (new[c], old[c])]
             bad = [s.isna() & n.notna() | n.isna() & s.notna() for s, n in
                    zip((new[c], old[c]), numbers, strict=True)]
