@@ -96,7 +96,7 @@ def run_size(m: int, base: Path) -> dict:
     (work / "config" / "datasets").mkdir(parents=True)
     data = work / "data.csv"
     write_data(m, data)
-    ident = f"bench_{m}"
+    ident = f"bench_rows_{m // 1000}k"  # dataset ids refuse more than 3 repeated characters
     (work / "config" / "datasets" / "BENCH.yaml").write_text(dataset_yaml(ident, data))
     uqval = str(Path(sys.executable).with_name("uqval"))
     before = os.times()
