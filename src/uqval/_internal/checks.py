@@ -30,11 +30,11 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.types import FloatArray
@@ -167,6 +167,7 @@ def aligned(named: Mapping[str, Any]) -> dict[str, Any]:
     the first Series: unchanged when its index equals the first one's, reordered when it
     holds the same (unique) labels in another order, refused when the labels differ.
 
+    >>> import pandas as pd
     >>> a = pd.Series([1.0, 2.0], index=["x", "y"])
     >>> b = pd.Series([20.0, 10.0], index=["y", "x"])
     >>> aligned({"errors": a, "uncertainties": b})["uncertainties"].tolist()
@@ -177,6 +178,9 @@ def aligned(named: Mapping[str, Any]) -> dict[str, Any]:
     ValueError: errors and uncertainties are pandas Series with different labels (label 'x' of errors is not in uncertainties): pair them by label first, or pass .to_numpy() to pair them by position
     """
     out = dict(named)
+    pd = sys.modules.get("pandas")  # a Series exists only if pandas was imported (0.3 s per job)
+    if pd is None:
+        return out
     series = [(k, v) for k, v in named.items() if isinstance(v, pd.Series)]
     if len(series) < 2:
         return out

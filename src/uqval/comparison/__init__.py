@@ -4,12 +4,20 @@
 
 from __future__ import annotations
 
-from uqval.comparison.engine import (
-    ModelComparison,
-    compare,
-)
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.comparison.engine import (
+        ModelComparison,
+        compare,
+    )
 
 __all__ = [
     "ModelComparison",
     "compare",
 ]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)

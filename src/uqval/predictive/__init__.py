@@ -10,10 +10,15 @@ Normal(M=2)
 Quantiles(M=3, levels=[0.1, 0.5, 0.9])
 """
 
-from uqval.predictive.base import DEFAULT_LEVELS, DataIssues, Predictive
-from uqval.predictive.ensemble import Ensemble, Samples
-from uqval.predictive.parametric import Laplace, Normal, StudentT
-from uqval.predictive.quantiles import Intervals, Quantiles
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.predictive.base import DEFAULT_LEVELS, DataIssues, Predictive
+    from uqval.predictive.ensemble import Ensemble, Samples
+    from uqval.predictive.parametric import Laplace, Normal, StudentT
+    from uqval.predictive.quantiles import Intervals, Quantiles
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -27,3 +32,6 @@ __all__ = [
     "Samples",
     "StudentT",
 ]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)

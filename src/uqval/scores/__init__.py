@@ -20,21 +20,26 @@ The README table "Scores and their references" lists the definitions and sources
 
 from __future__ import annotations
 
-from uqval.scores.accuracy import errors_from, mae, mdae, r2, rank_correlation, rmse
-from uqval.scores.binned import ence, uce, zmse
-from uqval.scores.curves import (
-    mean_absolute_calibration_error,
-    miscalibration_area,
-    rms_calibration_error,
-    sharpness,
-)
-from uqval.scores.proper import check_score, crps, interval_score, nll, nll_ref
-from uqval.scores.references import (
-    SCORES,
-    CalibrationScores,
-    ScoreReference,
-    calibration_scores,
-)
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.scores.accuracy import errors_from, mae, mdae, r2, rank_correlation, rmse
+    from uqval.scores.binned import ence, uce, zmse
+    from uqval.scores.curves import (
+        mean_absolute_calibration_error,
+        miscalibration_area,
+        rms_calibration_error,
+        sharpness,
+    )
+    from uqval.scores.proper import check_score, crps, interval_score, nll, nll_ref
+    from uqval.scores.references import (
+        SCORES,
+        CalibrationScores,
+        ScoreReference,
+        calibration_scores,
+    )
 
 __all__ = [
     "SCORES",
@@ -60,3 +65,6 @@ __all__ = [
     "uce",
     "zmse",
 ]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)

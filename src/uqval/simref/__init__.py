@@ -74,35 +74,40 @@ Modules: :mod:`~uqval.simref.statistics` (the statistics and their bootstrap),
 
 from __future__ import annotations
 
-from uqval.simref.reference import (
-    DEFAULT_N_BINS_SENSITIVITY,
-    DEFAULT_N_MC,
-    SimulatedReference,
-    reference_sensitivity,
-    reference_table,
-    sensitivity_statistics,
-    simulated_error_samples,
-    simulated_reference,
-    simulated_references,
-)
-from uqval.simref.statistics import (
-    DEFAULT_N_BOOT,
-    KNOWN_REFERENCES,
-    STATISTIC_NAMES,
-    SimRefStatistic,
-    as_statistic,
-    bootstrap_statistic,
-)
-from uqval.simref.validation import (
-    DEFAULT_T_NU,
-    Validation,
-    validate_statistic,
-)
-from uqval.simref.zeta import (
-    zeta_bs,
-    zeta_schemes,
-    zeta_sim2,
-)
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.simref.reference import (
+        DEFAULT_N_BINS_SENSITIVITY,
+        DEFAULT_N_MC,
+        SimulatedReference,
+        reference_sensitivity,
+        reference_table,
+        sensitivity_statistics,
+        simulated_error_samples,
+        simulated_reference,
+        simulated_references,
+    )
+    from uqval.simref.statistics import (
+        DEFAULT_N_BOOT,
+        KNOWN_REFERENCES,
+        STATISTIC_NAMES,
+        SimRefStatistic,
+        as_statistic,
+        bootstrap_statistic,
+    )
+    from uqval.simref.validation import (
+        DEFAULT_T_NU,
+        Validation,
+        validate_statistic,
+    )
+    from uqval.simref.zeta import (
+        zeta_bs,
+        zeta_schemes,
+        zeta_sim2,
+    )
 
 __all__ = [
     "DEFAULT_N_BINS_SENSITIVITY",
@@ -127,3 +132,6 @@ __all__ = [
     "zeta_schemes",
     "zeta_sim2",
 ]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)

@@ -52,38 +52,43 @@ bandwidth–miss-rate AUUCC by O(1/N) (7e-4 at N = 1000). Here inclusion is k_i 
 
 from __future__ import annotations
 
-from uqval.ucc.curve import (
-    Cut,
-    OperatingPoint,
-    Rule,
-    UCCCurve,
-    auucc,
-    auucc_gain,
-    linear_cost,
-    min_cost,
-    operating_point,
-    partial_auucc,
-    partial_auucc_gain,
-    ucc_curve,
-)
-from uqval.ucc.intervals import (
-    AXES,
-    Axis,
-    Normalize,
-    PredictionIntervals,
-    UCCMetrics,
-    constant_band,
-    critical_scales,
-    metrics_at_scale,
-    scale_for_miss_rate,
-    std_unit,
-    ucc_metrics,
-)
-from uqval.ucc.permutation import (
-    Align,
-    PermutationTestResult,
-    auucc_permutation_test,
-)
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.ucc.curve import (
+        Cut,
+        OperatingPoint,
+        Rule,
+        UCCCurve,
+        auucc,
+        auucc_gain,
+        linear_cost,
+        min_cost,
+        operating_point,
+        partial_auucc,
+        partial_auucc_gain,
+        ucc_curve,
+    )
+    from uqval.ucc.intervals import (
+        AXES,
+        Axis,
+        Normalize,
+        PredictionIntervals,
+        UCCMetrics,
+        constant_band,
+        critical_scales,
+        metrics_at_scale,
+        scale_for_miss_rate,
+        std_unit,
+        ucc_metrics,
+    )
+    from uqval.ucc.permutation import (
+        Align,
+        PermutationTestResult,
+        auucc_permutation_test,
+    )
 
 __all__ = [
     "Align",
@@ -113,3 +118,6 @@ __all__ = [
     "ucc_curve",
     "ucc_metrics",
 ]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)

@@ -10,6 +10,14 @@ Predictive outputs (``validate(y_true, predictive)``): :mod:`~uqval.validation.p
 :mod:`~uqval.validation.coverage_shape` (the coverage and shape stages).
 """
 
-from uqval.validation.engine import ScaleFactor, ValidationResult, validate
+from typing import TYPE_CHECKING
+
+from uqval._internal.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from uqval.validation.engine import ScaleFactor, ValidationResult, validate
 
 __all__ = ["ScaleFactor", "ValidationResult", "validate"]
+
+if not TYPE_CHECKING:  # the modules are imported on first use (uqval._internal.lazy)
+    __getattr__, __dir__ = lazy_exports(__name__)
