@@ -22,7 +22,7 @@ from uqval import simref
 from uqval._internal.streams import stream_blocks
 from uqval.calibration.binned_errors import ence_batch, zmse_batch
 from uqval.simref.statistics import SortedFrame
-from uqval.stats.rank_kernel import ordinal_ranks, rank_weight_sums
+from uqval.stats.rank_kernel import ordinal_ranks, rank_weight_sums, sorted_prefix_sums
 from uqval.stats.synthetic import as_distribution
 
 
@@ -123,6 +123,27 @@ def test_ordinal_ranks_equal_argsort_ranks_and_flag_ties():
     a = np.array([[1.0, 2.0, 1.0], [0.0, 0.0, 1.0], [np.nan, 1.0, 2.0], [-1.0, 0.0, 2.0],
                   [3.0, 2.0, 1.0]])
     assert ordinal_ranks(a)[1].tolist() == [True, True, True, True, False]
+
+
+def test_sorted_prefix_sums_equal_numpy_sort_and_cumsum_bit_for_bit():
+    """The App. B kernel against the former NumPy formula, including rows the bucket sort
+    hands to a comparison sort (negative, NaN-free) and a 70 000-value row (two passes)."""
+    rng = np.random.default_rng(11)
+    for m in (1, 7, 2000, 70_000):
+        keys = 1.0 / rng.standard_gamma(1.5, (3, m))
+        keys[1, : m // 2] *= 1e-300 if m > 2 else 1.0  # huge exponent span
+        if m > 2:
+            keys[2, :2] = [-1.5, -0.0]
+        weights = np.square(rng.standard_normal((3, m)))
+        positions = np.unique(np.r_[0, rng.integers(0, m + 1, 9), m])
+        s = np.sort(keys, axis=1)
+        zero = np.zeros((3, 1))
+        want = np.stack([np.concatenate([zero, np.cumsum(c, axis=1)], axis=1)[:, positions]
+                         for c in (s, s * weights, weights)], axis=1)
+        got = sorted_prefix_sums(keys, weights, positions)
+        assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="increasing"):
+        sorted_prefix_sums(keys, weights, np.array([3, 1]))
 
 
 def test_rank_weight_sums_are_exact():

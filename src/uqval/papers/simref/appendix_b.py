@@ -19,6 +19,7 @@ from uqval._internal.seeding import derive_seed, seed_sequence
 from uqval._internal.types import SeedLike
 from uqval.binning import equal_count_boundaries
 from uqval.papers.simref.statistics import ols_line
+from uqval.stats.rank_kernel import sorted_prefix_sums
 from uqval.stats.synthetic import GenerativeDistribution, rinvgamma
 
 __all__ = [
@@ -100,6 +101,8 @@ def ence_zmse_reference_grid_point(
         raise ValueError("n_mc must be at least 2")
     n_list = [int(n) for n in N_bins]
     bounds = [equal_count_boundaries(M, n) for n in n_list]
+    positions = np.unique(np.concatenate(bounds))
+    where = [np.searchsorted(positions, b) for b in bounds]
     dist = GenerativeDistribution("normal") if model == "NIG" else GenerativeDistribution("t", 6.0)
     shape = nu / 2.0 if ig == "text" else float(nu)
     rows = max(1, _BLOCK_ELEMENTS // M)
@@ -110,14 +113,11 @@ def ence_zmse_reference_grid_point(
         rng = np.random.default_rng(child)
         size = min(rows, n_mc - start)
         u2 = rinvgamma(rng, shape, shape, (size, M))
-        u2.sort(axis=1)
         eps2 = np.square(dist.draw(rng, (size, M)))
-        zeros = np.zeros((size, 1))
-        cu = np.concatenate([zeros, np.cumsum(u2, axis=1)], axis=1)
-        ce = np.concatenate([zeros, np.cumsum(u2 * eps2, axis=1)], axis=1)
-        cz = np.concatenate([zeros, np.cumsum(eps2, axis=1)], axis=1)
-        for j, b in enumerate(bounds):
-            su, se_, sz = (np.diff(c[:, b], axis=1) for c in (cu, ce, cz))
+        # prefix sums of sorted uE^2, uE^2 eps^2 and eps^2 at every bin boundary
+        prefix = sorted_prefix_sums(u2, eps2, positions)
+        for j, (b, at) in enumerate(zip(bounds, where, strict=True)):
+            su, se_, sz = (np.diff(prefix[:, c, at], axis=1) for c in range(3))
             ence_v[j, start : start + size] = np.mean(np.abs(1.0 - np.sqrt(se_ / su)), axis=1)
             zmse_v[j, start : start + size] = np.mean(np.abs(np.log(sz / np.diff(b))), axis=1)
     records = []
