@@ -331,3 +331,45 @@ def test_group_jackknife_gives_the_leave_one_out_interval_at_large_m():
     assert 0.0 < grouped.acceleration < 3 * exact.acceleration
     with pytest.raises(ValueError, match="2 to"):
         bca_bootstrap((x,), mean, n_boot=10, seed=4, jackknife=[1.0])
+
+
+def _one_row_bca(t0, boot, acc, confidence):
+    """The former per-statistic computation (NumPy calls on one distribution)."""
+    dist = np.concatenate([[t0], boot])
+    if np.ptp(dist) <= 8 * np.finfo(np.float64).eps * np.max(np.abs(dist)):
+        return 0.0, 0.0, t0, t0, np.nan
+    z0 = stats.norm.ppf(np.mean(dist < t0))
+    z = stats.norm.ppf([(1 - confidence) / 2, (1 + confidence) / 2])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        levels = stats.norm.cdf(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
+    lo = hi = np.nan
+    if np.isfinite(z0) and np.all(np.isfinite(levels)):
+        lo, hi = np.quantile(dist, levels, method="linear")
+    return dist.mean() - t0, dist.std(ddof=1), lo, hi, z0
+
+
+def test_many_rows_at_once_equal_one_row_at_a_time_bit_for_bit():
+    """bca_limits on an (n, R) array against the one-row NumPy computation: every field
+    identical, including levels at the top order statistic, t0 below every replicate (NaN
+    interval) and a degenerate row ([t0, t0])."""
+    from uqval.stats.bca import bca_limits, linear_quantiles
+
+    rng = np.random.default_rng(21)
+    for r in (1, 2, 999, 5000):
+        boot = rng.standard_t(3, (40, r)) * rng.lognormal(0, 1, (40, 1))
+        t0 = rng.normal(0.0, 0.3, 40)
+        acc = rng.normal(0.0, 0.05, 40)
+        t0[0] = boot[0].min() - 1.0  # z0 = -inf: NaN interval
+        boot[1] = 2.5
+        t0[1] = 2.5  # degenerate
+        acc[2] = 0.4  # levels pushed towards the ends
+        for conf in (0.95, 0.5):
+            got = bca_limits(t0, boot, acc, conf)
+            for i in range(40):
+                want = _one_row_bca(t0[i], boot[i], acc[i], conf)
+                have = (got.bias[i], got.se[i], got.ci_low[i], got.ci_high[i], got.z0[i])
+                assert np.array_equal(have, want, equal_nan=True), (r, i)
+    x = rng.normal(size=(3, 101))
+    q = np.array([[0.0, 1.0], [0.5, 0.37], [0.999, 0.0001]])
+    want = np.array([np.quantile(x[i], q[i], method="linear") for i in range(3)])
+    assert linear_quantiles(x, q).tobytes() == want.tobytes()

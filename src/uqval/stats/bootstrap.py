@@ -49,16 +49,16 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from uqval._internal.checks import MAX_RESAMPLES, integer, probability
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import StreamBlock, stream_blocks, value_generator
 from uqval._internal.types import SeedLike
+from uqval.stats.bca import acceleration, bca_limits
 from uqval.stats.resample_kernel import resampled_sums
 
 __all__ = [
@@ -74,7 +74,6 @@ __all__ = [
 ]
 
 _JACKKNIFE_ELEMENTS = 1 << 22  # elements per chunk of the generic jackknife
-_DEGENERATE_RTOL = 8 * np.finfo(np.float64).eps
 
 Statistic = Callable[..., ArrayLike]
 Progress = Callable[[int, int], None]
@@ -313,46 +312,33 @@ def group_jackknife_values(
     return values
 
 
-def _acceleration(jack: NDArray[np.float64]) -> float:
-    """a = sum(d^3) / (6 (sum d^2)^(3/2)), d = mean(jack) - jack; 0 if jack is constant."""
-    d = jack.mean() - jack
-    ss = float(np.sum(d**2))
-    return float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0.0 else 0.0
+def _results(
+    t0: Sequence[float],
+    boots: Sequence[NDArray[np.float64]],
+    jacks: Sequence[NDArray[np.float64]],
+    confidence: float,
+) -> list[BootstrapResult]:
+    """BCa results of several statistics (:func:`uqval.stats.bca.bca_limits` on the rows of
+    equal replicate count at once)."""
+    out: list[BootstrapResult | None] = [None] * len(boots)
+    for r in sorted({b.size for b in boots}):
+        rows = [i for i, b in enumerate(boots) if b.size == r]
+        lim = bca_limits(np.array([t0[i] for i in rows]), np.stack([boots[i] for i in rows]),
+                         np.array([acceleration(jacks[i]) for i in rows]), confidence)
+        for k, i in enumerate(rows):
+            out[i] = BootstrapResult(
+                estimate=t0[i], bias=float(lim.bias[k]), se=float(lim.se[k]),
+                ci_low=float(lim.ci_low[k]), ci_high=float(lim.ci_high[k]), n_boot=r,
+                confidence=confidence, z0=float(lim.z0[k]),
+                acceleration=float(lim.acceleration[k]), replicates=boots[i],
+            )
+    return cast(list[BootstrapResult], out)
 
 
 def _bca(
     t0: float, boot: NDArray[np.float64], jack: NDArray[np.float64], confidence: float
 ) -> BootstrapResult:
-    dist = np.concatenate([[t0], boot])
-    bias = float(dist.mean() - t0)
-    se = float(dist.std(ddof=1))
-    common: dict[str, Any] = {
-        "estimate": t0, "n_boot": boot.size, "confidence": confidence, "replicates": boot
-    }
-    if np.ptp(dist) <= _DEGENERATE_RTOL * np.max(np.abs(dist)):
-        nan = float("nan")
-        return BootstrapResult(
-            bias=0.0, se=0.0, ci_low=t0, ci_high=t0, z0=nan, acceleration=nan, **common
-        )
-    z0 = float(special.ndtri(np.mean(dist < t0)))
-    acc = _acceleration(jack)
-    alpha = 1.0 - confidence
-    z = special.ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        levels = special.ndtr(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
-    if np.isfinite(z0) and np.all(np.isfinite(levels)):
-        ci_low, ci_high = np.quantile(dist, levels, method="linear")
-    else:
-        ci_low = ci_high = np.nan
-    return BootstrapResult(
-        bias=bias,
-        se=se,
-        ci_low=float(ci_low),
-        ci_high=float(ci_high),
-        z0=z0,
-        acceleration=acc,
-        **common,
-    )
+    return _results([t0], [boot], [jack], confidence)[0]
 
 
 def bca_bootstrap(
@@ -597,13 +583,16 @@ def bca_bootstrap_means_sets(
     stacked = np.concatenate([columns for _, _, columns, _ in per_set])
     blocks = stream_blocks(seed, n_boot, m)
     means = _resampled_sums(stacked, blocks, n_boot, n_workers, progress) / m
-    out = []
-    for (matrices, t0, _, positions), offset in zip(per_set, offsets, strict=False):
-        results = {}
+    keys, t0s, boots, jacks = [], [], [], []
+    for k, ((matrices, t0, _, positions), offset) in enumerate(zip(per_set, offsets, strict=False)):
         for (name, stat), where in zip(statistics.items(), positions, strict=True):
-            boot = _check_replicate_values(stat.combine(means[:, offset + where]), n_boot)
-            results[name] = _bca(t0[name], boot, _mean_jackknife(stat, matrices[name]), confidence)
-        out.append(results)
+            keys.append((k, name))
+            t0s.append(t0[name])
+            boots.append(_check_replicate_values(stat.combine(means[:, offset + where]), n_boot))
+            jacks.append(_mean_jackknife(stat, matrices[name]))
+    out: list[dict[str, BootstrapResult]] = [{} for _ in per_set]
+    for (k, name), result in zip(keys, _results(t0s, boots, jacks, confidence), strict=True):
+        out[k][name] = result
     return out
 
 
@@ -684,8 +673,7 @@ def bca_bootstrap_bins(
     else:
         with ThreadPoolExecutor(max_workers=n_workers) as pool:
             list(pool.map(run, tasks, sizes))
-    results = []
-    for (stat, columns, t0, sums), r in zip(prepared, counts, strict=True):
-        boot = _check_replicate_values(stat.combine(sums / columns.shape[1]), r)
-        results.append(_bca(t0, boot, _mean_jackknife(stat, columns), confidence))
-    return results
+    boots = [_check_replicate_values(stat.combine(sums / columns.shape[1]), r)
+             for (stat, columns, _, sums), r in zip(prepared, counts, strict=True)]
+    jacks = [_mean_jackknife(stat, columns) for stat, columns, _, _ in prepared]
+    return _results([t0 for _, _, t0, _ in prepared], boots, jacks, confidence)
