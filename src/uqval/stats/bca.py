@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-__all__ = ["BCaLimits", "acceleration", "bca_limits", "linear_quantiles"]
+__all__ = ["BCaLimits", "accelerations", "bca_limits", "linear_quantiles"]
 
 DEGENERATE_RTOL = 8 * np.finfo(np.float64).eps
 """A distribution whose range is within this relative tolerance of its largest magnitude is
@@ -44,11 +44,19 @@ class BCaLimits:
     acceleration: NDArray[np.float64]
 
 
-def acceleration(jack: NDArray[np.float64]) -> float:
-    """a = sum(d^3) / (6 (sum d^2)^(3/2)), d = mean(jack) - jack; 0 if jack is constant."""
-    d = jack.mean() - jack
-    ss = float(np.sum(d**2))
-    return float(np.sum(d**3)) / (6.0 * ss**1.5) if ss > 0.0 else 0.0
+def accelerations(jacks: NDArray[np.float64]) -> NDArray[np.float64]:
+    """a = sum(d^3) / (6 (sum d^2)^(3/2)), d = mean(jack) - jack, for each row of ``jacks``
+    (jackknife values of one statistic per row); 0 for a constant row.
+
+    >>> import numpy as np
+    >>> accelerations(np.array([[1.0, 2.0, 6.0], [3.0, 3.0, 3.0]])).round(4).tolist()  # -18/(6 14^1.5)
+    [-0.0573, 0.0]
+    """
+    d = jacks.mean(axis=1)[:, None] - jacks
+    ss = np.sum(d**2, axis=1).tolist()
+    cubes = np.sum(d**3, axis=1).tolist()
+    # the last step in Python floats: NumPy's vectorised power may round x**1.5 differently
+    return np.array([c / (6.0 * s**1.5) if s > 0.0 else 0.0 for c, s in zip(cubes, ss, strict=True)])
 
 
 def linear_quantiles(values: NDArray[np.float64], levels: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -93,7 +101,7 @@ def bca_limits(
     Args:
         t0: (n,) statistic on the full data.
         replicates: (n, R) finite bootstrap replicates.
-        accelerations: (n,) jackknife accelerations (:func:`acceleration`).
+        accelerations: (n,) jackknife accelerations (:func:`accelerations`).
         confidence: level of the intervals.
 
     Rows whose BCa levels are undefined (z0 infinite: t0 outside all replicates) get NaN

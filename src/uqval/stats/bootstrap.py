@@ -58,7 +58,7 @@ from uqval._internal.checks import MAX_RESAMPLES, integer, probability
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import StreamBlock, stream_blocks, value_generator
 from uqval._internal.types import SeedLike
-from uqval.stats.bca import acceleration, bca_limits
+from uqval.stats.bca import accelerations, bca_limits
 from uqval.stats.resample_kernel import resampled_sums
 
 __all__ = [
@@ -320,11 +320,15 @@ def _results(
 ) -> list[BootstrapResult]:
     """BCa results of several statistics (:func:`uqval.stats.bca.bca_limits` on the rows of
     equal replicate count at once)."""
+    acc = np.empty(len(jacks))
+    for size in {j.size for j in jacks}:
+        rows = [i for i, j in enumerate(jacks) if j.size == size]
+        acc[rows] = accelerations(np.stack([jacks[i] for i in rows]))
     out: list[BootstrapResult | None] = [None] * len(boots)
     for r in sorted({b.size for b in boots}):
         rows = [i for i, b in enumerate(boots) if b.size == r]
         lim = bca_limits(np.array([t0[i] for i in rows]), np.stack([boots[i] for i in rows]),
-                         np.array([acceleration(jacks[i]) for i in rows]), confidence)
+                         acc[rows], confidence)
         for k, i in enumerate(rows):
             out[i] = BootstrapResult(
                 estimate=t0[i], bias=float(lim.bias[k]), se=float(lim.se[k]),
