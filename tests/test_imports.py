@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 from uqval.stats.intervals import t_interval
+from uqval.validation.rules import t_test_p_value
 
 HEAVY = ("scipy.stats", "scipy.special", "scipy.optimize", "numba", "pandas", "matplotlib", "sklearn")
 
@@ -32,6 +33,9 @@ def loaded_heavy(code: str) -> list[str]:
         # fetch_raw_file (23 jobs): the registry checks quantities without the predictive classes
         ("import uqval.pipeline.fetch", []),
         ("import uqval.pipeline.registry, uqval.pipeline.quantities, uqval.predictive.columns", []),
+        # validate_dataset (19 jobs) screens with the robust statistics, without the KS fits
+        ("import uqval.validation.flowchart, uqval.calibration.screening",
+         ["pandas", "numba", "scipy.special"]),
         # reading a report's tables (verdicts_table, datasets_table) draws no figure
         ("import uqval.report.content", ["pandas"]),
     ],
@@ -75,3 +79,14 @@ def test_t_interval_quantile_is_scipy_stats_t_ppf():
         half = stats.t.ppf(0.5 * (1.0 + confidence), df=n - 1.0) * se
         np.testing.assert_array_equal(got.ci_low, mean - half)
         np.testing.assert_array_equal(got.ci_high, mean + half)
+
+
+def test_t_test_p_value_is_scipy_stats_t_sf():
+    """validation.rules uses special.stdtr(df, -x) for stats.t.sf(x, df): bit-identical."""
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 3, 5, 30, 1000, 10**6):
+        for mean in (*rng.normal(size=5), 0.0, 1e-300, -1e6):
+            se = float(rng.uniform(1e-3, 2.0))
+            expected = float(2.0 * stats.t.sf(abs(mean) / se, df=n - 1))
+            got = t_test_p_value(float(mean), se, n)
+            assert got == expected or (np.isnan(got) and np.isnan(expected)), (n, mean, se)
