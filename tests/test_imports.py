@@ -1,6 +1,6 @@
 """What the pipeline's jobs import (issue 29): each Snakemake job is a fresh process, so a heavy
 module imported without need costs its import time in every job (scipy.stats 0.8 CPU-s,
-scipy.special 0.2, Numba 0.2, pandas 0.4, Matplotlib 0.1-0.45). Such a regression is silent:
+scipy.special 0.2, Numba 0.2, pandas 0.4, NumPy 0.13, Matplotlib 0.1-0.45). Such a regression is silent:
 these tests import a job's modules, and run its computation, in a fresh interpreter and list
 the heavy modules loaded (benchmarks/job_imports.md gives the times)."""
 
@@ -17,7 +17,8 @@ from scipy import stats
 from uqval.stats.intervals import t_interval
 from uqval.validation.rules import t_test_p_value
 
-HEAVY = ("scipy.stats", "scipy.special", "scipy.optimize", "numba", "pandas", "matplotlib", "sklearn")
+HEAVY = ("numpy", "scipy.stats", "scipy.special", "scipy.optimize", "numba", "pandas", "matplotlib",
+         "sklearn")
 
 
 def loaded_heavy(code: str) -> list[str]:
@@ -35,9 +36,9 @@ def loaded_heavy(code: str) -> list[str]:
         ("import uqval.pipeline.registry, uqval.pipeline.quantities, uqval.predictive.columns", []),
         # validate_dataset (19 jobs) screens with the robust statistics, without the KS fits
         ("import uqval.validation.flowchart, uqval.calibration.screening",
-         ["pandas", "numba", "scipy.special"]),
+         ["numpy", "pandas", "numba", "scipy.special"]),
         # reading a report's tables (verdicts_table, datasets_table) draws no figure
-        ("import uqval.report.content", ["pandas"]),
+        ("import uqval.report.content", ["numpy", "pandas"]),
     ],
 )
 def test_light_modules_import_no_heavy_dependency(code, allowed):
@@ -49,16 +50,16 @@ def test_light_modules_import_no_heavy_dependency(code, allowed):
     [
         # simref_appb_chunk (10 jobs): draws and bin sums only
         ("from uqval.papers.simref.appendix_b import ence_zmse_reference_grid_point as f\n"
-         "f(60, [3, 6], 4.0, 'T6IG', 8, 1); f(60, [3, 6], 4.0, 'NIG', 8, 1)", ["pandas"]),
+         "f(60, [3, 6], 4.0, 'T6IG', 8, 1); f(60, [3, 6], 4.0, 'NIG', 8, 1)", ["numpy", "pandas"]),
         # heavytails_pval_chunk (4 jobs): bootstrap (Numba kernel, scipy.special for BCa)
         ("from uqval.papers.heavytails.montecarlo import pval_repeats, tig_fixed_uncertainties\n"
          "pval_repeats('TIG', [4.0], [0], 40, 30, 1, fixed_uE=tig_fixed_uncertainties(40, 1))",
-         ["pandas", "numba", "scipy.special"]),
+         ["numpy", "pandas", "numba", "scipy.special"]),
         # adaptivity_random_order_chunk (3 jobs): binning and the local bootstrap
         ("import numpy as np\nfrom uqval.papers.adaptivity.random_order import random_order_fv\n"
          "r = np.random.default_rng(0); u = r.uniform(0.5, 1, 200)\n"
          "random_order_fv(u * r.normal(size=200), u, r.integers(0, 4, 200), 5, [0], 3, 50)",
-         ["pandas", "numba", "scipy.special"]),
+         ["numpy", "pandas", "numba", "scipy.special"]),
     ],
 )
 def test_monte_carlo_jobs_run_without_scipy_stats(code, allowed):

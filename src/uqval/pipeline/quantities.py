@@ -35,11 +35,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-# pandas is for annotations only, and the predictive classes (they import scipy.special, 0.2 s)
-# are built only by table_predictive: the registry, read by every fetch job, checks quantities.
+# NumPy and pandas are for annotations and table_predictive only, and the predictive classes
+# (they import scipy.special, 0.2 s) are built by table_predictive only: the registry, read by
+# every fetch job, checks quantities without them.
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from uqval.predictive import Predictive
@@ -169,6 +169,8 @@ def table_predictive(table: pd.DataFrame, report: Mapping[str, Any]
     """(observations, predictive) of a prepared table (module docstring): the sidecar's
     ``predictive`` entry, or central intervals (-U_P, U_P) for E of a half-width dataset; None
     for a dataset given by E and uE only."""
+    import numpy as np
+
     from uqval.predictive import (
         Ensemble,
         Intervals,

@@ -14,12 +14,11 @@ import fnmatch
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from uqval._internal.errors import DataError
 
-# The parsers are light (the pipeline's registry checks every entry with them); the predictive
-# classes, which import scipy.special (0.2 s per job), are imported by build_predictive only.
+# The parsers are light (the pipeline's registry checks every entry with them); NumPy and the
+# predictive classes, which import scipy.special (0.2 s per job), are imported by
+# build_predictive only.
 if TYPE_CHECKING:
     from uqval.predictive.base import Predictive
 
@@ -86,6 +85,8 @@ def spec_columns(kind: str, spec: dict) -> list[str]:
 
 def build_predictive(kind: str, spec: dict, numeric: dict, variance: bool) -> Predictive:
     """The predictive object of a specification, from numeric columns (pandas Series)."""
+    import numpy as np
+
     from uqval.predictive.ensemble import Ensemble, Samples
     from uqval.predictive.parametric import Laplace, Normal, StudentT
     from uqval.predictive.quantiles import Intervals, Quantiles
