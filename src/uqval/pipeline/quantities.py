@@ -35,9 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-# NumPy and pandas are for annotations and table_predictive only, and the predictive classes
-# (they import scipy.special, 0.2 s) are built by table_predictive only: the registry, read by
-# every fetch job, checks quantities without them.
+# Only table_predictive needs NumPy and the predictive classes (they import scipy.special,
+# 0.2 s), and pandas is for annotations: the registry, read by every fetch job, checks
+# quantities without them.
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
