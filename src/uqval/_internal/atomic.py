@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import socket
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -28,9 +29,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-import numpy as np
-
-if TYPE_CHECKING:  # annotations only: importing pandas costs 0.3 s per job
+if TYPE_CHECKING:  # annotations only: importing pandas costs 0.3 s per job, NumPy 0.13 s
     import pandas as pd
 
 __all__ = [
@@ -165,9 +164,10 @@ def to_json_compatible(obj: Any) -> Any:
         return {k: to_json_compatible(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
         return [to_json_compatible(v) for v in obj]
-    if isinstance(obj, np.ndarray):
+    np = sys.modules.get("numpy")  # no NumPy object exists before NumPy is imported
+    if np is not None and isinstance(obj, np.ndarray):
         return to_json_compatible(obj.tolist())
-    if isinstance(obj, np.generic):
+    if np is not None and isinstance(obj, np.generic):
         obj = obj.item()
     if isinstance(obj, float) and not math.isfinite(obj):
         return None

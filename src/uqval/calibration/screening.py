@@ -14,8 +14,10 @@ from dataclasses import asdict, dataclass
 from numpy.typing import ArrayLike
 
 from uqval._internal.checks import errors_uncertainties
-from uqval.stats.fits import fit_invgamma_ks, fit_scaled_f_ks
 from uqval.stats.robust import beta_gm, kappa_cs
+
+# The fits (scipy.stats, scipy.optimize and Numba: 0.9 s per job) are imported by shape_fits on
+# first use: the validation jobs screen with the robust statistics only.
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,8 @@ def shape_fits(E: ArrayLike, uE: ArrayLike) -> dict[str, float]:
     described by a continuous F distribution: E^2 and Z^2 are fitted on their positive values
     and the number of excluded zeros is reported as ``n_zero_E``.
     """
+    from uqval.stats.fits import fit_invgamma_ks, fit_scaled_f_ks
+
     E, uE = errors_uncertainties(E, uE)
     nonzero = E != 0
     fits = {

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["FUNCTIONS", "MAX_DEPTH", "MAX_LENGTH", "MAX_NODES", "check_expression", "evaluate",
            "referenced_names"]
@@ -24,20 +26,16 @@ MAX_LENGTH = 1000
 MAX_NODES = 500
 MAX_DEPTH = 100
 
-FUNCTIONS = {
-    "sqrt": np.sqrt,
-    "abs": np.abs,
-    "log": np.log,
-    "log10": np.log10,
-    "exp": np.exp,
-}
+# Functions and operators by the names of their NumPy ufuncs: the registry checks expressions
+# without importing NumPy (0.13 s per fetch job); evaluate imports it.
+FUNCTIONS = ("sqrt", "abs", "log", "log10", "exp")
 
 _BINOPS = {
-    ast.Add: np.add,
-    ast.Sub: np.subtract,
-    ast.Mult: np.multiply,
-    ast.Div: np.divide,
-    ast.Pow: np.power,
+    ast.Add: "add",
+    ast.Sub: "subtract",
+    ast.Mult: "multiply",
+    ast.Div: "divide",
+    ast.Pow: "power",
 }
 
 
@@ -148,6 +146,8 @@ def evaluate(expr: str, namespace: Mapping[str, np.ndarray | float]) -> np.ndarr
     Raises ValueError for an invalid expression (:func:`check_expression`) or a name missing
     from ``namespace`` (the message lists the available names).
     """
+    import numpy as np
+
     tree = check_expression(expr)
 
     def ev(node: ast.AST) -> np.ndarray | float:
@@ -163,12 +163,12 @@ def evaluate(expr: str, namespace: Mapping[str, np.ndarray | float]) -> np.ndarr
                 )
             return namespace[node.id]
         if isinstance(node, ast.BinOp):
-            return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
+            return getattr(np, _BINOPS[type(node.op)])(ev(node.left), ev(node.right))
         if isinstance(node, ast.UnaryOp):
             value = ev(node.operand)
             return -value if isinstance(node.op, ast.USub) else value
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            return FUNCTIONS[node.func.id](ev(node.args[0]))
+            return getattr(np, node.func.id)(ev(node.args[0]))
         raise _unsupported(expr, node)  # unreachable after check_expression
 
     with np.errstate(all="ignore"):

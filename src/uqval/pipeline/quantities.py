@@ -35,22 +35,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-if TYPE_CHECKING:  # annotations only: importing pandas costs 0.3 s per job
+# Only table_predictive needs NumPy and the predictive classes (they import scipy.special,
+# 0.2 s), and pandas is for annotations: the registry, read by every fetch job, checks
+# quantities without them.
+if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
+    from uqval.predictive import Predictive
+
 from uqval._internal.errors import ConfigError, DataError
-from uqval.predictive import (
-    Ensemble,
-    Intervals,
-    Laplace,
-    Normal,
-    Predictive,
-    Quantiles,
-    Samples,
-    StudentT,
-)
 from uqval.predictive.columns import parse_distribution, parse_level
 
 __all__ = ["PREDICTIVE_KEYS", "check_quantities", "level_text", "quantity_expressions",
@@ -175,6 +169,18 @@ def table_predictive(table: pd.DataFrame, report: Mapping[str, Any]
     """(observations, predictive) of a prepared table (module docstring): the sidecar's
     ``predictive`` entry, or central intervals (-U_P, U_P) for E of a half-width dataset; None
     for a dataset given by E and uE only."""
+    import numpy as np
+
+    from uqval.predictive import (
+        Ensemble,
+        Intervals,
+        Laplace,
+        Normal,
+        Quantiles,
+        Samples,
+        StudentT,
+    )
+
     info = report.get("predictive")
     if not info:
         half = {float(str(c)[2:]): table[c].to_numpy(dtype=float)

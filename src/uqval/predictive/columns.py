@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from uqval._internal.errors import DataError
-from uqval.predictive.base import Predictive
-from uqval.predictive.ensemble import Ensemble, Samples
-from uqval.predictive.parametric import Laplace, Normal, StudentT
-from uqval.predictive.quantiles import Intervals, Quantiles
+
+# The parsers are light (the pipeline's registry checks every entry with them); NumPy and the
+# predictive classes, which import scipy.special (0.2 s per job), are imported by
+# build_predictive only.
+if TYPE_CHECKING:
+    from uqval.predictive.base import Predictive
 
 __all__ = ["KINDS", "build_predictive", "columns_of", "parse_distribution", "parse_level",
            "parse_model", "spec_columns"]
@@ -84,6 +85,12 @@ def spec_columns(kind: str, spec: dict) -> list[str]:
 
 def build_predictive(kind: str, spec: dict, numeric: dict, variance: bool) -> Predictive:
     """The predictive object of a specification, from numeric columns (pandas Series)."""
+    import numpy as np
+
+    from uqval.predictive.ensemble import Ensemble, Samples
+    from uqval.predictive.parametric import Laplace, Normal, StudentT
+    from uqval.predictive.quantiles import Intervals, Quantiles
+
     if kind == "distribution":
         sd = numeric[spec["sd"]].to_numpy()
         sd = np.sqrt(sd) if variance else sd

@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from uqval import __version__
+
+if TYPE_CHECKING:  # annotations only: jobs that read reports' tables do not import Matplotlib
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["PNG_SIGNATURE", "FigureSection", "ReportContent", "png_bytes", "rendered_figures"]
 

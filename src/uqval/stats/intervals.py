@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special  # not scipy.stats (0.8 s per job): t.ppf(q, df) is stdtrit(df, q)
 
 from uqval._internal.checks import probability
 from uqval._internal.types import FloatArray
@@ -64,7 +64,7 @@ def t_interval(mean: ArrayLike, sd: ArrayLike, n: ArrayLike, confidence: float) 
     probability(confidence)
     n = np.asarray(n, dtype=np.float64)
     se = np.asarray(sd) / np.sqrt(n)
-    return _interval(mean, stats.t.ppf(0.5 * (1.0 + confidence), df=n - 1.0) * se, se)
+    return _interval(mean, special.stdtrit(n - 1.0, 0.5 * (1.0 + confidence)) * se, se)
 
 
 def _last_axis_sample(x: ArrayLike, name: str) -> FloatArray:

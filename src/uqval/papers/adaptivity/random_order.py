@@ -10,12 +10,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from uqval import binning
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval.calibration.adaptivity import local_analysis
+
+# scipy.stats (0.8 s per job) is imported by rank_correlations on first use: the permutation
+# jobs (adaptivity_random_order_chunk) do not need it.
 
 
 def rank_correlations(columns: Mapping[str, ArrayLike]) -> pd.DataFrame:
@@ -36,6 +38,8 @@ def rank_correlations(columns: Mapping[str, ArrayLike]) -> pd.DataFrame:
     if len(names) == 1:
         rho = np.ones((1, 1))
     else:
+        from scipy import stats
+
         rho = np.asarray(stats.spearmanr(np.column_stack(arrays)).statistic, dtype=float)
         if rho.ndim == 0:  # SciPy returns a scalar for exactly two columns
             rho = np.array([[1.0, float(rho)], [float(rho), 1.0]])

@@ -40,7 +40,6 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray
@@ -56,6 +55,9 @@ from uqval.stats.synthetic import (
     tig_dataset,
 )
 from uqval.stats.zeta import zeta_score
+
+# scipy.stats (0.8 s per job) is imported on first use by squared_normal_shape_statistics
+# only: the Monte Carlo chunk jobs (heavytails_pval_chunk) do not need it.
 
 __all__ = [
     "PVAL_REFERENCES",
@@ -150,6 +152,8 @@ def squared_normal_shape_statistics() -> dict[str, float]:
     Returns:
         ``{"beta_GM": 0.6358, "kappa_CS": 1.2012}`` (unrounded).
     """
+    from scipy import stats
+
     median = float(stats.chi2.ppf(0.5, 1))
     beta = (1.0 - median) / (1.0 - 2.0 * float(stats.chi2.cdf(median, 3)))
     q025, q25, q75, q975 = stats.chi2.ppf([0.025, 0.25, 0.75, 0.975], 1)

@@ -18,9 +18,11 @@ import pandas as pd
 from uqval._internal.seeding import derive_seed, seed_sequence
 from uqval._internal.types import SeedLike
 from uqval.binning import equal_count_boundaries
-from uqval.papers.simref.statistics import ols_line
 from uqval.stats.rank_kernel import sorted_prefix_sums
 from uqval.stats.synthetic import GenerativeDistribution, rinvgamma
+
+# ols_line's module imports the bootstrap, the fits and scipy.stats (1 s): fit_sqrt_ratio
+# imports it on first use, so that the simulation jobs (simref_appb_chunk) do not.
 
 __all__ = [
     "APPB_MODELS",
@@ -149,6 +151,8 @@ def fit_sqrt_ratio(table: pd.DataFrame, statistic: Literal["ENCE", "ZMSE"]) -> d
     With intercept (authors' code ``lm(y ~ x)``, text for T6IG) and through the origin
     (text for NIG). Returns intercept, slope and SEs of both fits and the number of cells.
     """
+    from uqval.papers.simref.statistics import ols_line
+
     x = np.sqrt(table["N"].to_numpy(float) / table["M"].to_numpy(float))
     y = table[f"{statistic}_mean"].to_numpy(float)
     full = ols_line(x, y, intercept=True)
