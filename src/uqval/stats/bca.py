@@ -93,7 +93,7 @@ def linear_quantiles(values: NDArray[np.float64], levels: NDArray[np.float64]) -
 def bca_limits(
     t0: NDArray[np.float64],
     replicates: NDArray[np.float64],
-    accelerations: NDArray[np.float64],
+    acceleration: NDArray[np.float64],
     confidence: float,
 ) -> BCaLimits:
     """BCa bias, se and interval of each row (module docstring).
@@ -101,7 +101,7 @@ def bca_limits(
     Args:
         t0: (n,) statistic on the full data.
         replicates: (n, R) finite bootstrap replicates.
-        accelerations: (n,) jackknife accelerations (:func:`accelerations`).
+        acceleration: (n,) jackknife accelerations a (:func:`accelerations`).
         confidence: level of the intervals.
 
     Rows whose BCa levels are undefined (z0 infinite: t0 outside all replicates) get NaN
@@ -119,7 +119,7 @@ def bca_limits(
     se = dist.std(axis=1, ddof=1)
     degenerate = np.ptp(dist, axis=1) <= DEGENERATE_RTOL * np.max(np.abs(dist), axis=1)
     z0 = special.ndtri(np.mean(dist < t[:, None], axis=1))
-    acc = np.asarray(accelerations, dtype=np.float64)
+    acc = np.asarray(acceleration, dtype=np.float64)
     alpha = 1.0 - confidence
     z = special.ndtri(np.array([alpha / 2.0, 1.0 - alpha / 2.0]))
     with np.errstate(invalid="ignore", divide="ignore"):
