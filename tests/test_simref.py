@@ -18,6 +18,7 @@ from uqval.papers.simref import statistics as paper_stats
 from uqval.simref import statistics as sr_statistics
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
 from uqval.stats.calibration import ZMS
+from uqval.stats.variate_kernel import unit_t
 
 
 def _heavy_set(m: int, seed: int, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +243,7 @@ def test_appb_grid_point_matches_loop_and_seeds():
     # replay the stream: one block, uE^2 ~ IG(nu/2, nu/2) sorted, then eps ~ t_s(6)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
     u2 = np.sort(1.0 / rng.gamma(2.0, 0.5, (40, 300)), axis=1)
-    eps = rng.standard_t(6.0, (40, 300)) * math.sqrt(4.0 / 6.0)
+    eps = unit_t(rng, 6.0, (40, 300))
     ue = np.sqrt(u2)
     for n, row in zip([3, 6], tab.itertuples(), strict=True):
         bins = equal_count_bins(np.arange(300), n)

@@ -11,7 +11,9 @@ comparison's paired bootstrap and group calibration):
 * **Indices** (resampling rows, permutations) come from ``Generator(SFC64(child))``: the
   compiled kernels of :mod:`uqval.stats.resample_kernel` reproduce that stream exactly.
 * **Values** (simulated errors, group draws) come from ``Generator(PCG64(child))``, NumPy's
-  default bit generator.
+  default bit generator; the values of a generative distribution D (N(0, 1), t_s(nu)) are
+  drawn by the compiled polar samplers of :mod:`uqval.stats.variate_kernel`, seeded by four
+  integers of that generator.
 
 >>> blocks = stream_blocks(0, n=5, m=2**19)
 >>> [(b.start, b.size) for b in blocks]

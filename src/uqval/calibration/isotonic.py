@@ -346,13 +346,13 @@ def isotonic_reliability(
     >>> u = rng.uniform(0.5, 2.0, 2000)
     >>> e = u * rng.standard_normal(u.size)
     >>> isotonic_reliability(e, u, n_sim=100, n_boot=100).decomposition
-    CorpDecomposition(QLIKE 1.298 = MCB 0.01705 - DSC 0.243 + UNC 1.524, MCB p-value 0.842)
+    CorpDecomposition(QLIKE 1.298 = MCB 0.01705 - DSC 0.243 + UNC 1.524, MCB p-value 0.921)
     >>> e[u > 1.25] *= 1.5  # uncertainties 1.5x too small in the upper half
     >>> res = isotonic_reliability(e, u, n_sim=100, n_boot=100)
     >>> res.decomposition.p_value  # no simulated set reaches the observed MCB: 1/101
     0.009900990099009901
     >>> round(res.share_inside, 2)  # share of the rows where the fit is inside the band
-    0.48
+    0.49
     """
     e, u = errors_uncertainties(errors, uncertainties, min_size=2)
     n_sim = integer(n_sim, "n_sim", minimum=1, maximum=MAX_RESAMPLES)

@@ -92,7 +92,7 @@ class ModelComparison:
         ([-0.047, -0.063, -0.032], 'good')
         >>> s = res.scores.loc[("too small", "crps")]  # far above its calibrated reference
         >>> [round(float(s[k]), 3) for k in ("value", "ref_low", "ref_high")], bool(s["inside"])
-        ([0.736, 0.337, 0.386], False)
+        ([0.736, 0.344, 0.394], False)
     """
 
     scores: pd.DataFrame

@@ -211,7 +211,7 @@ def validate_statistic(
 
         >>> v = validate_statistic(e, u, "ENCE20", n_boot=500, n_mc=500, seed=0)
         >>> v.verdict, {k: round(r.mean, 3) for k, r in v.references.items()}
-        ('do not use', {'N': 0.079, 'T': 0.114})
+        ('do not use', {'N': 0.08, 'T': 0.113})
     """
     stat = as_statistic(statistic)
     e, ue = errors_uncertainties(errors, uncertainties)

@@ -23,6 +23,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from uqval.stats.variate_kernel import unit_normal, unit_t
+
 # scipy.stats (0.8 s per job) is imported by quantile and cdf on first use: the Monte Carlo
 # jobs (simref_appb_chunk, ...) only draw.
 
@@ -61,15 +63,17 @@ def rt_unit_variance(rng: np.random.Generator, nu: float, size: Shape) -> NDArra
     """Draw from the unit-variance Student t, t_s(nu) = t(nu) * sqrt((nu-2)/nu).
 
     Heavy-tails paper P001 Sect. IV.2, Eq. 20 (also P002 Eq. 25). ``nu = inf`` gives a
-    standard normal.
+    standard normal. Drawn by the compiled polar samplers of
+    :mod:`uqval.stats.variate_kernel` (Bailey's method for the t, Marsaglia's for the
+    normal) on a stream seeded from four integers of ``rng``.
 
     Raises:
         ValueError: if ``nu <= 2``.
     """
-    factor = t_unit_variance_factor(nu)
+    t_unit_variance_factor(nu)
     if math.isinf(nu):
-        return rng.standard_normal(size)
-    return rng.standard_t(nu, size) * factor
+        return unit_normal(rng, size)
+    return unit_t(rng, nu, size)
 
 
 def rinvgamma(
@@ -119,11 +123,12 @@ class GenerativeDistribution:
         return float(self.nu)
 
     def draw(self, rng: np.random.Generator, shape: Shape) -> NDArray[np.float64]:
-        """Draw unit-variance variates of the given shape."""
+        """Draw unit-variance variates of the given shape (compiled polar samplers of
+        :mod:`uqval.stats.variate_kernel`, seeded from four integers of ``rng``)."""
         nu = self._finite_nu
         if nu is None:
-            return rng.standard_normal(shape)
-        return rt_unit_variance(rng, nu, shape)
+            return unit_normal(rng, shape)
+        return unit_t(rng, nu, shape)
 
     def quantile(self, p: ArrayLike) -> NDArray[np.float64]:
         """Quantile function of D: Phi^-1(p), or t.ppf(p, nu) * sqrt((nu-2)/nu)."""
