@@ -84,10 +84,14 @@ def timed(cmd: list[str], cwd: Path, log: Path) -> dict[str, float]:
 def page_jobs(work: Path, ident: str) -> list[tuple[str, float, float]]:
     """(stage, wall s, CPU s) of each benchmarked job of the page."""
     rows = []
-    for tsv in sorted((work / "results" / "benchmarks").glob(f"*/{ident}.tsv")):
+    bench = work / "results" / "benchmarks"
+    for tsv in sorted(bench.rglob(f"{ident}*.tsv")):
+        if tsv.stem != ident and not tsv.stem.startswith(ident + "_"):
+            continue
         with tsv.open() as f:
             rec = next(csv.DictReader(f, delimiter="\t"))
-        rows.append((tsv.parent.name, float(rec["s"]), float(rec["cpu_time"])))
+        stage = tsv.parent.relative_to(bench).as_posix() + tsv.stem[len(ident):].replace("_", " ")
+        rows.append((stage, float(rec["s"]), float(rec["cpu_time"])))
     return rows
 
 

@@ -9,30 +9,30 @@ from uqval import simref
 from uqval._internal.atomic import write_csv, write_json
 from uqval.papers.simref import statistics as paper_stats
 from uqval.pipeline.scripting import run_logged
-from uqval.pipeline.workflow_config import simref_counts
+from uqval.pipeline.workflow_config import simref_plan
 
 
 def main(smk):
     cfg, out = smk.params.settings, smk.output
     t = pd.read_csv(smk.input.table)
     E, uE = t["E"].to_numpy(), t["uE"].to_numpy()
-    counts = simref_counts(cfg, len(E))
+    plan = simref_plan(cfg, len(E), smk.params.seed)
+    counts, stats = plan.counts, plan.zeta
     logging.info("M = %d: %s", len(E), counts.describe())
-    # child 1 drew the sensitivity sets, now the N sets' (one simulation per distribution)
-    s_summary, _, s_N, s_T, s_boot = np.random.SeedSequence(smk.params.seed).spawn(5)
+    s_summary, _, _, _, s_boot = plan.children()
     workers = smk.threads
     summary = paper_stats.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
-    stats = [simref.as_statistic(s, cfg["zeta_bins"]) for s in ("ZMS", "CC", "ENCE", "ZMSE")]
-    sens_stats = simref.sensitivity_statistics(cfg["sensitivity_bins"])
-    n_stats = stats + [s for s in sens_stats if s not in stats]
-    ref_n = simref.simulated_references(uE, n_stats, "normal", counts.n_mc, s_N, n_workers=workers)
-    sens_refs = [ref_n[n_stats.index(s)] for s in sens_stats]
-    write_csv(simref.reference_table(E, uE, sens_stats, sens_refs), out.sensitivity)
-    logging.info("simulated references (N, %d and %d bins) done", cfg["zeta_bins"], cfg["sensitivity_bins"])
-    refs = {
-        "N": ref_n[: len(stats)],
-        "T": simref.simulated_references(uE, stats, ("t", cfg["t_nu"]), counts.n_mc, s_T, n_workers=workers),
-    }
+    refs = {}  # the simulated values of rule simref_references, one row per statistic
+    for dist, path in (("N", smk.input.values_N), ("T", smk.input.values_T)):
+        simulated, distribution, _ = plan.simulated(dist)
+        values = np.load(path, allow_pickle=False)
+        if values.shape != (len(simulated), counts.n_mc):
+            raise ValueError(f"{path}: shape {values.shape}, expected {(len(simulated), counts.n_mc)}")
+        refs[dist] = [simref.reference_from_values(s, distribution, v) for s, v in zip(simulated, values, strict=True)]
+    n_stats = plan.simulated("N")[0]
+    sens_refs = [refs["N"][n_stats.index(s)] for s in plan.sensitivity]
+    write_csv(simref.reference_table(E, uE, plan.sensitivity, sens_refs), out.sensitivity)
+    refs["N"] = refs["N"][: len(stats)]
     rows = []
     for i, (stat, seed) in enumerate(zip(stats, s_boot.spawn(len(stats)), strict=True)):
         v = simref.validate_statistic(

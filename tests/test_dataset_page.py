@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -85,3 +86,38 @@ def test_registry_dirs(tmp_path, monkeypatch):
         registry_dirs("/builtin", "mine")
     (tmp_path / "mine").mkdir()
     assert registry_dirs("/builtin", "mine") == ["/builtin", "mine"]
+
+
+def test_engine_then_tables_is_the_one_call_page(tmp_path):
+    """Rule dataset_engine + dataset_page give the page of one variance_page call, byte for byte."""
+    from uqval.pipeline.dataset_page import dataset_tables, finish_variance_page, variance_page
+
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0.0, 3.0, 400)
+    u = 0.1 * (1.0 + x)
+    table = pd.DataFrame({"E": u * rng.standard_normal(400) * (1.0 + 0.3 * (x > 2)), "uE": u,
+                          "X_x": x})
+    report = {**REPORT, "M": 400, "features": {"x": "x"}, "filters": [{"rule": "E < 9", "removed": 0}]}
+    later = dataset_tables(report, screening={"dataset": "d", "beta_E": 0.1, "reasons": ["<b>x</b>"]},
+                           zeta=pd.DataFrame({"statistic": ["ZMS"], "verdict": ["validated"],
+                                              "theta_est": [1.01]}),
+                           ucc=pd.DataFrame({"dataset": ["d"], "gain": [0.2]}))
+    settings = {"seed": 3, "n_boot": 100, "n_permutations": 99}
+    whole = variance_page(table, report, tmp_path / "whole", extra=later, **settings)
+    variance_page(table, report, tmp_path / "engine", extra=dataset_tables(report), **settings)
+    known = dataset_tables(report)
+    split = finish_variance_page(tmp_path / "engine", tmp_path / "split",
+                                 {k: v for k, v in later.items() if k not in known})
+    assert split == whole
+    names = sorted(p.name for p in (tmp_path / "whole").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "split").iterdir())
+    for name in names:
+        assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "split" / name).read_bytes(), name
+    assert "&lt;b&gt;x&lt;/b&gt;" in (tmp_path / "split" / "index.html").read_text()
+
+
+def test_insert_tables_needs_a_tables_section():
+    from uqval.report.html import insert_tables
+
+    with pytest.raises(ValueError, match="no Tables section"):
+        insert_tables("<html><body>no tables</body></html>", {"t": pd.DataFrame({"a": [1]})})

@@ -208,6 +208,13 @@ def write_if_changed(path, text):
     write_text(path, text)
 
 
+def validated_by_engine(dataset):
+    """True for a dataset given by E and uE: rule dataset_engine validates it (the page of a
+    predictive dataset or of half-widths is validated by dataset_page itself)."""
+    spec = REGISTRY.get(dataset)
+    return spec.predictive_kind is None and spec.has_uncertainty
+
+
 def dataset_page_inputs(wildcards):
     """Prepared table and sidecar, the UCC gain (uE or half-widths), and the simulated
     references and screening (standard uncertainties) or the flowchart's interval checks
@@ -222,6 +229,8 @@ def dataset_page_inputs(wildcards):
     if not spec.has_band:
         return inputs
     inputs["ucc"] = f"{UC}/datasets/{d}.csv"
+    if validated_by_engine(d):
+        inputs["engine"] = f"results/engine/{d}"
     if spec.has_uncertainty:
         inputs.update(
             screen=f"results/screen/{d}.json",

@@ -42,6 +42,7 @@ from uqval.report.markdown import render_inline
 
 __all__ = [
     "dataset_tables",
+    "finish_variance_page",
     "interval_page",
     "one_line_summary",
     "pages_html",
@@ -162,6 +163,29 @@ def _single_digest(report: Mapping[str, Any]) -> str | None:
 
 def _figures_from_files(directory: Path, specs: Sequence[tuple[str, str, str, Any]]) -> list[FigureSection]:
     return [FigureSection(title, how, (directory / f"{stem}.png").read_bytes()) for stem, title, how, _ in specs]
+
+
+def finish_variance_page(engine: str | Path, directory: str | Path,
+                         tables: Mapping[str, pd.DataFrame]) -> dict[str, Any]:
+    """The page of :func:`variance_page` with further ``tables`` first, from the page that
+    rule ``dataset_engine`` wrote to ``engine`` (its files copied to ``directory``).
+
+    The validation does not wait for the simulated references, the screening and the UCC
+    gain: it runs beside them, and this step only inserts their tables (the same page as
+    one :func:`variance_page` call with all the tables; tested). Returns ``page.json``.
+    """
+    from uqval.report.html import insert_tables
+
+    engine, directory = Path(engine), Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for path in sorted(engine.iterdir()):
+        if (path.is_file() and not path.is_symlink() and path.name != "index.html"
+                and not path.name.startswith(".snakemake")):
+            shutil.copy2(path, directory / path.name)
+    page = insert_tables((engine / "index.html").read_text(encoding="utf-8"), tables)
+    write_atomic(directory / "index.html", lambda fh: fh.write(page))
+    summary: dict[str, Any] = json.loads((engine / "page.json").read_text(encoding="utf-8"))
+    return summary
 
 
 def _write_page(directory: Path, content: ReportContent, summary: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ starts from the workflow's own ``config/config.yaml`` and lays the given configu
 it; :func:`selected_datasets` reads the ``datasets`` key (which datasets a run builds);
 :func:`registry_dirs` lists the dataset folders (the built-in literature registry, then the
 user's ``datasets_dir``); :func:`simref_counts` the replicate counts of a per-dataset
-simulated-reference job.
+simulated-reference job and :func:`simref_plan` what its jobs simulate, with which seeds.
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from uqval._internal.errors import ConfigError
 __all__ = [
     "DEFAULT_DATASETS_DIR",
     "MonteCarloCounts",
+    "SimrefPlan",
     "effective_config",
     "registry_dirs",
     "selected_datasets",
     "simref_counts",
+    "simref_plan",
 ]
 
 DEFAULT_DATASETS_DIR = "config/datasets"
@@ -151,4 +153,53 @@ def simref_counts(settings: Mapping[str, Any], m: int) -> MonteCarloCounts:
 
     return MonteCarloCounts(
         capped(settings["n_mc"]), capped(settings["n_boot"]), large["jackknife_groups"], **papers
+    )
+
+
+@dataclass(frozen=True)
+class SimrefPlan:
+    """What the simulated-reference jobs of one dataset compute (rules ``simref_references``
+    and ``simref_set``; P002 Sect. III.C).
+
+    ``zeta``: ZMS, CC, ENCE and ZMSE with ``zeta_bins`` bins (the zeta schemes, simulated
+    under N and T = t_s(t_nu)); ``sensitivity``: the same four with ``sensitivity_bins`` bins
+    (P002 Figs 4-5, under N only, from the same sets). Seeds: children 0 (z-score summary),
+    2 (the N sets), 3 (the T sets) and 4 (the bootstraps) of ``SeedSequence(seed)``; child 1
+    (the former separate sensitivity sets) is not drawn.
+    """
+
+    counts: MonteCarloCounts
+    zeta: list[Any]
+    sensitivity: list[Any]
+    t_nu: float
+    seed: int
+
+    def children(self) -> list[Any]:
+        """The five children of the dataset's seed (summary, unused, N, T, bootstraps)."""
+        import numpy as np
+
+        return list(np.random.SeedSequence(self.seed).spawn(5))
+
+    def simulated(self, distribution: str) -> tuple[list[Any], Any, Any]:
+        """(statistics, generative distribution, seed) of the ``"N"`` or ``"T"`` sets: N
+        simulates the zeta statistics and then the sensitivity ones not already among them."""
+        children = self.children()
+        if distribution == "N":
+            extra = [s for s in self.sensitivity if s not in self.zeta]
+            return self.zeta + extra, "normal", children[2]
+        if distribution == "T":
+            return list(self.zeta), ("t", self.t_nu), children[3]
+        raise ValueError(f"distribution must be 'N' or 'T', got {distribution!r}")
+
+
+def simref_plan(settings: Mapping[str, Any], m: int, seed: int) -> SimrefPlan:
+    """The :class:`SimrefPlan` of a dataset of ``m`` rows under ``analysis.simref``."""
+    from uqval import simref
+
+    return SimrefPlan(
+        counts=simref_counts(settings, m),
+        zeta=[simref.as_statistic(s, settings["zeta_bins"]) for s in ("ZMS", "CC", "ENCE", "ZMSE")],
+        sensitivity=simref.sensitivity_statistics(settings["sensitivity_bins"]),
+        t_nu=float(settings["t_nu"]),
+        seed=int(seed),
     )

@@ -25,7 +25,7 @@ from uqval.report.content import PNG_SIGNATURE, FigureSection, ReportContent
 from uqval.report.markdown import render_inline, render_markdown
 from uqval.report.texts import GLOSSARY
 
-__all__ = ["VERDICTS", "render_html", "write_html"]
+__all__ = ["TABLES_SECTION", "VERDICTS", "insert_tables", "render_html", "write_html"]
 
 VERDICTS = ("pass", "fail", "inconclusive")
 """Verdict values shown as coloured badges (others are shown as grey badges)."""
@@ -247,10 +247,7 @@ def render_html(content: ReportContent) -> str:
     if content.figures:
         sections.append(("figures", "Figures", f'<div class="figures">{figures}</div>'))
     if content.tables:
-        body = "".join(
-            f"<h3>{html.escape(name)}</h3>{_table(df)}" for name, df in content.tables.items()
-        )
-        sections.append(("tables", "Tables", body))
+        sections.append(("tables", "Tables", _tables_html(content.tables)))
     sections += [
         ("glossary", "Glossary", _glossary()),
         ("provenance", "Parameters and provenance", _provenance(content)),
@@ -268,6 +265,31 @@ def render_html(content: ReportContent) -> str:
         f"<footer>Made by uqval {html.escape(content.version)}. Self-contained page: "
         "no script, no external resource.</footer></main></body></html>\n"
     )
+
+
+def _tables_html(tables: Mapping[str, pd.DataFrame]) -> str:
+    return "".join(f"<h3>{html.escape(name)}</h3>{_table(df)}" for name, df in tables.items())
+
+
+TABLES_SECTION = _section("tables", "Tables", "")[: -len("</section>")]
+"""How :func:`render_html`'s Tables section starts (its first table follows)."""
+
+
+def insert_tables(page: str, tables: Mapping[str, pd.DataFrame]) -> str:
+    """A page of :func:`render_html` with ``tables`` put first in its Tables section.
+
+    The result is the document ``render_html`` gives for the same content with ``tables``
+    before its own tables (sections are concatenated, so this is exact: tested). A pipeline
+    job renders a dataset's report while other jobs still compute tables of that page.
+
+    Raises:
+        ValueError: if ``page`` has no Tables section (its content had no tables).
+    """
+    at = page.find(TABLES_SECTION)
+    if at < 0:
+        raise ValueError("the page has no Tables section to insert tables into")
+    at += len(TABLES_SECTION)
+    return page[:at] + _tables_html(tables) + page[at:]
 
 
 def write_html(content: ReportContent, path: str | Path) -> Path:

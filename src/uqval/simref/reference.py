@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_N_BINS_SENSITIVITY",
     "DEFAULT_N_MC",
     "SimulatedReference",
+    "reference_from_values",
     "reference_sensitivity",
     "reference_table",
     "sensitivity_statistics",
@@ -138,25 +139,44 @@ def simulated_references(
             values[:, at] = sorted_batch_table(stats_, sub, frame)
 
     run_jobs(work, [(j, b.seed) for j, b in enumerate(blocks)], n_workers)
+    return [reference_from_values(stat, dist, v, confidence=confidence)
+            for stat, v in zip(stats_, values, strict=True)]
+
+
+def reference_from_values(
+    statistic: SimRefStatistic | str,
+    distribution: DistSpec,
+    values: ArrayLike,
+    *,
+    confidence: float = 0.95,
+) -> SimulatedReference:
+    """The :class:`SimulatedReference` of N_MC simulated values of a statistic: mean, sd
+    (ddof = 1), u = sd/sqrt(N_MC) and the type-7 quantiles (1 - confidence)/2 and
+    (1 + confidence)/2 (P002 Sect. II.D.2). :func:`simulated_references` summarises its
+    values with it; a pipeline job that stored the values gets the same reference back.
+
+    >>> ref = reference_from_values("ZMS", "normal", [0.9, 1.0, 1.1, 1.2])
+    >>> ref.statistic, ref.distribution, round(ref.mean, 3), round(ref.ci_high, 4)
+    ('ZMS', 'N(0,1)', 1.05, 1.1925)
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if v.ndim != 1 or v.size < 2:
+        raise ValueError(f"values must be a 1-D array of at least 2 simulated values, got shape {v.shape}")
+    n_mc = v.size
     alpha = 1.0 - confidence
-    out = []
-    for stat, v in zip(stats_, values, strict=True):
-        sd = float(np.std(v, ddof=1))
-        lo, hi = np.quantile(v, [alpha / 2.0, 1.0 - alpha / 2.0], method="linear")
-        out.append(
-            SimulatedReference(
-                statistic=stat.label,
-                distribution=_distribution_label(dist),
-                n_mc=n_mc,
-                mean=float(v.mean()),
-                sd=sd,
-                u=sd / math.sqrt(n_mc),
-                ci_low=float(lo),
-                ci_high=float(hi),
-                values=v,
-            )
-        )
-    return out
+    sd = float(np.std(v, ddof=1))
+    lo, hi = np.quantile(v, [alpha / 2.0, 1.0 - alpha / 2.0], method="linear")
+    return SimulatedReference(
+        statistic=as_statistic(statistic).label,
+        distribution=_distribution_label(as_distribution(distribution)),
+        n_mc=n_mc,
+        mean=float(v.mean()),
+        sd=sd,
+        u=sd / math.sqrt(n_mc),
+        ci_low=float(lo),
+        ci_high=float(hi),
+        values=v,
+    )
 
 
 def simulated_reference(

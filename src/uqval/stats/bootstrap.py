@@ -444,20 +444,21 @@ def _distinct_columns(
     """Stack the distinct rows (columns c_j) of several (k_s, M) column matrices.
 
     Returns the (U, M) matrix of distinct columns and, for each input matrix, the positions
-    of its k_s columns in it. Columns are matched by exact equality.
+    of its k_s columns in it. Columns are matched by their bytes (exact equality).
     """
-    distinct: list[NDArray[np.float64]] = []
+    distinct: dict[bytes, int] = {}
+    columns: list[NDArray[np.float64]] = []
     positions = []
     for matrix in matrices:
         where = []
         for col in matrix:
-            match = next((j for j, d in enumerate(distinct) if np.array_equal(d, col)), None)
-            if match is None:
-                distinct.append(col)
-                match = len(distinct) - 1
-            where.append(match)
+            key = np.ascontiguousarray(col, dtype=np.float64).tobytes()
+            if key not in distinct:
+                distinct[key] = len(columns)
+                columns.append(col)
+            where.append(distinct[key])
         positions.append(np.array(where, dtype=np.intp))
-    return np.stack(distinct), positions
+    return np.stack(columns), positions
 
 
 def _resampled_sums(
@@ -535,8 +536,8 @@ def bca_bootstrap_means_sets(
     """:func:`bca_bootstrap_means` of several data sets of equal size on common resamples.
 
     Every set is resampled with the same row indices (common random numbers), so the
-    indices are drawn once for all sets and the distinct per-point columns of all sets are
-    summed in one pass of the compiled kernel (with 8 columns or more, one matrix product
+    indices are drawn once for all sets and the distinct per-point columns of all sets
+    (a column shared by several sets, such as a fixed uE^2, once) are summed in one pass of the compiled kernel (with 8 columns or more, one matrix product
     of the draw counts with the columns). This is the Monte Carlo design of P001 Fig. 5 in uqval: the sets of
     one repeat at the different nu share their bootstrap resamples; each p_val(nu) keeps
     the distribution it has with independent resamples, only the estimates at different nu
@@ -581,18 +582,18 @@ def bca_bootstrap_means_sets(
         for name, value in t0.items():
             if not np.isfinite(value):
                 raise ValueError(f"statistic {name!r} of the full data is not finite ({value})")
-        columns, positions = _distinct_columns(list(matrices.values()))
-        per_set.append((matrices, t0, columns, positions))
-    offsets = np.cumsum([0] + [columns.shape[0] for _, _, columns, _ in per_set])
-    stacked = np.concatenate([columns for _, _, columns, _ in per_set])
+        per_set.append((matrices, t0))
+    # the distinct columns of all sets (e.g. the fixed uE^2 shared by the sets of all nu)
+    stacked, positions = _distinct_columns([mat for matrices, _ in per_set for mat in matrices.values()])
     blocks = stream_blocks(seed, n_boot, m)
     means = _resampled_sums(stacked, blocks, n_boot, n_workers, progress) / m
     keys, t0s, boots, jacks = [], [], [], []
-    for k, ((matrices, t0, _, positions), offset) in enumerate(zip(per_set, offsets, strict=False)):
-        for (name, stat), where in zip(statistics.items(), positions, strict=True):
+    where = iter(positions)
+    for k, (matrices, t0) in enumerate(per_set):
+        for name, stat in statistics.items():
             keys.append((k, name))
             t0s.append(t0[name])
-            boots.append(_check_replicate_values(stat.combine(means[:, offset + where]), n_boot))
+            boots.append(_check_replicate_values(stat.combine(means[:, next(where)]), n_boot))
             jacks.append(_mean_jackknife(stat, matrices[name]))
     out: list[dict[str, BootstrapResult]] = [{} for _ in per_set]
     for (k, name), result in zip(keys, _results(t0s, boots, jacks, confidence), strict=True):

@@ -1,8 +1,36 @@
 """Dataset pages: results/datasets/<id>/ for each selected dataset, their index, and the
-`validate` target.
+`validate` target. A dataset with uE is validated by dataset_engine, beside its simulated
+references, screening and UCC gain; dataset_page then inserts their tables.
 
 `snakemake --cores 2 validate --config datasets=<id>` builds only the jobs of that dataset.
 """
+
+
+rule dataset_engine:
+    input:
+        table="data/prepared/{dataset}.csv",
+        report="data/prepared/{dataset}.json",
+        library=LIBRARY,
+    output:
+        engine=directory("results/engine/{dataset}"),
+    log:
+        "logs/datasets/engine/{dataset}.log",
+    benchmark:
+        "results/benchmarks/datasets/engine/{dataset}.tsv"
+    priority: 1
+    conda:
+        "../../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        seed=lambda wc: dataset_seed("dataset_page", wc.dataset),
+        n_boot=ANALYSIS["validate"]["n_boot"],
+        n_bins=ANALYSIS["validate"]["n_bins"],
+        n_permutations=ANALYSIS["validate"].get("n_permutations"),
+    script:
+        "../../../scripts/dataset_engine.py"
 
 
 rule dataset_page:
@@ -17,7 +45,7 @@ rule dataset_page:
         "results/benchmarks/datasets/{dataset}.tsv"
     conda:
         "../../../envs/uqval.yaml"
-    threads: 2
+    threads: lambda wc: 1 if validated_by_engine(wc.dataset) else 2
     resources:
         mem_mb=2000,
         runtime=20,

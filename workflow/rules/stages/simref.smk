@@ -1,10 +1,41 @@
 """Simref: simulated reference values of ZMS, CC, ENCE, ZMSE per dataset, their sensitivity to
-the generative distribution and the ZMSE extrapolation (simref paper methods)."""
+the generative distribution and the ZMSE extrapolation (simref paper methods).
+
+The N and T simulations are two one-thread jobs (they run side by side, and beside the
+dataset's other stages); simref_set summarises them and runs the bootstraps."""
+
+
+rule simref_references:
+    input:
+        table="data/prepared/{dataset}.csv",
+        library=LIBRARY,
+    output:
+        values=f"{SR}/sets/{{dataset}}_values_{{dist}}.npy",
+    log:
+        "logs/simref/values/{dataset}_{dist}.log",
+    benchmark:
+        "results/benchmarks/simref/values/{dataset}_{dist}.tsv"
+    wildcard_constraints:
+        dist="N|T",
+    priority: 2
+    conda:
+        "../../../envs/uqval.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        settings=ANALYSIS["simref"],
+        seed=lambda wc: dataset_seed("simref", wc.dataset),
+    script:
+        "../../../scripts/simref_references.py"
 
 
 rule simref_set:
     input:
         table="data/prepared/{dataset}.csv",
+        values_N=f"{SR}/sets/{{dataset}}_values_N.npy",
+        values_T=f"{SR}/sets/{{dataset}}_values_T.npy",
         library=LIBRARY,
     output:
         summary=f"{SR}/sets/{{dataset}}.json",
@@ -15,9 +46,10 @@ rule simref_set:
         "logs/simref/{dataset}.log",
     benchmark:
         "results/benchmarks/simref/{dataset}.tsv"
+    priority: 2
     conda:
         "../../../envs/uqval.yaml"
-    threads: 2
+    threads: 1
     resources:
         mem_mb=3000,
         runtime=30,
