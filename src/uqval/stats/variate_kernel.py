@@ -42,12 +42,18 @@ __all__ = ["polar_pairs", "stream_state", "unit_normal", "unit_t"]
 Shape = int | tuple[int, ...]
 
 _U = np.uint64
+_CHUNK = 1 << 14  # values transformed at a time: the arrays of a piece stay in the L2 cache
 
 
 @numba.njit(nogil=True, cache=True)
 def _polar_pairs(state, a_out, b_out, w_out):  # pragma: no cover - compiled
     """Fill a_out, w_out (and b_out if it has their size) with accepted pairs, continuing
-    the SFC64 stream in ``state`` (updated in place)."""
+    the SFC64 stream in ``state`` (updated in place).
+
+    Branch-free: every candidate is written at the next free slot, which advances only when
+    it is accepted (a rejected candidate is overwritten; the acceptance is not predictable,
+    a branch on it cost half the time). The 53-bit integers convert to doubles as int64.
+    """
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     keep_b = b_out.size == a_out.size
     step = 2.0**-52
@@ -56,15 +62,14 @@ def _polar_pairs(state, a_out, b_out, w_out):  # pragma: no cover - compiled
     while k < n:
         x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
         y, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
-        a = (x >> _U(11)) * step - 1.0
-        b = (y >> _U(11)) * step - 1.0
+        a = np.int64(x >> _U(11)) * step - 1.0
+        b = np.int64(y >> _U(11)) * step - 1.0
         w = a * a + b * b
-        if 0.0 < w < 1.0:
-            a_out[k] = a
-            if keep_b:
-                b_out[k] = b
-            w_out[k] = w
-            k += 1
+        a_out[k] = a
+        if keep_b:
+            b_out[k] = b
+        w_out[k] = w
+        k += (w < 1.0) & (w > 0.0)
     state[0] = s0
     state[1] = s1
     state[2] = s2
@@ -108,13 +113,17 @@ def unit_normal(rng: np.random.Generator, size: Shape) -> NDArray[np.float64]:
     """
     n, shape = _count(size)
     a, b, w = polar_pairs(stream_state(rng), (n + 1) // 2)
-    f = np.log(w)
-    f *= -2.0
-    f /= w
-    np.sqrt(f, out=f)
     out = np.empty(2 * a.size)
-    np.multiply(a, f, out=out[0::2])
-    np.multiply(b, f, out=out[1::2])
+    f = np.empty(min(a.size, _CHUNK))
+    for lo in range(0, a.size, _CHUNK):  # pieces that stay in cache through the passes
+        hi = min(lo + _CHUNK, a.size)
+        g = f[: hi - lo]
+        np.log(w[lo:hi], out=g)
+        g *= -2.0
+        g /= w[lo:hi]
+        np.sqrt(g, out=g)
+        np.multiply(a[lo:hi], g, out=out[2 * lo : 2 * hi : 2])
+        np.multiply(b[lo:hi], g, out=out[2 * lo + 1 : 2 * hi : 2])
     return out[:n].reshape(shape)
 
 
@@ -132,12 +141,15 @@ def unit_t(rng: np.random.Generator, nu: float, size: Shape) -> NDArray[np.float
         raise ValueError(f"unit-variance Student t needs 2 < nu < inf, got nu={nu}")
     n, shape = _count(size)
     a, _, w = polar_pairs(stream_state(rng), n, with_b=False)
-    f = np.log(w)
-    f *= -2.0 / nu
-    np.expm1(f, out=f)
-    f *= nu - 2.0
-    f /= w
-    np.sqrt(f, out=f)
-    f *= a
-    return f.reshape(shape)
-
+    out = np.empty(n)
+    for lo in range(0, n, _CHUNK):  # pieces that stay in cache through the passes
+        hi = min(lo + _CHUNK, n)
+        f = out[lo:hi]
+        np.log(w[lo:hi], out=f)
+        f *= -2.0 / nu
+        np.expm1(f, out=f)
+        f *= nu - 2.0
+        f /= w[lo:hi]
+        np.sqrt(f, out=f)
+        f *= a[lo:hi]
+    return out.reshape(shape)
