@@ -33,116 +33,163 @@ from numpy.typing import NDArray
 
 __all__ = ["ordinal_ranks", "rank_weight_sums", "sorted_prefix_sums"]
 
-_INSERTION_MAX = 32
-_ONE_PASS_MAX = 1 << 15  # rows up to this length: one bucket pass
-_COARSE = 2048  # coarse buckets of the first pass of longer rows
+_INSERTION_MAX = 32  # rows and runs of equal keys up to this length: insertion sort
+_DIGIT = 11  # bits per radix digit: 2048 buckets
+_RADIX = 1 << _DIGIT
+_PASSES = 3  # at most 3 passes: keys of up to 33 bits
+_ABS = np.int64(0x7FFFFFFFFFFFFFFF)  # clears the sign bit: -0.0 sorts as 0.0
+_INF_BITS = np.int64(0x7FF0000000000000)  # patterns above it are NaN
 
 
 @numba.njit(nogil=True, cache=True)
-def _sort_segment(src_v, src_i, first, last, dst_v, dst_i, start):  # pragma: no cover
-    """Sort the pairs (src_v, src_i)[first:last] by value into dst[first:last].
+def _insertion_sort(v, i, first, last):  # pragma: no cover - compiled
+    """Stable insertion sort of the pairs (v, i)[first:last] by value."""
+    for p in range(first + 1, last):
+        idx = i[p]
+        x = v[p]
+        q = p - 1
+        while q >= first and v[q] > x:
+            i[q + 1] = i[q]
+            v[q + 1] = v[q]
+            q -= 1
+        i[q + 1] = idx
+        v[q + 1] = x
 
-    Buckets on the top bits of the value's bit pattern (at most as many buckets as values),
-    counting sort (input order kept within a bucket), then insertion sort of each bucket
-    (merge sort from 33 values on): stable.
+
+@numba.njit(nogil=True, cache=True)
+def _radix_sort(a, payload, vals, order, words, hist):  # pragma: no cover - compiled
+    """Sort the values of ``a`` into ``vals`` and their ``payload`` into ``order``; values
+    are >= 0 or -0.0, not NaN. ``words`` (length M) and ``hist`` (3 x 2048) are scratch.
+
+    Each value k becomes the word key << b | k (b bits for the position) with key =
+    (bits - min bits) >> shift, shift the smallest that fits the key in 3 digits of 11 bits
+    (and the word in 63 bits); an LSD radix sort of the words by key (one pass per digit,
+    stable scatter, all digit counts taken in one read) is followed by a gather of the
+    values and payloads, then runs of equal keys (values differing only in the dropped low
+    bits) are sorted by value.
     """
-    n = last - first
-    if n <= 0:
-        return
-    bits = src_v[first:last].view(np.int64)
-    lo = bits[0]
-    hi = bits[0]
+    n = a.size
+    sb = a.view(np.int64)
+    lo = sb[0] & _ABS
+    hi = lo
     for k in range(n):
-        b = bits[k]
+        b = sb[k] & _ABS
         if b < lo:
             lo = b
         if b > hi:
             hi = b
     span = hi - lo
-    shift = 0
-    while (span >> shift) >= n:
-        shift += 1
-    nb = (span >> shift) + 1
-    start[: nb + 1] = 0
+    nbits = 0
+    while (span >> nbits) > 0:
+        nbits += 1
+    ib = 0
+    while ((n - 1) >> ib) > 0:
+        ib += 1
+    kbits = _PASSES * _DIGIT
+    if kbits > 63 - ib:
+        kbits = 63 - ib
+    shift = nbits - kbits
+    if shift < 0:
+        shift = 0
+    key_bits = nbits - shift
+    npass = (key_bits + _DIGIT - 1) // _DIGIT
+    mask = np.int64(_RADIX - 1)
+    hist[:] = 0
     for k in range(n):
-        start[((bits[k] - lo) >> shift) + 1] += 1
-    for j in range(nb):
-        start[j + 1] += start[j]
-    for k in range(n):
-        j = (bits[k] - lo) >> shift
-        p = first + start[j]
-        dst_v[p] = src_v[first + k]
-        dst_i[p] = src_i[first + k]
-        start[j] += 1
-    lo_b = first
-    for j in range(nb):  # start[j] is now the end of bucket j (relative to first)
-        hi_b = first + start[j]
-        cnt = hi_b - lo_b
-        if 1 < cnt <= _INSERTION_MAX:
-            for p in range(lo_b + 1, hi_b):
-                idx = dst_i[p]
-                v = dst_v[p]
-                q = p - 1
-                while q >= lo_b and dst_v[q] > v:
-                    dst_i[q + 1] = dst_i[q]
-                    dst_v[q + 1] = dst_v[q]
-                    q -= 1
-                dst_i[q + 1] = idx
-                dst_v[q + 1] = v
-        elif cnt > _INSERTION_MAX:
-            perm = np.argsort(dst_v[lo_b:hi_b], kind="mergesort")
-            seg_i = dst_i[lo_b:hi_b][perm]
-            seg_v = dst_v[lo_b:hi_b][perm]
-            dst_i[lo_b:hi_b] = seg_i
-            dst_v[lo_b:hi_b] = seg_v
-        lo_b = hi_b
+        key = ((sb[k] & _ABS) - lo) >> shift
+        hist[key & mask] += 1
+        hist[_RADIX + ((key >> _DIGIT) & mask)] += 1
+        hist[2 * _RADIX + ((key >> (2 * _DIGIT)) & mask)] += 1
+    # passes whose digit is the same for all values would move nothing: skipped
+    key0 = ((sb[0] & _ABS) - lo) >> shift
+    active = 0
+    for j in range(npass):
+        if hist[j * _RADIX + ((key0 >> (j * _DIGIT)) & mask)] < n:
+            active += 1
+    # words in ``order`` after an odd count of scatters, in ``words`` after an even one
+    done = 0
+    src = words  # unused as a source until the first scatter
+    for j in range(npass):
+        h = hist[j * _RADIX : (j + 1) * _RADIX]
+        if h[(key0 >> (j * _DIGIT)) & mask] == n:
+            continue
+        total = 0
+        for d in range(_RADIX):
+            c = h[d]
+            h[d] = total
+            total += c
+        dst = order if (active - done) % 2 == 1 else words
+        s = ib + j * _DIGIT
+        if done == 0:
+            for k in range(n):
+                w = ((((sb[k] & _ABS) - lo) >> shift) << ib) | k
+                d = (w >> s) & mask
+                p = h[d]
+                h[d] = p + 1
+                dst[p] = w
+        else:
+            for k in range(n):
+                w = src[k]
+                d = (w >> s) & mask
+                p = h[d]
+                h[d] = p + 1
+                dst[p] = w
+        src = dst
+        done += 1
+    pos = (np.int64(1) << ib) - 1
+    if active == 0:  # one key: positions in order
+        for k in range(n):
+            vals[k] = a[k]
+            order[k] = payload[k]
+    else:
+        for k in range(n):
+            p = order[k] & pos
+            vals[k] = a[p]
+            order[k] = payload[p]
+    if shift == 0:
+        return
+    vb = vals.view(np.int64)
+    k = 1
+    while k < n:
+        if vals[k] < vals[k - 1]:  # inside a run of equal keys: find the run
+            key = ((vb[k] & _ABS) - lo) >> shift
+            first = k - 1
+            while first > 0 and (((vb[first - 1] & _ABS) - lo) >> shift) == key:
+                first -= 1
+            last = k + 1
+            while last < n and (((vb[last] & _ABS) - lo) >> shift) == key:
+                last += 1
+            if last - first <= _INSERTION_MAX:
+                _insertion_sort(vals, order, first, last)
+            else:
+                perm = np.argsort(vals[first:last], kind="mergesort")
+                seg_i = order[first:last][perm]
+                seg_v = vals[first:last][perm]
+                order[first:last] = seg_i
+                vals[first:last] = seg_v
+            k = last
+        else:
+            k += 1
 
 
 @numba.njit(nogil=True, cache=True)
 def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover - compiled
     """Sort one row: ``vals`` the sorted values, ``order`` the ``payload`` (int64 per value,
-    e.g. its position, or a weight) carried along.
+    e.g. its position, or a weight) carried along; ``tmp_i`` (length M) and ``start``
+    (3 x 2048) are scratch (``tmp_v`` is unused).
 
-    Rows of up to 2**15 values: one bucket pass. Longer rows: a first pass into at most
-    2048 coarse buckets (few write streams: cache-friendly), then each coarse bucket, which
-    fits in cache, sorted like a short row. Returns True if the row has ties, a NaN or a
-    negative value (``order`` then undefined).
+    Returns True if the row has ties, a NaN or a negative value (``order`` then undefined).
     """
     m = a.size
     for i in range(m):
         if not (a[i] >= 0.0):  # NaN or negative: the bit order is not the value order
             return True
-    if m <= _ONE_PASS_MAX:
-        _sort_segment(a, payload, 0, m, vals, order, start)
+    if m <= _INSERTION_MAX:
+        vals[:] = a
+        order[:] = payload
+        _insertion_sort(vals, order, 0, m)
     else:
-        bits = a.view(np.int64)
-        lo = bits[0]
-        hi = bits[0]
-        for i in range(m):
-            b = bits[i]
-            if b < lo:
-                lo = b
-            if b > hi:
-                hi = b
-        span = hi - lo
-        shift = 0
-        while (span >> shift) >= _COARSE:
-            shift += 1
-        nb = (span >> shift) + 1
-        coarse = np.zeros(nb + 1, np.int64)
-        for i in range(m):
-            coarse[((bits[i] - lo) >> shift) + 1] += 1
-        for j in range(nb):
-            coarse[j + 1] += coarse[j]
-        ends = coarse.copy()
-        for i in range(m):
-            j = (bits[i] - lo) >> shift
-            p = ends[j]
-            tmp_v[p] = a[i]
-            tmp_i[p] = payload[i]
-            ends[j] = p + 1
-        for j in range(nb):
-            _sort_segment(tmp_v, tmp_i, coarse[j], coarse[j + 1], vals, order, start)
+        _radix_sort(a, payload, vals, order, tmp_i, start)
     for k in range(1, m):
         if vals[k] == vals[k - 1]:
             return True
@@ -152,9 +199,8 @@ def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover
 @numba.njit(nogil=True, cache=True)
 def _work_arrays(m):  # pragma: no cover - compiled
     """Scratch arrays of :func:`_sort_row` for rows of length m."""
-    big = m > _ONE_PASS_MAX
-    return (np.empty(m, np.int64), np.empty(m, np.float64), np.empty(m if big else 0),
-            np.empty(m if big else 0, np.int64), np.empty(m + 2, np.int64))
+    return (np.empty(m, np.int64), np.empty(m, np.float64), np.empty(0),
+            np.empty(m, np.int64), np.empty(_PASSES * _RADIX, np.int64))
 
 
 @numba.njit(nogil=True, cache=True)

@@ -1,0 +1,154 @@
+"""Benchmark: the row sort of ``uqval.stats.rank_kernel`` (ns per value), before and after.
+
+The row sort ``rank_kernel._sort_row`` is the inner loop of the CC references (ranks of
+abs(E*) of every simulated set, ``rank_weight_sums``) and of the App. B references
+(``sorted_prefix_sums``). This script times it on rows of M values for two distributions:
+
+* ``|N| x lognormal``: abs(uE eps) with uE ~ lognormal(0, 1), eps ~ N(0, 1) (abs(E*) of a
+  simulated set, P002);
+* ``1/Gamma(1.5)``: inverse-gamma draws (the uE^2 of the App. B references, heavy tail);
+
+at M = 2 000, 27 000, 130 000 and 10^6, for the kernel of the working tree and the kernel of
+a baseline git revision (``--baseline``, loaded from ``git show``), next to NumPy's
+``argsort(kind="stable")`` of the same rows. Each cell is the best of ``--repeat`` runs over
+about ``--values`` values (rows of M), CPU time of this process. Usage::
+
+    nice -n 10 python benchmarks/bench_rank_sort.py --baseline c97ba2a \
+        --out benchmarks/rank_kernel_sort.md
+
+Results: ``benchmarks/rank_kernel_sort.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = (2_000, 27_000, 130_000, 1_000_000)
+SEED = 20261126
+
+
+def load_kernel(rev: str | None) -> ModuleType:
+    """The rank kernel of the working tree (rev None) or of a git revision."""
+    if rev is None:
+        sys.path.insert(0, str(ROOT / "src"))
+        from uqval.stats import rank_kernel
+
+        return rank_kernel
+    text = subprocess.run(["git", "show", f"{rev}:src/uqval/stats/rank_kernel.py"], cwd=ROOT,
+                          check=True, capture_output=True, text=True).stdout
+    where = Path(tempfile.mkdtemp(prefix="rank_kernel_")) / "rank_kernel_base.py"
+    where.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("rank_kernel_base", where)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def make_driver(kernel: ModuleType):
+    """A compiled loop sorting every row of a 2-D array with ``kernel._sort_row``."""
+    sort_row = kernel._sort_row
+    work_arrays = kernel._work_arrays
+
+    @numba.njit(nogil=True)
+    def drive(a, payload):  # pragma: no cover - compiled
+        n, m = a.shape
+        order, vals, tmp_v, tmp_i, start = work_arrays(m)
+        tied = 0
+        check = 0.0
+        for r in range(n):
+            tied += sort_row(a[r], payload, order, vals, tmp_v, tmp_i, start)
+            check += vals[m // 2]
+        return tied, check
+
+    return drive
+
+
+def make_rows(dist: str, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    if dist == "normal":
+        return np.abs(rng.lognormal(0.0, 1.0, m)[None, :] * rng.standard_normal((n, m)))
+    return 1.0 / rng.standard_gamma(1.5, (n, m))
+
+
+def best_of(fn, repeat: int) -> float:
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", default=None, help="git revision of the 'before' kernel")
+    parser.add_argument("--values", type=float, default=3e6, help="values per cell")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=None, help="Markdown table to write")
+    args = parser.parse_args()
+
+    kernels = {"after": load_kernel(None)}
+    if args.baseline:
+        kernels = {"before": load_kernel(args.baseline), **kernels}
+    drivers = {name: make_driver(k) for name, k in kernels.items()}
+    rng = np.random.default_rng(SEED)
+    rows = []
+    for dist, label in (("normal", "\\|N\\| x lognormal(0, 1)"), ("invgamma", "1/Gamma(1.5)")):
+        for m in SIZES:
+            n = max(2, int(round(args.values / m)))
+            a = make_rows(dist, m, n, rng)
+            payload = np.arange(m)
+            cells = {}
+            results = []
+            for name, drive in drivers.items():
+                drive(a[:1], payload)  # compile
+                results.append(drive(a, payload))
+                cells[name] = best_of(lambda d=drive: d(a, payload), args.repeat) / a.size * 1e9
+            assert all(r == results[0] for r in results), results
+            cells["argsort"] = best_of(lambda: np.argsort(a, axis=1, kind="stable"),
+                                       args.repeat) / a.size * 1e9
+            rows.append((label, m, n, cells))
+            print(label, m, n, {k: round(v, 2) for k, v in cells.items()}, flush=True)
+
+    names = list(drivers) + ["argsort"]
+    head = ["values", "M", "rows"] + [f"{k} ns/value" for k in names]
+    if "before" in cells:
+        head.append("speed-up")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, m, n, cells in rows:
+        out = [label, f"{m:,}", str(n)] + [f"{cells[k]:.1f}" for k in names]
+        if "before" in cells:
+            out.append(f"{cells['before'] / cells['after']:.2f}x")
+        lines.append("| " + " | ".join(out) + " |")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        intro = (
+            "# Row sort of the rank kernel (`uqval.stats.rank_kernel._sort_row`)\n\n"
+            "`python benchmarks/bench_rank_sort.py"
+            + (f" --baseline {args.baseline}" if args.baseline else "")
+            + "` (under `nice -n 10`), CPU time per value, best of "
+            f"{args.repeat} runs over about {args.values:.0e} values per cell; "
+            f"{platform.processor() or platform.machine()}, numba {numba.__version__}, "
+            f"NumPy {np.__version__}. `before`: the kernel of revision `{args.baseline}`; "
+            "`after`: the working tree; `argsort`: `np.argsort(kind=\"stable\")` of the same "
+            "rows (NumPy's radix/timsort, for scale). Sorted values and payloads are checked "
+            "equal between the kernels.\n\n"
+        )
+        args.out.write_text(intro + table + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
