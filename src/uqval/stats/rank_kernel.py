@@ -37,6 +37,9 @@ _INSERTION_MAX = 32  # rows and runs of equal keys up to this length: insertion 
 _DIGIT = 11  # bits per radix digit: 2048 buckets
 _RADIX = 1 << _DIGIT
 _PASSES = 3  # at most 3 passes: keys of up to 33 bits
+_BIG_DIGIT = 8  # rows longer than _BIG: 4 passes of 8 bits (fewer write streams)
+_BIG_PASSES = 4
+_BIG = 1 << 18
 _ABS = np.int64(0x7FFFFFFFFFFFFFFF)  # clears the sign bit: -0.0 sorts as 0.0
 _INF_BITS = np.int64(0x7FF0000000000000)  # patterns above it are NaN
 
@@ -57,27 +60,20 @@ def _insertion_sort(v, i, first, last):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _radix_sort(a, payload, vals, order, words, hist):  # pragma: no cover - compiled
-    """Sort the values of ``a`` into ``vals`` and their ``payload`` into ``order``; values
-    are >= 0 or -0.0, not NaN. ``words`` (length M) and ``hist`` (3 x 2048) are scratch.
+def _radix_sort(a, payload, lo, hi, vals, order, words, hist, digit, passes):  # pragma: no cover
+    """Sort the values of ``a`` (bit patterns, sign bit cleared, in [lo, hi]) into ``vals``
+    and their ``payload`` into ``order``; ``words`` (length M) and ``hist`` (passes x
+    2**digit) are scratch.
 
     Each value k becomes the word key << b | k (b bits for the position) with key =
-    (bits - min bits) >> shift, shift the smallest that fits the key in 3 digits of 11 bits
-    (and the word in 63 bits); an LSD radix sort of the words by key (one pass per digit,
-    stable scatter, all digit counts taken in one read) is followed by a gather of the
-    values and payloads, then runs of equal keys (values differing only in the dropped low
-    bits) are sorted by value.
+    (bits - lo) >> shift, shift the smallest that fits the key in ``passes`` digits (and
+    the word in 63 bits). An LSD radix sort of the words by key (one stable scatter per
+    digit, all digit counts taken in one read) is followed by a gather of the values and
+    payloads; runs of equal keys (values differing only in the dropped low bits) are then
+    sorted by value.
     """
     n = a.size
     sb = a.view(np.int64)
-    lo = sb[0] & _ABS
-    hi = lo
-    for k in range(n):
-        b = sb[k] & _ABS
-        if b < lo:
-            lo = b
-        if b > hi:
-            hi = b
     span = hi - lo
     nbits = 0
     while (span >> nbits) > 0:
@@ -85,41 +81,54 @@ def _radix_sort(a, payload, vals, order, words, hist):  # pragma: no cover - com
     ib = 0
     while ((n - 1) >> ib) > 0:
         ib += 1
-    kbits = _PASSES * _DIGIT
+    kbits = passes * digit
     if kbits > 63 - ib:
         kbits = 63 - ib
     shift = nbits - kbits
     if shift < 0:
         shift = 0
-    key_bits = nbits - shift
-    npass = (key_bits + _DIGIT - 1) // _DIGIT
-    mask = np.int64(_RADIX - 1)
-    hist[:] = 0
-    for k in range(n):
-        key = ((sb[k] & _ABS) - lo) >> shift
-        hist[key & mask] += 1
-        hist[_RADIX + ((key >> _DIGIT) & mask)] += 1
-        hist[2 * _RADIX + ((key >> (2 * _DIGIT)) & mask)] += 1
+    npass = (nbits - shift + digit - 1) // digit
+    radix = 1 << digit
+    mask = np.int64(radix - 1)
+    hist[: npass * radix] = 0
+    if npass == 3:  # the loops over digits unrolled: 3 times faster
+        for k in range(n):
+            key = ((sb[k] & _ABS) - lo) >> shift
+            hist[key & mask] += 1
+            hist[radix + ((key >> digit) & mask)] += 1
+            hist[2 * radix + ((key >> (2 * digit)) & mask)] += 1
+    elif npass == 4:
+        for k in range(n):
+            key = ((sb[k] & _ABS) - lo) >> shift
+            hist[key & mask] += 1
+            hist[radix + ((key >> digit) & mask)] += 1
+            hist[2 * radix + ((key >> (2 * digit)) & mask)] += 1
+            hist[3 * radix + ((key >> (3 * digit)) & mask)] += 1
+    else:
+        for k in range(n):
+            key = ((sb[k] & _ABS) - lo) >> shift
+            for j in range(npass):
+                hist[j * radix + ((key >> (j * digit)) & mask)] += 1
     # passes whose digit is the same for all values would move nothing: skipped
     key0 = ((sb[0] & _ABS) - lo) >> shift
     active = 0
     for j in range(npass):
-        if hist[j * _RADIX + ((key0 >> (j * _DIGIT)) & mask)] < n:
+        if hist[j * radix + ((key0 >> (j * digit)) & mask)] < n:
             active += 1
-    # words in ``order`` after an odd count of scatters, in ``words`` after an even one
+    # the words end in ``order`` (gathered in place) after an odd count of scatters
     done = 0
-    src = words  # unused as a source until the first scatter
+    src = words  # not read before the first scatter, which reads ``a``
     for j in range(npass):
-        h = hist[j * _RADIX : (j + 1) * _RADIX]
-        if h[(key0 >> (j * _DIGIT)) & mask] == n:
+        h = hist[j * radix : (j + 1) * radix]
+        if h[(key0 >> (j * digit)) & mask] == n:
             continue
         total = 0
-        for d in range(_RADIX):
+        for d in range(radix):
             c = h[d]
             h[d] = total
             total += c
         dst = order if (active - done) % 2 == 1 else words
-        s = ib + j * _DIGIT
+        s = ib + j * digit
         if done == 0:
             for k in range(n):
                 w = ((((sb[k] & _ABS) - lo) >> shift) << ib) | k
@@ -136,12 +145,11 @@ def _radix_sort(a, payload, vals, order, words, hist):  # pragma: no cover - com
                 dst[p] = w
         src = dst
         done += 1
-    pos = (np.int64(1) << ib) - 1
-    if active == 0:  # one key: positions in order
-        for k in range(n):
-            vals[k] = a[k]
-            order[k] = payload[k]
+    if active == 0:  # a single key: the row order
+        vals[:] = a
+        order[:] = payload
     else:
+        pos = (np.int64(1) << ib) - 1
         for k in range(n):
             p = order[k] & pos
             vals[k] = a[p]
@@ -181,15 +189,36 @@ def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover
     Returns True if the row has ties, a NaN or a negative value (``order`` then undefined).
     """
     m = a.size
+    if m == 0:
+        return False
+    sb = a.view(np.int64)
+    lo = sb[0]
+    hi = lo
     for i in range(m):
-        if not (a[i] >= 0.0):  # NaN or negative: the bit order is not the value order
-            return True
+        b = sb[i]
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    if hi > _INF_BITS:  # NaN: the bit order is not the value order
+        return True
+    if lo < 0:  # a sign bit: negative (the bit order is reversed) or -0.0 (sorts as 0.0)
+        for i in range(m):
+            if not (a[i] >= 0.0):
+                return True
+        lo = _INF_BITS
+        for i in range(m):
+            b = sb[i] & _ABS
+            if b < lo:
+                lo = b
     if m <= _INSERTION_MAX:
         vals[:] = a
         order[:] = payload
         _insertion_sort(vals, order, 0, m)
+    elif m <= _BIG:
+        _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _DIGIT, _PASSES)
     else:
-        _radix_sort(a, payload, vals, order, tmp_i, start)
+        _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _BIG_DIGIT, _BIG_PASSES)
     for k in range(1, m):
         if vals[k] == vals[k - 1]:
             return True
