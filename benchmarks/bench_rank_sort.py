@@ -35,7 +35,7 @@ import numba
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZES = (2_000, 27_000, 130_000, 1_000_000)
+SIZES = tuple(int(x) for x in __import__("os").environ.get("SIZES", "2000,27000,130000,1000000").split(","))
 SEED = 20261126
 
 

@@ -154,8 +154,15 @@ def _radix_sort(a, payload, lo, hi, vals, order, words, hist, digit, passes):  #
             p = order[k] & pos
             vals[k] = a[p]
             order[k] = payload[p]
-    if shift == 0:
-        return
+    return shift
+
+
+@numba.njit(nogil=True, cache=True)
+def _sort_runs(vals, order, lo, shift):  # pragma: no cover - compiled
+    """Sort by value the runs of equal keys (bits - lo) >> shift of the key-sorted pairs
+    (vals, order): values that differ only in the low bits the key dropped. Keys increase
+    with the value, so a value below its predecessor is inside such a run."""
+    n = vals.size
     vb = vals.view(np.int64)
     k = 1
     while k < n:
@@ -207,18 +214,30 @@ def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover
             if not (a[i] >= 0.0):
                 return True
         lo = _INF_BITS
+        hi = 0
         for i in range(m):
             b = sb[i] & _ABS
             if b < lo:
                 lo = b
+            if b > hi:
+                hi = b
+    shift = 0
     if m <= _INSERTION_MAX:
         vals[:] = a
         order[:] = payload
         _insertion_sort(vals, order, 0, m)
     elif m <= _BIG:
-        _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _DIGIT, _PASSES)
+        shift = _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _DIGIT, _PASSES)
     else:
-        _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _BIG_DIGIT, _BIG_PASSES)
+        shift = _radix_sort(a, payload, lo, hi, vals, order, tmp_i, start, _BIG_DIGIT,
+                            _BIG_PASSES)
+    rough = 0  # one branch-free scan: strictly increasing values need nothing more
+    for k in range(1, m):
+        rough += vals[k] <= vals[k - 1]
+    if rough == 0:
+        return False
+    if shift > 0:
+        _sort_runs(vals, order, lo, shift)
     for k in range(1, m):
         if vals[k] == vals[k - 1]:
             return True
