@@ -246,9 +246,11 @@ def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover
 
 @numba.njit(nogil=True, cache=True)
 def _work_arrays(m):  # pragma: no cover - compiled
-    """Scratch arrays of :func:`_sort_row` for rows of length m."""
+    """Scratch arrays of :func:`_sort_row` for rows of length m (< 2**31: int32 counts)."""
+    if m >= 1 << 31:
+        raise ValueError("rows of 2**31 values or more are not supported")
     return (np.empty(m, np.int64), np.empty(m, np.float64), np.empty(0),
-            np.empty(m, np.int64), np.empty(_PASSES * _RADIX, np.int64))
+            np.empty(m, np.int64), np.empty(_PASSES * _RADIX, np.int32))
 
 
 @numba.njit(nogil=True, cache=True)
