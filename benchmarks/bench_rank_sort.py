@@ -11,7 +11,11 @@ abs(E*) of every simulated set, ``rank_weight_sums``) and of the App. B referenc
 at M = 2 000, 27 000, 130 000 and 10^6, for the kernel of the working tree and the kernel of
 a baseline git revision (``--baseline``, loaded from ``git show``), next to NumPy's
 ``argsort(kind="stable")`` of the same rows. Each cell is the best of ``--repeat`` runs over
-about ``--values`` values (rows of M), CPU time of this process. Usage::
+about ``--values`` values (rows of M), CPU time of this process. A second table times the
+public functions as their callers use them: ``rank_weight_sums`` (the CC references of a
+dataset page, M = 27 000) and ``sorted_prefix_sums`` (the App. B references: uE^2 ~
+1/Gamma(1.5) redrawn per set, M = 8000, the boundaries of 10..50 equal-count bins).
+``--sizes`` picks other row lengths. Usage::
 
     nice -n 10 python benchmarks/bench_rank_sort.py --baseline c97ba2a \
         --out benchmarks/rank_kernel_sort.md
@@ -35,7 +39,7 @@ import numba
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZES = tuple(int(x) for x in __import__("os").environ.get("SIZES", "2000,27000,130000,1000000").split(","))
+SIZES = (2_000, 27_000, 130_000, 1_000_000)
 SEED = 20261126
 
 
@@ -82,13 +86,51 @@ def make_rows(dist: str, m: int, n: int, rng: np.random.Generator) -> np.ndarray
     return 1.0 / rng.standard_gamma(1.5, (n, m))
 
 
-def best_of(fn, repeat: int) -> float:
+def best_of(repeat: int, fn, *args) -> float:
+    """Least CPU time of ``repeat`` calls fn(*args)."""
     best = np.inf
     for _ in range(repeat):
         t0 = time.process_time()
-        fn()
+        fn(*args)
         best = min(best, time.process_time() - t0)
     return best
+
+
+def same(x: object, y: object) -> bool:
+    """Equal bit for bit (arrays, or tuples of arrays)."""
+    xs = x if isinstance(x, tuple) else (x,)
+    ys = y if isinstance(y, tuple) else (y,)
+    return all(np.asarray(u).tobytes() == np.asarray(v).tobytes()
+               for u, v in zip(xs, ys, strict=True))
+
+
+def public_table(kernels: dict[str, ModuleType], rng: np.random.Generator,
+                 args: argparse.Namespace) -> str:
+    """ns per value of the public functions (sort and sums) for each kernel."""
+    m_cc, m_b = 27_000, 8000
+    a = make_rows("normal", m_cc, max(2, int(round(args.values / m_cc))), rng)
+    w = rng.integers(-m_cc, m_cc, m_cc)
+    keys = make_rows("invgamma", m_b, max(2, int(round(args.values / m_b))), rng)
+    eps2 = np.square(rng.standard_normal(keys.shape))
+    positions = np.unique(np.concatenate(
+        [np.round(np.arange(n + 1) * m_b / n).astype(np.intp) for n in (10, 20, 30, 40, 50)]))
+    cases = {
+        f"`rank_weight_sums`, M = {m_cc:,} (CC)": lambda k: k.rank_weight_sums(a, w),
+        f"`sorted_prefix_sums`, M = {m_b:,} (App. B)":
+            lambda k: k.sorted_prefix_sums(keys, eps2, positions),
+    }
+    names = list(kernels)
+    lines = ["| function | rows | " + " | ".join(f"{k} ns/value" for k in names) + " |",
+             "|" + "---|" * (2 + len(names))]
+    for label, call in cases.items():
+        outs = [call(k) for k in kernels.values()]  # also compiles
+        assert all(same(outs[0], o) for o in outs[1:]), label  # bit for bit
+        size = a.size if "rank" in label else keys.size
+        cells = [best_of(args.repeat, call, k) / size * 1e9 for k in kernels.values()]
+        rows = a.shape[0] if "rank" in label else keys.shape[0]
+        lines.append(f"| {label} | {rows} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -96,6 +138,7 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="git revision of the 'before' kernel")
     parser.add_argument("--values", type=float, default=3e6, help="values per cell")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="row lengths M")
     parser.add_argument("--out", type=Path, default=None, help="Markdown table to write")
     args = parser.parse_args()
 
@@ -106,7 +149,7 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     rows = []
     for dist, label in (("normal", "\\|N\\| x lognormal(0, 1)"), ("invgamma", "1/Gamma(1.5)")):
-        for m in SIZES:
+        for m in [int(x) for x in args.sizes.split(",")]:
             n = max(2, int(round(args.values / m)))
             a = make_rows(dist, m, n, rng)
             payload = np.arange(m)
@@ -115,10 +158,9 @@ def main() -> None:
             for name, drive in drivers.items():
                 drive(a[:1], payload)  # compile
                 results.append(drive(a, payload))
-                cells[name] = best_of(lambda d=drive: d(a, payload), args.repeat) / a.size * 1e9
+                cells[name] = best_of(args.repeat, drive, a, payload) / a.size * 1e9
             assert all(r == results[0] for r in results), results
-            cells["argsort"] = best_of(lambda: np.argsort(a, axis=1, kind="stable"),
-                                       args.repeat) / a.size * 1e9
+            cells["argsort"] = best_of(args.repeat, np.argsort, a, 1, "stable") / a.size * 1e9
             rows.append((label, m, n, cells))
             print(label, m, n, {k: round(v, 2) for k, v in cells.items()}, flush=True)
 
@@ -132,7 +174,7 @@ def main() -> None:
         if "before" in cells:
             out.append(f"{cells['before'] / cells['after']:.2f}x")
         lines.append("| " + " | ".join(out) + " |")
-    table = "\n".join(lines)
+    table = "\n".join(lines) + "\n\n" + public_table(kernels, rng, args)
     print(table)
     if args.out:
         intro = (

@@ -109,7 +109,7 @@ def test_special_values():
 @pytest.mark.parametrize("m", (2, 33, 70_000))
 def test_ties_nan_and_negative_values_are_flagged(m):
     payload = np.arange(m)
-    for value in (0.0, 1.0, 1e300, np.inf):
+    for value in (0.0, -0.0, 1.0, 1e300, np.inf):
         assert sort_row(np.full(m, value), payload)[2]
     rng = np.random.default_rng(6)
     row = wide(rng, m)
