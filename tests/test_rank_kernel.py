@@ -145,3 +145,10 @@ def test_public_functions_equal_numpy_on_hard_rows():
     want = np.stack([np.concatenate([zero, np.cumsum(c, axis=1)], axis=1)[:, positions]
                      for c in (s, s * weights, weights)], axis=1)
     assert sorted_prefix_sums(rows, weights, positions).tobytes() == want.tobytes()
+
+
+def test_rows_whose_low_key_digits_do_not_vary():
+    """Patterns that differ only in high bits: the scatters by a constant digit are skipped."""
+    rng = np.random.default_rng(8)
+    check_row(rng.permutation(2.0 ** np.arange(-500.0, 500.0)))  # one scatter of three
+    check_row(1.0 + rng.permutation(5000) * 2.0**-30)  # the lowest digit constant: two
