@@ -11,7 +11,7 @@ abs(E*) of every simulated set, ``rank_weight_sums``) and of the App. B referenc
 at M = 2 000, 27 000, 130 000 and 10^6, for the kernel of the working tree and the kernel of
 a baseline git revision (``--baseline``, loaded from ``git show``), next to NumPy's
 ``argsort(kind="stable")`` of the same rows. Each cell is the best of ``--repeat`` runs over
-about ``--values`` values (rows of M), CPU time of this process. A second table times the
+about ``--values`` values (rows of M), CPU time of this process, the kernels taking turns. A second table times the
 public functions as their callers use them: ``rank_weight_sums`` (the CC references of a
 dataset page, M = 27 000) and ``sorted_prefix_sums`` (the App. B references: uE^2 ~
 1/Gamma(1.5) redrawn per set, M = 8000, the boundaries of 10..50 equal-count bins).
@@ -34,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numba
 import numpy as np
@@ -74,7 +75,7 @@ def make_driver(kernel: ModuleType):
         check = 0.0
         for r in range(n):
             tied += sort_row(a[r], payload, order, vals, tmp_v, tmp_i, start)
-            check += vals[m // 2]
+            check += vals[m // 2] + order[m // 3]
         return tied, check
 
     return drive
@@ -86,13 +87,15 @@ def make_rows(dist: str, m: int, n: int, rng: np.random.Generator) -> np.ndarray
     return 1.0 / rng.standard_gamma(1.5, (n, m))
 
 
-def best_of(repeat: int, fn, *args) -> float:
-    """Least CPU time of ``repeat`` calls fn(*args)."""
-    best = np.inf
+def best_of(repeat: int, calls: dict[str, tuple[Any, tuple[Any, ...]]]) -> dict[str, float]:
+    """Least CPU time of ``repeat`` calls of each fn(*args) in ``calls`` (name: (fn, args)),
+    the kernels taking turns so that they share the machine's load alike."""
+    best = dict.fromkeys(calls, np.inf)
     for _ in range(repeat):
-        t0 = time.process_time()
-        fn(*args)
-        best = min(best, time.process_time() - t0)
+        for name, (fn, fn_args) in calls.items():
+            t0 = time.process_time()
+            fn(*fn_args)
+            best[name] = min(best[name], time.process_time() - t0)
     return best
 
 
@@ -126,7 +129,8 @@ def public_table(kernels: dict[str, ModuleType], rng: np.random.Generator,
         outs = [call(k) for k in kernels.values()]  # also compiles
         assert all(same(outs[0], o) for o in outs[1:]), label  # bit for bit
         size = a.size if "rank" in label else keys.size
-        cells = [best_of(args.repeat, call, k) / size * 1e9 for k in kernels.values()]
+        times = best_of(args.repeat, {name: (call, (k,)) for name, k in kernels.items()})
+        cells = [times[name] / size * 1e9 for name in names]
         rows = a.shape[0] if "rank" in label else keys.shape[0]
         lines.append(f"| {label} | {rows} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
         print(lines[-1], flush=True)
@@ -153,14 +157,15 @@ def main() -> None:
             n = max(2, int(round(args.values / m)))
             a = make_rows(dist, m, n, rng)
             payload = np.arange(m)
-            cells = {}
             results = []
-            for name, drive in drivers.items():
+            for drive in drivers.values():
                 drive(a[:1], payload)  # compile
                 results.append(drive(a, payload))
-                cells[name] = best_of(args.repeat, drive, a, payload) / a.size * 1e9
             assert all(r == results[0] for r in results), results
-            cells["argsort"] = best_of(args.repeat, np.argsort, a, 1, "stable") / a.size * 1e9
+            calls: dict[str, tuple[Any, tuple[Any, ...]]] = {
+                name: (drive, (a, payload)) for name, drive in drivers.items()}
+            calls["argsort"] = (np.argsort, (a, 1, "stable"))
+            cells = {k: t / a.size * 1e9 for k, t in best_of(args.repeat, calls).items()}
             rows.append((label, m, n, cells))
             print(label, m, n, {k: round(v, 2) for k, v in cells.items()}, flush=True)
 

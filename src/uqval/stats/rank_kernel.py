@@ -24,9 +24,9 @@ insertion sort):
    and the row is searched for ties.
 
 Measured (``benchmarks/rank_kernel_sort.md``): 6.5 ns per value at M = 2000 and 27 000,
-8.5 at 130 000, about 20 at 10**6 (the gather leaves the cache), against 15, 15, 17 and
-19-24 for the former bucket sort on the top bits (exponent-dominated patterns fill the
-buckets unevenly) and 50-130 for NumPy's stable argsort. A first most-significant pass into
+8-11 at 130 000, 15-17 at 10**6 (the gather leaves the cache), against 15, 15-16, 17-20 and
+19-20 for the former bucket sort on the top bits (exponent-dominated patterns fill the
+buckets unevenly) and 53-126 for NumPy's stable argsort. A first most-significant pass into
 coarse buckets sorted in cache, for long rows, was slower at 2.6 x 10**5 and 10**6 values.
 
 The rank of the k-th smallest value is k (1-based, ordinal). A row is flagged **tied** when two
