@@ -209,7 +209,8 @@ def _sort_row(a, payload, order, vals, tmp_v, tmp_i, start):  # pragma: no cover
     e.g. its position, or a weight) carried along; ``tmp_i`` (length M) and ``start``
     (3 x 2048, int32) are scratch (``tmp_v`` is unused).
 
-    Returns True if the row has ties, a NaN or a negative value (``order`` then undefined).
+    Returns True if the row has ties, a NaN or a negative value (``order`` then undefined);
+    -0.0 sorts as 0.0 (a tie if the row also holds 0.0).
     """
     m = a.size
     if m == 0:
