@@ -103,7 +103,7 @@ def _rank_correlation_rows(E: FloatArray, uE: FloatArray, u: FloatArray) -> Floa
 
     With one uE shared by all rows (the simulated sets), the ranks of uE are computed once
     and, in rows without ties in abs(E), sum_i rank(abs(E_i)) ru_i is summed exactly in
-    integers after a compiled distribution sort (:mod:`uqval.stats.rank_kernel`); equal to
+    integers after a compiled radix sort (:mod:`uqval.stats.rank_kernel`); equal to
     the per-row ``rankdata`` formula to rounding (about 1e-16), which rows with ties keep.
     """
     a = np.abs(E)

@@ -24,7 +24,7 @@ uE): the bins, the sort order of uE and every per-bin count are fixed, so ZMS, E
 are functions of whole-set and per-bin sums of Z^2 and E^2, computed once per set for all the
 requested statistics (:func:`~uqval.simref.statistics.sorted_batch_table`, sub-blocks of rows
 that stay in cache; MV_b of the fixed uE once per bin count). CC needs the ranks of abs(E*)
-(uE ranks are fixed): a compiled distribution sort in expected O(M) per set and the numerator
+(uE ranks are fixed): a compiled radix sort in O(M) per set and the numerator
 sum_i rank_i ru_i summed exactly in integers (:mod:`uqval.stats.rank_kernel`; rows with ties
 in abs(E*), which continuous D never gives, take one argsort). Same draws and the same ZMS,
 ENCE, ZMSE values as the per-statistic code; CC equal to rounding (~1e-16, the former BLAS

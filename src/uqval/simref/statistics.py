@@ -203,7 +203,7 @@ def _cc_rows(e_s: FloatArray, frame: SortedFrame) -> FloatArray:
     """Spearman(abs(E), uE) per row, no ties in abs(E) (continuous simulated errors).
 
     The numerator sum_i rank(abs(E_i)) ru_i (ru: centred average ranks of uE, multiples of 1/2)
-    is summed exactly in integers from a distribution sort of each row
+    is summed exactly in integers from a radix sort of each row
     (:func:`uqval.stats.rank_kernel.rank_weight_sums`); sum(ru) = 0, so the rank mean of
     abs(E) drops out. A row with ties in abs(E) takes the ranks of one argsort (as before).
     """
