@@ -91,6 +91,22 @@ def test_sets_on_common_resamples_equal_one_call_per_set(heavy_set):
         bca_bootstrap_means_sets([], stats, n_boot=10, seed=0)
 
 
+def test_single_precision_sums_change_the_intervals_by_float32_rounding_only(heavy_set):
+    """P001 Fig. 5 sums in float32: same estimates and resamples, intervals to ~1e-5."""
+    E, uE = heavy_set
+    rng = np.random.default_rng(6)
+    sets = [(E * rng.lognormal(0, 0.2, E.size), uE) for _ in range(5)]  # 6 distinct columns + uE^2
+    stats = {"ZMS": cal.ZMS, "RCE": cal.RCE}
+    double, single = (bca_bootstrap_means_sets(sets, stats, n_boot=600, seed=np.random.SeedSequence(4),
+                                               single_precision_sums=flag) for flag in (False, True))
+    for d, s in zip(double, single, strict=True):
+        for name in stats:
+            assert s[name].estimate == d[name].estimate  # the data's statistic: float64
+            np.testing.assert_allclose(s[name].replicates, d[name].replicates, rtol=1e-4, atol=1e-6)
+            assert s[name].ci_low == pytest.approx(d[name].ci_low, rel=1e-4, abs=1e-6)
+            assert s[name].ci_high == pytest.approx(d[name].ci_high, rel=1e-4, abs=1e-6)
+
+
 # --- Fig. 3 ---------------------------------------------------------------------------------
 
 
@@ -176,8 +192,9 @@ def test_pval_repeats_do_not_depend_on_chunking(scenario, nu):
 @pytest.mark.parametrize(("scenario", "nus"), [("NIG", [3.0, 8.0, 20.0]), ("TIG", [2.5, 6.0])])
 def test_pval_repeats_do_not_depend_on_the_nu_grid_of_a_call(scenario, nus):
     # the resamples of a repeat are shared by all nu (common random numbers), the data sets
-    # are not: each (nu, r) row is the same whichever other nu are in the call (to rounding:
-    # many nu take the kernel's matrix-product path, one nu the gathering path)
+    # are not: each (nu, r) row is the same whichever other nu are in the call (to float32
+    # rounding: many nu take the kernel's float32 matrix-product path, one nu the gathering
+    # path in float64)
     kwargs = {"M": 300, "n_boot": 200, "base_seed": 77}
     grid = mc.pval_repeats(scenario, nus, [3, 0, 1], **kwargs)
     assert list(grid["nu"]) == [nu for nu in nus for _ in range(3)]
@@ -186,7 +203,7 @@ def test_pval_repeats_do_not_depend_on_the_nu_grid_of_a_call(scenario, nus):
         [mc.pval_repeats(scenario, nu, [r], **kwargs) for nu in nus for r in (3, 0, 1)],
         ignore_index=True,
     )
-    pd.testing.assert_frame_equal(grid, alone, check_exact=False, rtol=1e-9)
+    pd.testing.assert_frame_equal(grid, alone, check_exact=False, rtol=1e-4, atol=2e-6)
     # different nu give different data sets (the estimates differ)
     assert grid.groupby("repeat")["ZMS"].nunique().eq(len(nus)).all()
     with pytest.raises(ValueError, match="distinct"):

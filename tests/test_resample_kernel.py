@@ -117,3 +117,23 @@ def test_matrix_product_path_does_not_depend_on_blas_threads():
             rk.resampled_sums(columns, seed, out)
             results.append(out)
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_single_precision_product_sums_the_same_resamples_to_float32_rounding():
+    # single=True (P001 Fig. 5): float32 counts, columns and SGEMM; the same resamples, sums
+    # within float32 rounding of the exact gather-and-sum, and exact for small integers
+    m, k = 5000, rk.MATMUL_MIN_COLUMNS + 25
+    seed = np.random.SeedSequence(12)
+    rows = (1 << 20) // m + 3
+    idx = np.random.Generator(np.random.SFC64(seed)).integers(0, m, size=(rows, m))
+    columns = np.square(np.random.default_rng(9).standard_t(3.0, size=(k, m)))  # heavy-tailed Z^2
+    out = np.empty((rows, k))
+    rk.resampled_sums(columns, seed, out, single=True)
+    expected = np.stack([np.take(col, idx).sum(axis=1) for col in columns], axis=1)
+    rel = np.abs(out / expected - 1.0)
+    assert rel.max() < 1e-4 and np.median(rel) < 1e-6
+    assert not np.array_equal(out, expected)  # it is float32: not the float64 sums
+    ints = np.tile(np.arange(m, dtype=np.float64) % 50, (k, 1))  # sums < 2**24: exact in float32
+    exact = np.empty((rows, k))
+    rk.resampled_sums(ints, seed, exact, single=True)
+    np.testing.assert_array_equal(exact, np.stack([np.take(c, idx).sum(axis=1) for c in ints], 1))

@@ -348,3 +348,35 @@ def test_grouped_jackknife_of_cc_matches_the_leave_one_out_interval():
     small = sr.bootstrap_statistic(E[:150], uE[:150], "CC", n_boot=300, seed=3)
     same = sr.bootstrap_statistic(E[:150], uE[:150], "CC", n_boot=300, seed=3, jackknife_groups=200)
     assert same == small
+
+
+def test_split_jobs_give_the_one_job_references():
+    """Rules simref_references (N, T) + simref_set: the simulated values of the plan, summarised by
+    reference_from_values, are the references of one simulated_references call per distribution."""
+    import yaml
+
+    from conftest import ROOT
+    from uqval.pipeline.workflow_config import simref_plan
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    settings = config["analysis"]["simref"]
+    u = np.random.default_rng(4).uniform(0.5, 2.0, 600)
+    plan = simref_plan({**settings, "n_mc": 60}, u.size, seed=11)
+    n_stats, dist_n, seed_n = plan.simulated("N")
+    assert [s.label for s in n_stats] == ["ZMS", "CC", "ENCE(N=20)", "ZMSE(N=20)", "ENCE(N=50)",
+                                          "ZMSE(N=50)"]
+    assert plan.simulated("T")[1] == ("t", 6.0) and dist_n == "normal"
+    children = np.random.SeedSequence(11).spawn(5)
+    assert seed_n.spawn_key == children[2].spawn_key
+    assert plan.simulated("T")[2].spawn_key == children[3].spawn_key
+    direct = sr.simulated_references(u, n_stats, "normal", 60, children[2])
+    stored = np.stack([r.values for r in direct])
+    for stat, values, ref in zip(n_stats, stored, direct, strict=True):
+        again = sr.reference_from_values(stat, "normal", values)
+        assert (again.mean, again.sd, again.ci_low, again.ci_high, again.statistic,
+                again.distribution) == (ref.mean, ref.sd, ref.ci_low, ref.ci_high, ref.statistic,
+                                        ref.distribution)
+    with pytest.raises(ValueError, match="'N' or 'T'"):
+        plan.simulated("D")
+    with pytest.raises(ValueError, match="at least 2"):
+        sr.reference_from_values("ZMS", "normal", [1.0])

@@ -467,12 +467,13 @@ def _resampled_sums(
     n_boot: int,
     n_workers: int,
     progress: Progress | None = None,
+    single: bool = False,
 ) -> NDArray[np.float64]:
     """Sums of every column (rows of ``columns``) over each resample, shape (n_boot, U)."""
     sums = np.empty((n_boot, columns.shape[0]))
 
     def work(block: StreamBlock) -> None:
-        resampled_sums(columns, block.seed, sums[block.start : block.start + block.size])
+        resampled_sums(columns, block.seed, sums[block.start : block.start + block.size], single)
 
     _run_blocks(work, blocks, n_workers, progress)
     return sums
@@ -532,6 +533,7 @@ def bca_bootstrap_means_sets(
     confidence: float = 0.95,
     n_workers: int = 1,
     progress: Progress | None = None,
+    single_precision_sums: bool = False,
 ) -> list[dict[str, BootstrapResult]]:
     """:func:`bca_bootstrap_means` of several data sets of equal size on common resamples.
 
@@ -552,6 +554,10 @@ def bca_bootstrap_means_sets(
             M >= 2, resampled together by row); all sets must have the same M.
         statistics, n_boot, seed, confidence, n_workers, progress: as in
             :func:`bca_bootstrap_means`.
+        single_precision_sums: with 8 distinct columns or more, sum them over the resamples
+            in float32 (:mod:`uqval.stats.resample_kernel`; a relative 10^-6 or so, for
+            simulation studies whose Monte Carlo error is far larger); the estimates and
+            jackknife stay float64.
 
     Returns:
         One dict per set, in the order of ``sets``.
@@ -586,7 +592,8 @@ def bca_bootstrap_means_sets(
     # the distinct columns of all sets (e.g. the fixed uE^2 shared by the sets of all nu)
     stacked, positions = _distinct_columns([mat for matrices, _ in per_set for mat in matrices.values()])
     blocks = stream_blocks(seed, n_boot, m)
-    means = _resampled_sums(stacked, blocks, n_boot, n_workers, progress) / m
+    means = _resampled_sums(stacked, blocks, n_boot, n_workers, progress,
+                            single=single_precision_sums) / m
     keys, t0s, boots, jacks = [], [], [], []
     where = iter(positions)
     for k, (matrices, t0) in enumerate(per_set):

@@ -281,7 +281,9 @@ def pval_repeats(
     BCa), drawn from ``SeedSequence([base_seed, scenario_code, r])`` and shared by the sets
     of every nu of the repeat (:func:`~uqval.stats.bootstrap.bca_bootstrap_means_sets`:
     the indices are drawn once per repeat, not once per nu); their zeta-scores (Eq. 14) are
-    taken against the references 1 and 0.
+    taken against the references 1 and 0. The resampled sums are float32 matrix products
+    (``single_precision_sums``: a relative 10^-6 or so on the replicates, while p_val is a
+    fraction of 1000 repeats; docs/choices.md, "p_val grids").
 
     Args:
         scenario: ``"NIG"`` or ``"TIG"``.
@@ -327,6 +329,7 @@ def pval_repeats(
             {"ZMS": ZMS, "RCE": RCE},
             n_boot=n_boot,
             seed=np.random.SeedSequence([base_seed, code, r]),
+            single_precision_sums=True,
         )
         for nu, per_stat in zip(nu_list, results, strict=True):
             row: dict[str, object] = {"scenario": scenario, "nu": nu, "repeat": r}
