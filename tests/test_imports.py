@@ -61,6 +61,11 @@ def test_light_modules_import_no_heavy_dependency(code, allowed):
          "r = np.random.default_rng(0); u = r.uniform(0.5, 1, 200)\n"
          "random_order_fv(u * r.normal(size=200), u, r.integers(0, 4, 200), 5, [0], 3, 50)",
          ["numpy", "pandas", "numba", "scipy.special"]),
+        # simref_references (2 jobs per dataset): the N and T simulations of every statistic
+        ("import numpy as np\nfrom uqval import simref\n"
+         "u = np.random.default_rng(0).uniform(0.5, 1, 300)\n"
+         "simref.simulated_references(u, ['ZMS', 'CC', 'ENCE20', 'ZMSE20'], ('t', 6), 20, 1)",
+         ["numpy", "pandas", "numba", "scipy.special"]),
     ],
 )
 def test_monte_carlo_jobs_run_without_scipy_stats(code, allowed):

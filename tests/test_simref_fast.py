@@ -288,3 +288,16 @@ def test_resample_rank_correlation_refuses_counts_beyond_exact_integers():
         resample_rank_correlation(np.array([[1 << 15, 0, 0]]), starts, starts, starts)
     with pytest.raises(ValueError, match="same length"):
         resample_rank_correlation(np.array([[1, 1, 1], [3, 1, 0]]), starts, starts, starts)
+
+
+def test_sorted_frame_average_ranks_are_scipys_rankdata():
+    from scipy import stats
+
+    from uqval.simref.statistics import SortedFrame
+
+    rng = np.random.default_rng(3)
+    for u in (rng.uniform(0.5, 2.0, 1000), np.round(rng.uniform(0.5, 2.0, 999), 1),
+              np.full(7, 0.3), np.array([2.0]), np.r_[np.full(5, 1.0), 2.0, 2.0, 3.0]):
+        frame = SortedFrame(u)
+        expected = stats.rankdata(frame.u) - 0.5 * (frame.m + 1)
+        np.testing.assert_array_equal(frame.centred_ranks(), expected)
