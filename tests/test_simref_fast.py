@@ -301,3 +301,23 @@ def test_sorted_frame_average_ranks_are_scipys_rankdata():
         frame = SortedFrame(u)
         expected = stats.rankdata(frame.u) - 0.5 * (frame.m + 1)
         np.testing.assert_array_equal(frame.centred_ranks(), expected)
+
+
+@pytest.mark.parametrize("name", ["CC", "ENCE20", "ZMSE20"])
+def test_bootstrap_from_draw_counts_equals_the_position_path_bit_for_bit(name):
+    """bca_bootstrap gives ResampleStatistic the draw counts (from_counts): the replicates of a
+    plain callable of the same positions, to the last bit."""
+    from uqval.simref.statistics import ResampleStatistic, SortedFrame, as_statistic
+    from uqval.stats.bootstrap import bca_bootstrap
+
+    rng = np.random.default_rng(8)
+    u = rng.lognormal(0.0, 0.5, 700)
+    e = u * rng.standard_t(4, 700)
+    frame = SortedFrame(u)
+    fn = ResampleStatistic(as_statistic(name), e[frame.order], frame)
+    assert hasattr(fn, "from_counts")
+    counted = bca_bootstrap((np.arange(700),), fn, n_boot=300, seed=5)
+    indexed = bca_bootstrap((np.arange(700),), lambda pos: fn(pos), n_boot=300, seed=5)
+    np.testing.assert_array_equal(counted.replicates, indexed.replicates)
+    assert (counted.ci_low, counted.ci_high) == (indexed.ci_low, indexed.ci_high)
+    assert not hasattr(ResampleStatistic(as_statistic("ZMS"), e[frame.order], frame), "from_counts")

@@ -292,6 +292,8 @@ class ResampleStatistic:
     def __init__(self, stat: SimRefStatistic, e_s: FloatArray, frame: SortedFrame) -> None:
         self.stat = stat
         self.m = frame.m
+        if stat.name != "ZMS":  # ZMS averages Z^2 in draw order (positions only)
+            self.from_counts = self._resamples_of_m
         if stat.name in ("ENCE", "ZMSE"):
             u2 = np.square(frame.u)
             if stat.name == "ENCE":
@@ -321,11 +323,19 @@ class ResampleStatistic:
         flat = (pos + (np.arange(b, dtype=np.intp) * self.m)[:, None]).ravel()
         return np.bincount(flat, minlength=b * self.m).reshape(b, self.m)
 
+    def _resamples_of_m(self, counts: NDArray[np.int64]) -> FloatArray:
+        """theta of resamples of M draws given by their multiplicities, shape (B, M): the
+        ``from_counts`` input of :func:`bca_bootstrap` (no index arrays), bit for bit the
+        values of the same resamples as positions (CC, ENCE, ZMSE already work from the
+        multiplicities)."""
+        return self._from_counts(counts, self.m)
+
     def _rows(self, pos: NDArray[np.intp]) -> FloatArray:
-        length = pos.shape[1]
         if self.stat.name == "ZMS":
             return np.mean(self.z2[pos], axis=1)
-        counts = self._counts(pos)
+        return self._from_counts(self._counts(pos), pos.shape[1])
+
+    def _from_counts(self, counts: NDArray[np.int64], length: int) -> FloatArray:
         if self.stat.name == "CC":
             return self._cc(counts, length)
         assert self.stat.n_bins is not None

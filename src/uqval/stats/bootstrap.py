@@ -59,7 +59,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import StreamBlock, stream_blocks, value_generator
 from uqval._internal.types import SeedLike
 from uqval.stats.bca import accelerations, bca_limits
-from uqval.stats.resample_kernel import resampled_sums
+from uqval.stats.resample_kernel import draw_counts, resampled_sums
 
 __all__ = [
     "BootstrapResult",
@@ -222,13 +222,17 @@ def _generic_replicates(
     progress: Progress | None,
 ) -> NDArray[np.float64]:
     out = np.empty(n_boot)
+    m = arrays[0].size
+    from_counts = getattr(statistic, "from_counts", None)
 
     def work(block: StreamBlock) -> None:
-        idx = block.indices(arrays[0].size)
+        # a statistic of the draw multiplicities gets the counts of the same resamples,
+        # drawn by the compiled kernel without index arrays (resample_kernel.draw_counts)
+        draws = block.indices(m) if from_counts is None else draw_counts(block.seed, m, block.size)
         step = block.size if chunk_size is None else chunk_size
         for lo in range(0, block.size, step):
-            sub = idx[lo : lo + step]
-            values = statistic(*(a[sub] for a in arrays))
+            sub = draws[lo : lo + step]
+            values = statistic(*(a[sub] for a in arrays)) if from_counts is None else from_counts(sub)
             start = block.start + lo
             out[start : start + sub.shape[0]] = _check_replicate_values(values, sub.shape[0])
 
@@ -366,7 +370,11 @@ def bca_bootstrap(
         data: 1-D arrays of equal length M >= 2, resampled together by row (e.g. (E, uE)).
         statistic: a :class:`MeanStatistic` (fast path) or a callable taking the data
             arrays with a leading replicate axis, shape (B, M), reducing over the last
-            axis and returning shape (B,). It is also called on the 1-D data for t0.
+            axis and returning shape (B,). It is also called on the 1-D data for t0. A
+            callable with a ``from_counts(counts)`` method gets, instead of the resampled
+            arrays, the int64 (B, M) multiplicities of the data rows in each resample (the
+            same resamples, without index arrays); it must return what the call on those
+            rows would.
         n_boot: number R of bootstrap replicates.
         seed: int or None (a fresh ``SeedSequence(seed)``), or a ``SeedSequence``, which is
             spawned from, so repeated calls with the same object get independent streams.
