@@ -1,6 +1,9 @@
-"""Rule simref_set: z-score summary, simulated references, zeta schemes, ZMSE extrapolation."""
+"""Rule simref_set: simulated references (rule simref_references) and bootstrap intervals
+(rule simref_bootstrap) into the zeta schemes and verdicts; ZMSE extrapolation."""
 
+import json
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -10,6 +13,7 @@ from uqval._internal.atomic import write_csv, write_json
 from uqval.papers.simref import statistics as paper_stats
 from uqval.pipeline.scripting import run_logged
 from uqval.pipeline.workflow_config import simref_plan
+from uqval.stats.bootstrap_io import result_from_dict
 
 
 def main(smk):
@@ -19,9 +23,10 @@ def main(smk):
     plan = simref_plan(cfg, len(E), smk.params.seed)
     counts, stats = plan.counts, plan.zeta
     logging.info("M = %d: %s", len(E), counts.describe())
-    s_summary, _, _, _, s_boot = plan.children()
+    s_boot = plan.children()[4]
     workers = smk.threads
-    summary = paper_stats.zscore_summary(E, uE, n_boot=counts.n_boot, seed=s_summary)
+    boot = json.loads(Path(smk.input.intervals).read_text(encoding="utf-8"))  # rule simref_bootstrap
+    summary = boot["zscores"]
     refs = {}  # the simulated values of rule simref_references, one row per statistic
     for dist, path in (("N", smk.input.values_N), ("T", smk.input.values_T)):
         simulated, distribution, _ = plan.simulated(dist)
@@ -35,10 +40,12 @@ def main(smk):
     refs["N"] = refs["N"][: len(stats)]
     rows = []
     for i, (stat, seed) in enumerate(zip(stats, s_boot.spawn(len(stats)), strict=True)):
+        interval = boot["intervals"][stat.label]
         v = simref.validate_statistic(
             E, uE, stat, n_boot=counts.n_boot, n_mc=counts.n_mc, t_nu=cfg["t_nu"], seed=seed,
             all_schemes=True, references={k: r[i] for k, r in refs.items()},
             jackknife_groups=counts.jackknife_groups, n_workers=workers,
+            bootstrap=None if interval is None else result_from_dict(interval),
         )
         rows.append(v.as_row())
         logging.info("%s: %s (%s)", stat.name, v.verdict, v.reason)

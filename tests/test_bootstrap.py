@@ -373,3 +373,24 @@ def test_many_rows_at_once_equal_one_row_at_a_time_bit_for_bit():
     q = np.array([[0.0, 1.0], [0.5, 0.37], [0.999, 0.0001]])
     want = np.array([np.quantile(x[i], q[i], method="linear") for i in range(3)])
     assert linear_quantiles(x, q).tobytes() == want.tobytes()
+
+
+def test_bootstrap_result_round_trips_through_strict_json():
+    import json
+
+    from uqval._internal.atomic import to_json_compatible
+    from uqval.stats.bootstrap import BootstrapResult
+    from uqval.stats.bootstrap_io import result_from_dict, result_to_dict
+
+    res = BootstrapResult(estimate=1.0 / 3.0, bias=-2e-17, se=0.1, ci_low=float("nan"),
+                          ci_high=0.7, n_boot=3, confidence=0.95, z0=float("inf"),
+                          acceleration=0.01, replicates=np.array([0.1, 1.0 / 7.0, 2.0]))
+    text = json.dumps(to_json_compatible(result_to_dict(res)), allow_nan=False)
+    again = result_from_dict(json.loads(text))
+    assert (again.estimate, again.bias, again.ci_high, again.n_boot) == (res.estimate, res.bias, 0.7, 3)
+    assert np.isnan(again.ci_low) and np.isnan(again.z0)  # strict JSON: non-finite -> null -> NaN
+    np.testing.assert_array_equal(again.replicates, res.replicates)
+    with pytest.raises(ValueError, match="lacks"):
+        result_from_dict({"estimate": 1.0})
+    with pytest.raises(ValueError, match="n_boot = 3"):
+        result_from_dict({**result_to_dict(res), "replicates": [1.0, 2.0]})

@@ -103,6 +103,7 @@ if TYPE_CHECKING:
         DEFAULT_T_NU,
         Validation,
         validate_statistic,
+        validation_bootstrap,
     )
     from uqval.simref.zeta import (
         zeta_bs,
@@ -130,6 +131,7 @@ __all__ = [
     "simulated_reference",
     "simulated_references",
     "validate_statistic",
+    "validation_bootstrap",
     "zeta_bs",
     "zeta_schemes",
     "zeta_sim2",

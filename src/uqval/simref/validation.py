@@ -31,11 +31,13 @@ from uqval.simref.statistics import (
     bootstrap_statistic,
 )
 from uqval.simref.zeta import zeta_schemes
+from uqval.stats.bootstrap import BootstrapResult
 
 __all__ = [
     "DEFAULT_T_NU",
     "Validation",
     "validate_statistic",
+    "validation_bootstrap",
 ]
 
 DEFAULT_T_NU = 6.0  # D = t_s(6) for the "T" variants (Sect. III.C.2)
@@ -148,6 +150,37 @@ def _not_testable(label: str, m: int, value: float, n_boot: int) -> Validation:
                 "compares the uncertainties with each other (ZMS, the average, is testable)"))
 
 
+def validation_bootstrap(
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
+    statistic: SimRefStatistic | str,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: SeedLike = None,
+    n_workers: int = 1,
+    jackknife_groups: int | None = None,
+) -> BootstrapResult | None:
+    """Step 1 of :func:`validate_statistic` on its own: theta_est and I_BS with the seed
+    that ``validate_statistic`` gives it (the first of ``SeedSequence(seed).spawn(3)``), or
+    None where the statistic is not testable (an unknown reference and a constant uE).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.uniform(0.5, 2.0, 500)
+    >>> e = u * rng.standard_normal(500)
+    >>> bs = validation_bootstrap(e, u, "ENCE20", n_boot=200, seed=3)
+    >>> v = validate_statistic(e, u, "ENCE20", n_boot=200, n_mc=100, seed=3, bootstrap=bs)
+    >>> v.ci_low == validate_statistic(e, u, "ENCE20", n_boot=200, n_mc=100, seed=3).ci_low
+    True
+    """
+    stat = as_statistic(statistic)
+    e, ue = errors_uncertainties(errors, uncertainties)
+    if stat.reference is None and np.ptp(ue) == 0.0:
+        return None
+    return bootstrap_statistic(e, ue, stat, n_boot=n_boot, seed=seed_sequence(seed).spawn(3)[0],
+                               n_workers=n_workers, jackknife_groups=jackknife_groups)
+
+
 def validate_statistic(
     errors: ArrayLike,
     uncertainties: ArrayLike,
@@ -166,6 +199,7 @@ def validate_statistic(
     n_workers: int = 1,
     references: Mapping[str, SimulatedReference] | None = None,
     jackknife_groups: int | None = None,
+    bootstrap: BootstrapResult | None = None,
 ) -> Validation:
     """Validation workflow of P002 Fig. 1 (Sect. II.D.3) for one statistic on one set.
 
@@ -190,6 +224,9 @@ def validate_statistic(
 
     ``jackknife_groups``: passed to :func:`bootstrap_statistic` (grouped jackknife of CC for
     large M; None keeps the leave-one-out jackknife of the papers).
+
+    ``bootstrap``: step 1 computed beforehand by :func:`validation_bootstrap` with the same
+    arguments (e.g. by a job that ran beside the simulations); it replaces step 1.
 
     Examples:
         ZMS (known reference 1) for errors drawn with their uE, then for uE half too small:
@@ -218,15 +255,13 @@ def validate_statistic(
     if stat.reference is None and np.ptp(ue) == 0.0:
         return _not_testable(stat.label, e.size, float(ue[0]), n_boot)
     boot_seed, seed_n, seed_t = seed_sequence(seed).spawn(3)
-    bs = bootstrap_statistic(
-        e,
-        ue,
-        stat,
-        n_boot=n_boot,
-        seed=boot_seed,
-        n_workers=n_workers,
-        jackknife_groups=jackknife_groups,
-    )
+    if bootstrap is None:
+        bs = bootstrap_statistic(e, ue, stat, n_boot=n_boot, seed=boot_seed, n_workers=n_workers,
+                                 jackknife_groups=jackknife_groups)
+    elif bootstrap.n_boot != n_boot:
+        raise ValueError(f"bootstrap has {bootstrap.n_boot} replicates, n_boot is {n_boot}")
+    else:
+        bs = bootstrap
     half = 0.5 * (bs.ci_high - bs.ci_low)
     known = stat.reference
     refs: dict[str, SimulatedReference] = {}
