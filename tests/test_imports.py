@@ -66,6 +66,18 @@ def test_light_modules_import_no_heavy_dependency(code, allowed):
          "u = np.random.default_rng(0).uniform(0.5, 1, 300)\n"
          "simref.simulated_references(u, ['ZMS', 'CC', 'ENCE20', 'ZMSE20'], ('t', 6), 20, 1)",
          ["numpy", "pandas", "numba", "scipy.special"]),
+        # simref_set (1 job per dataset): references and intervals into zeta schemes, ZMSE
+        # extrapolation (the t fit of the z-scores is in simref_bootstrap)
+        ("import numpy as np\nfrom uqval import simref\n"
+         "from uqval.papers.simref import statistics as ps\n"
+         "r = np.random.default_rng(0); u = r.uniform(0.5, 1, 2000); e = u * r.normal(size=2000)\n"
+         "refs = {d: simref.simulated_references(u, ['ENCE20'], s, 20, 1)[0]\n"
+         "        for d, s in (('N', 'normal'), ('T', ('t', 6)))}\n"
+         "bs = simref.validation_bootstrap(e, u, 'ENCE20', n_boot=50, seed=2)\n"
+         "simref.validate_statistic(e, u, 'ENCE20', n_boot=50, n_mc=20, seed=2, all_schemes=True,\n"
+         "                          references=refs, bootstrap=bs)\n"
+         "ps.zmse_extrapolation(e, u, range(10, 60, 10), 20, 20)",
+         ["numpy", "pandas", "numba", "scipy.special"]),
     ],
 )
 def test_monte_carlo_jobs_run_without_scipy_stats(code, allowed):

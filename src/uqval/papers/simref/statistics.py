@@ -20,7 +20,9 @@ from uqval.stats.bootstrap import (
     MeanStatistic,
     bca_bootstrap,
 )
-from uqval.stats.fits import fit_scaled_t
+
+# uqval.stats.fits (scipy.stats and scipy.optimize, 0.4 CPU-s) is imported by zscore_summary on
+# first use: rule simref_set needs this module's ZMSE extrapolation only.
 
 __all__ = [
     "LinearFit",
@@ -54,6 +56,8 @@ def zscore_summary(
     (and the location/scale) of the ML scaled-shifted Student t fit
     (:func:`uqval.stats.fits.fit_scaled_t`).
     """
+    from uqval.stats.fits import fit_scaled_t
+
     e, ue = errors_uncertainties(E, uE)
     z = e / ue
     fit = fit_scaled_t(z)
