@@ -195,24 +195,34 @@ def _draw_counts(state, m, counts):  # pragma: no cover - compiled
     """counts[r, i] = number of draws of point i in resample r, continuing the stream.
 
     ``state`` holds (s0, s1, s2, s3, have_high, high) and is updated in place, so that
-    consecutive calls continue one stream exactly as :func:`_sums` does.
+    consecutive calls continue one stream exactly as :func:`_sums` does. Each bounded draw
+    (the steps of :func:`_fill`) increments its count at once, without an index array
+    (41 -> 27 ms for the 25 million draws of a P001 Fig. 5 repeat).
     """
-    idx = np.empty(m, np.int64)
     span = _U(m)
     threshold = (_U(1 << 32) - span) % span
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     have_high = state[4] != _U(0)
     high = state[5]
-    zero = np.zeros(1, counts.dtype)[0]  # of the buffer's type (float64 or float32)
+    zero = np.zeros(1, counts.dtype)[0]  # of the buffer's type (float64, float32, int64)
     one = np.ones(1, counts.dtype)[0]
     for r in range(counts.shape[0]):
-        s0, s1, s2, s3, have_high, high = _fill(
-            idx, span, threshold, s0, s1, s2, s3, have_high, high
-        )
         row = counts[r]
         row[:] = zero  # zeroed here, while the row is in cache (the buffer is reused)
-        for i in range(m):
-            row[idx[i]] += one
+        for _ in range(m):
+            while True:
+                if have_high:
+                    word = high
+                    have_high = False
+                else:
+                    x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+                    word = x & _LOW32
+                    high = x >> _U(32)
+                    have_high = True
+                product = word * span
+                if (product & _LOW32) >= threshold:
+                    break
+            row[product >> _U(32)] += one
     state[0] = s0
     state[1] = s1
     state[2] = s2
