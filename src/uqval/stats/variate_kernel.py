@@ -6,8 +6,8 @@ a value on the 2-core machine of the pipeline (PCG64 bits, one call per value th
 function pointers, Marsaglia-Tsang gamma for the t). Here both come from the polar methods,
 exact for every nu, in two passes: a compiled loop draws uniform pairs (a, b) on [-1, 1)^2
 from an SFC64 stream and keeps those inside the unit disc (w = a^2 + b^2 in (0, 1),
-probability pi/4), then NumPy's vectorised log/expm1/sqrt transform them (6.6 and 13 ns a
-value, ``benchmarks/variates.md``):
+probability pi/4), then NumPy's vectorised log/expm1/sqrt transform them (4-5 and 10-11 ns
+a value, ``benchmarks/variates.md``):
 
 * **Normal** (Marsaglia's polar method): f = sqrt(-2 ln(w) / w); a f and b f are two
   independent N(0, 1) values.
