@@ -19,7 +19,7 @@ from uqval.calibration.robust_scale import (
     z2_tail_shares,
 )
 from uqval.cli import main
-from uqval.report.summary import fmt_range
+from uqval._internal.formatting import fmt_range
 from uqval.validation.advice import ADVICE_COLUMNS
 from uqval.validation.effects import bias_effect, factor_effect
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import uqval
-from uqval.report.summary import fmt, fmt_range
+from uqval._internal.formatting import fmt, fmt_range
 from uqval.validation.advice import problem_ranges
 from uqval.validation.bins import default_n_bins, tie_aware_bins
 

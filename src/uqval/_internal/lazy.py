@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["lazy_exports"]
+__all__ = ["lazy_exports", "report_call"]
 
 
 def _exported_modules(package: str, init_file: str) -> dict[str, tuple[str, str]]:
@@ -74,3 +74,20 @@ def lazy_exports(package: str) -> tuple[Callable[[str], Any], Callable[[], list[
         return sorted({*vars(module), *getattr(module, "__all__", ())})
 
     return __getattr__, __dir__
+
+
+def report_call(module: str, function: str, *args: Any) -> Any:
+    """Call ``uqval.report.<module>.<function>(*args)``, importing the report on first use.
+
+    The one door from a result record up to the report that renders it: the engines sit
+    below :mod:`uqval.report` (``.importlinter``) and never import it, while a result's
+    ``.save()``, ``.to_html()`` and ``.summary()`` stay one call for the user. Nothing is
+    computed here; the report only reads the record.
+
+    >>> report_call("markdown", "md_text", "<b>")
+    '\\\\<b>'
+    """
+    if not module.isidentifier() or not function.isidentifier():
+        raise ValueError(f"not a report function: {module}.{function}")
+    target = getattr(importlib.import_module(f"uqval.report.{module}"), function)
+    return target(*args)

@@ -32,7 +32,7 @@ from uqval.report import write_html as write_report
 from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.markdown import md_text
-from uqval.report.summary import fmt, fmt_interval
+from uqval._internal.formatting import fmt, fmt_interval
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.comparison import ModelComparison

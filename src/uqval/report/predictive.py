@@ -25,7 +25,7 @@ from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, unique_names, write_outputs
-from uqval.report.summary import fmt, fmt_range
+from uqval._internal.formatting import fmt, fmt_range
 from uqval.report.validation import figure_specs
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
-from uqval.report.summary import fmt
+from uqval._internal.formatting import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.validation.engine import ValidationResult

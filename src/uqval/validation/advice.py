@@ -36,7 +36,7 @@ from scipy import stats
 
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
-from uqval.report.summary import fmt, fmt_interval, fmt_range
+from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from uqval.calibration.joint import JointCalibration, JointTest, Region
-from uqval.report.summary import fmt
+from uqval._internal.formatting import fmt
 from uqval.validation import rules
 from uqval.validation.effects import factor_band
 
