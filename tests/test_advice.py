@@ -13,13 +13,13 @@ import pytest
 from scipy import stats
 
 import uqval
+from uqval._internal.formatting import fmt_range
 from uqval.calibration.robust_scale import (
     dominant_rows,
     robust_scale_factor,
     z2_tail_shares,
 )
 from uqval.cli import main
-from uqval._internal.formatting import fmt_range
 from uqval.validation.advice import ADVICE_COLUMNS
 from uqval.validation.effects import bias_effect, factor_effect
 
@@ -121,6 +121,7 @@ def test_advice_table_columns(results):
     for res in results.values():
         assert list(res.advice.columns) == ADVICE_COLUMNS
         assert set(res.advice["action"]) <= {"inspect_rows", "scale", "correct_bias",
+                                         "recalibrate_monotone",
                                              "recalibrate_per_range", "none"}
 
 
@@ -142,7 +143,7 @@ def test_a_small_departure_on_many_rows_is_right_within_tolerance(results):
     zms = res.verdicts.iloc[0]
     assert zms["effect"] == "negligible"
     assert list(res.advice["action"]) == ["none"]
-    assert "right on average within ±10 %" in res.summary()
+    assert "On average: **right within the tolerance**" in res.summary()
 
 
 def test_a_local_error_is_advised_per_range_in_the_feature_units(results):
@@ -182,10 +183,11 @@ def test_weak_evidence_is_reported_when_the_adjustment_lifts_p():
     v = res.verdicts
     rows = v[(v["feature"] == "x0") & v["scaled"]]
     raw, adj = rows["p_value"].min(), rows["p_adjusted"].min()
+    reason = res.stages.set_index("variable").loc["x0", "reason"]
     if raw <= 0.05 < adj:
-        assert "Weak evidence along `x0`" in res.summary()
+        assert "weak evidence: p = " in reason and "weak evidence: p = " in res.summary()
     else:  # the planted effect was clearer or weaker than intended: the rule is not exercised
-        assert "Weak evidence along `x0`" not in res.summary()
+        assert "weak evidence" not in reason
 
 
 def test_predictions_given_as_errors_get_a_warning(tmp_path, capsys):
@@ -271,7 +273,10 @@ def test_feature_ranges_explained_by_consistency_are_not_advised_separately():
     assert set(along_x["action"]) == {"none"}
     assert "fix consistency first" in along_x["reason"].iloc[0]
     text = res.summary()
-    assert "follows the uncertainty ranges" in text and "isotonic" in text
+    x_row = res.stages[res.stages["variable"] == "x"].iloc[0]
+    assert x_row["label"] == "not right" and x_row["n_actions"] == 0
+    assert "fix consistency first" in x_row["reason"]
+    assert "Across `x`: **not right**" in text and "isotonic" in text
 
 
 def test_a_feature_error_of_its_own_is_still_advised_beside_consistency():

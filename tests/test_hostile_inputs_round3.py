@@ -852,7 +852,7 @@ def test_pipeline_dataset_table_is_formula_safe(tmp_path):
 
 def test_every_seeded_function_names_a_bad_seed():
     from uqval import bca_bootstrap
-    from uqval.validation.engine import SQRT_ZMS
+    from uqval.validation.stages import SQRT_ZMS
 
     e, u, _ = arrays()
     with pytest.raises(ValueError, match="seed must be an integer >= 0, a numpy.random."
@@ -1028,7 +1028,7 @@ def test_library_option_bounds_name_the_option(options, message):
     if "n_bins" in options or "alpha" in options or "progress" in options:
         return
     from uqval import bca_bootstrap
-    from uqval.validation.engine import SQRT_ZMS
+    from uqval.validation.stages import SQRT_ZMS
     with pytest.raises(ValueError, match="n_boot must be an integer from 1 to 1000000"):
         bca_bootstrap((e, u), SQRT_ZMS, n_boot=10**12, seed=0)
     with pytest.raises(ValueError, match="n_sim must be an integer from 2 to 1000000"):

@@ -104,7 +104,7 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, str]] = {
     # one-call validation
     "validate": ("uqval.validation.engine", "validate"),
-    "ValidationResult": ("uqval.validation.engine", "ValidationResult"),
+    "ValidationResult": ("uqval.validation.result", "ValidationResult"),
     # average calibration
     "zms": ("uqval.calibration.average", "zms"),
     "rce": ("uqval.calibration.average", "rce"),

@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from matplotlib.axes import Axes
 
+from uqval._internal.formatting import fmt, fmt_interval
 from uqval.plots import comparison as overlay
 from uqval.report import FigureSection, ReportContent
 from uqval.report import write_html as write_report
 from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.markdown import md_text
-from uqval._internal.formatting import fmt, fmt_interval
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
     from uqval.comparison import ModelComparison

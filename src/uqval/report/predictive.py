@@ -19,13 +19,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
+from uqval._internal.formatting import fmt, fmt_range
 from uqval.plots import predictive as plots
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, unique_names, write_outputs
-from uqval._internal.formatting import fmt, fmt_range
 from uqval.report.validation import figure_specs
 
 if TYPE_CHECKING:

@@ -16,20 +16,15 @@ import pandas as pd
 
 from uqval._internal.formatting import fmt, fmt_interval
 from uqval.report.markdown import md_code, md_text
+from uqval.validation.judgement import INCONCLUSIVE, NOT_TESTABLE
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
-    from uqval.validation.engine import ValidationResult
+    from uqval.validation.result import ValidationResult
 
 
 __all__ = ["summary_markdown"]
 
 MAX_RANGES = 6
-
-
-def _is_spread(statistic: str) -> bool:
-    """A test of the spread of Z (binned LZMS, cumulative Z²−1, isotonic MCB)."""
-    s = str(statistic)
-    return s.startswith(("LZMS", "isotonic")) or (s.startswith("cumulative") and s.endswith("−1"))
 
 
 def _tol(result: ValidationResult) -> str:
@@ -43,53 +38,34 @@ def _advice(result: ValidationResult, stage: str, variable: str = "") -> pd.Data
     return a[(a["stage"] == stage) & (a["variable"] == variable)]
 
 
+def _stage(result: ValidationResult, stage: str, variable: str = "") -> pd.Series | None:
+    """The judgement's row of a stage and variable (``result.stages``), None without one."""
+    st = result.stages
+    if st.empty:
+        return None
+    rows = st[(st["stage"] == stage) & (st["variable"] == variable)]
+    return None if rows.empty else rows.iloc[0]
+
+
+def _line(head: str, row: pd.Series) -> str:
+    """"- head: **label** (reason)." with the judgement's label and reason."""
+    return f"- {head}: **{row['label']}** ({md_text(row['reason'])})."
+
+
 def _average(result: ValidationResult) -> list[str]:
-    v = result.verdicts
-    s = result.scale_factor
-    zms = v[(v["stage"] == "average") & (v["statistic"] == "ZMS")].iloc[0]
-    mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")].iloc[0]
-    interval = fmt_interval(s.value, s.ci_low, s.ci_high)
     lines = ["## On average", ""]
+    row = _stage(result, "average")
+    if row is not None:
+        lines.append(_line("On average", row))
     data = _advice(result, "data")
-    if not data.empty:
-        r = result.robust_scale
+    r = result.robust_scale
+    if not data.empty and r is not None:
+        s = result.scale_factor
         lines.append(f"- **A few rows decide the average**: {md_text(data['reason'].iloc[0])}. "
-                     "With all "
-                     f"rows the scale factor sqrt(ZMS) is {interval}; the robust factor (median "
-                     f"of means, which those rows cannot move) is {fmt(r.value)} "
-                     f"[{fmt(r.ci_low)}, {fmt(r.ci_high)}]." if r else "")
-    effect, verdict = zms["effect"], zms["verdict"]
-    side = "small" if s.value > 1 else "large"
-    if not data.empty:
-        pass
-    elif verdict == "fail" and effect == "relevant":
-        lines.append(f"- The uncertainties are **too {side} on average** by a factor {interval} "
-                     f"(95 % interval): errors are {'larger' if s.value > 1 else 'smaller'} than "
-                     "the uncertainties say.")
-    elif effect == "negligible":
-        extra = (f"; the departure is beyond chance (adjusted p = {fmt(zms['p_adjusted'], 2)}) "
-                 "but too small to matter" if verdict == "fail" else "")
-        lines.append(f"- The uncertainties are **right on average within {_tol(result)}**: scale "
-                     f"factor {interval} (95 % interval){extra}.")
-    elif verdict == "pass":
-        lines.append(f"- The uncertainties are **right on average**: scale factor {interval} "
-                     "(95 % interval) is compatible with 1.")
-    elif verdict == "fail":
-        lines.append(f"- The uncertainties are too {side} on average by a factor {interval} "
-                     f"(95 % interval), possibly by less than the {_tol(result)} tolerance.")
-    else:
-        lines.append(f"- Average scale factor {interval} (95 % interval), but this interval "
-                     "**cannot be trusted**: the errors are too heavy-tailed relative to the "
-                     "uncertainties (heavy-tail screening).")
-    if mz["effect"] == "relevant":
-        direction = "too low" if mz["value"] > 0 else "too high"
-        lines.append(f"- The errors are **biased**: mean z-score {fmt(mz['value'], 2)} "
-                     f"[{fmt(mz['ci_low'], 2)}, {fmt(mz['ci_high'], 2)}] instead of 0, i.e. the "
-                     f"predictions are {direction} on average (errors = reference - prediction).")
-    elif mz["verdict"] == "fail":
-        lines.append(f"- A small bias: mean z-score {fmt(mz['value'], 2)} "
-                     f"[{fmt(mz['ci_low'], 2)}, {fmt(mz['ci_high'], 2)}], within the "
-                     f"{_tol(result)} tolerance or not clearly beyond it.")
+                     f"With all rows the scale factor sqrt(ZMS) is "
+                     f"{fmt_interval(s.value, s.ci_low, s.ci_high)}; the robust factor (median "
+                     f"of means, which those rows cannot move) is "
+                     f"{fmt_interval(r.value, r.ci_low, r.ci_high)}.")
     t = result.tail_shares
     if t is not None:
         lines.append(f"- The 1 % of rows with the largest z-scores carry "
@@ -102,96 +78,36 @@ def _average(result: ValidationResult) -> list[str]:
     return lines
 
 
-def _evidence(rows: pd.DataFrame, n_tests: int, name: str, alpha: float) -> str:
-    raw = float(rows["p_value"].min())
-    adjusted = float(rows["p_adjusted"].min())
-    if raw <= alpha < adjusted:
-        return (f" Weak evidence along {md_code(name)}: p = {fmt(raw, 2)} alone, "
-                f"{fmt(adjusted, 2)} after the {n_tests} tests of this stage (Holm).")
-    return ""
-
-
 def _conditional(result: ValidationResult, name: str, stage: str) -> list[str]:
-    v = result.verdicts
-    rows = v[(v["stage"] == stage) & (v["feature"] == name) & v["scaled"]]
-    if rows.empty:
+    row = _stage(result, stage, name)
+    if row is None:
         return []
     label = "the uncertainty itself" if stage == "consistency" else md_code(name)
-    if name not in result.bins:  # the variable cannot be binned (validation/degenerate.py)
-        reason = str(result.parameters.get("not_testable", {}).get(name, rows["note"].iloc[0]))
+    out = [_line(f"Across {label}", row)]
+    if row["label"] == NOT_TESTABLE:
         other = ("the average and the features are still tested" if stage == "consistency"
                  else "the other stages are still tested")
-        return [f"- Across {label}: **not testable**: {md_text(reason)}; {other}."]
-    table = result.bins[name]
-    p = rows["p_adjusted"].min()
-    alpha = float(result.parameters["alpha"])
-    n_tests = int(len(v[(v["stage"] == stage) & v["scaled"]]))
-    failed = rows[rows["verdict"] == "fail"]
+        return [out[0][:-1] + f"; {other}."]
     advice = _advice(result, stage, name)
-    if failed.empty:
-        if (rows["verdict"] == "inconclusive").any():
-            note = md_text(rows["note"].iloc[0].split("; ")[-1])
-            return [f"- Across {label}: **inconclusive** ({note})."]
-        return [f"- Across {label}: **right** (no difference between its {len(table)} bins "
-                f"nor along its cumulative sums beyond chance; adjusted p = {fmt(p, 2)})."
-                + _evidence(rows, n_tests, name, alpha)]
-    explained = advice[advice["action"] == "none"]
-    advice = advice[advice["action"] != "none"]
-    if (failed["effect"] == "relevant").any() and advice.empty and not explained.empty:
-        return [f"- Across {label}: **follows the uncertainty ranges** (the bins differ beyond "
-                f"chance, adjusted p = {fmt(p, 2)}, but {md_text(explained['reason'].iloc[0])})."]
-    tests = ", ".join(dict.fromkeys(str(t).split(" spread ratio")[0]
-                                    for t in failed["statistic"]))
-    if not (failed["effect"] == "relevant").any() or advice.empty:
-        return [f"- Across {label}: **right within {_tol(result)}** (a departure beyond chance "
-                f"by {tests}, adjusted p = {fmt(p, 2)}, but by less than the tolerance or too "
-                "little to localise in the bins)."]
-    spread = (failed["statistic"].map(_is_spread) & (failed["effect"] == "relevant")).any()
-    what = (f"departure beyond chance by {tests}" if spread
-            else f"spread right, but biased ({tests})")
-    out = [f"- Across {label}: **not right** ({what}; adjusted p = {fmt(p, 2)}):"]
     out += [f"  - {md_text(r)} ({fmt(100 * sh, 2)} % of the rows)."
-            for r, sh in zip(advice["reason"], advice["share"], strict=True)]
-    out += [f"  - Not advised separately: {md_text(r)}." for r in explained["reason"]]
+            for r, sh, action in zip(advice["reason"], advice["share"], advice["action"],
+                                     strict=True) if action != "none"]
     return out
 
 
 def _joint(result: ValidationResult) -> list[str]:
     """The joint stage: the features together (regions in their units)."""
-    v = result.verdicts
-    rows = v[(v["stage"] == "joint") & v["scaled"]]
-    if rows.empty:
+    row = _stage(result, "joint", "all features")
+    if row is None:
         if len(result.names["features"]) < 2:
             return ["- All features together (joint stage): skipped, it needs at least 2 "
                     "features."]
-        note = str(result.parameters.get("joint", ""))
-        return [f"- All features together (joint stage): {note}."] if note.startswith(
-            "skipped") else []
-    joint = result.joint
-    p = float(rows["p_adjusted"].min())
-    failed = rows[rows["verdict"] == "fail"]
-    if failed.empty or joint is None:
-        return [f"- All features together: **right** (a gradient-boosting learner fitted on "
-                f"half of the rows does not predict Z² or Z on the other half beyond chance; "
-                f"adjusted p = {fmt(p, 2)})."]
+        return []
+    out = [_line("All features together", row)]
     a = result.advice
     advice = a[a["stage"] == "joint"] if not a.empty else a
-    out = [f"- All features together: **not right** (a learner fitted on half of the rows "
-           f"predicts {' and '.join('Z²' if t.endswith('Z²') else 'Z' for t in failed['statistic'])}"
-           f" on the other half; adjusted p = {fmt(p, 2)}):"]
-    if not advice.empty:
-        out += [f"  - {r} ({fmt(100 * sh, 2)} % of the rows)."
-                for r, sh in zip(advice["reason"], advice["share"], strict=True)]
-        return out
-    for t in (joint.spread, joint.bias):
-        if (failed["statistic"].str.endswith("Z²") if t.kind == "spread"
-                else ~failed["statistic"].str.endswith("Z²")).any():
-            what = "factor" if t.kind == "spread" else "mean z"
-            out.append(f"  - largest {what} where {t.high.description}: {fmt(t.high.value)} "
-                       f"[{fmt(t.high.ci_low)}, {fmt(t.high.ci_high)}]; smallest where "
-                       f"{t.low.description}: {fmt(t.low.value)} [{fmt(t.low.ci_low)}, "
-                       f"{fmt(t.low.ci_high)}] (held-out rows, after the global factor); "
-                       f"within {_tol(result)} or not localised, nothing to advise.")
+    out += [f"  - {md_text(r)} ({fmt(100 * sh, 2)} % of the rows)."
+            for r, sh in zip(advice["reason"], advice["share"], strict=True)]
     return out
 
 
@@ -228,10 +144,12 @@ _ACTION_TEXT = {
              "on this test set)",
     "correct_bias": "Correct the predictions' bias",
     "recalibrate_per_range": "Recalibrate per range",
+    "recalibrate_monotone": "Recalibrate along the uncertainty with a monotone map",
 }
 
 
 def _next_steps(result: ValidationResult) -> list[str]:
+    """The actions of ``result.advice`` in its order, then what the labels leave open."""
     lines = []
     for r in result.advice.itertuples(index=False):
         if r.action == "none" and r.variable:
@@ -239,8 +157,8 @@ def _next_steps(result: ValidationResult) -> list[str]:
                          f"{md_text(r.reason)}.")
             continue
         if r.action == "none":
-            lines.append(f"- Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need more data "
-                         "to show.")
+            lines.append(f"- Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need "
+                         "more data to show.")
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
         where = f" ({md_text(r.variable)})" if r.variable else ""
@@ -248,15 +166,17 @@ def _next_steps(result: ValidationResult) -> list[str]:
             where = f" (region of {md_text(r.variable)})"
         lines.append(f"- {head}{where}: {md_text(r.reason)}.")
     a = result.advice
-    if ((a["stage"] == "consistency") & (a["action"] == "recalibrate_per_range")).sum() >= 2:
-        lines.append("- Several ranges of the uncertainty need different factors: a monotone "
-                     "map fitted along the uncertainty does them in one step (isotonic "
-                     "recalibration, `uqval.isotonic` or `--recalibrate isotonic`, fitted on a "
-                     "calibration set).")
-    if any(a["action"].isin(["scale", "recalibrate_per_range", "correct_bias"])):
+    st = result.stages
+    if not a.empty and a["action"].isin(["scale", "recalibrate_per_range", "correct_bias",
+                                         "recalibrate_monotone"]).any():
         lines.append("- Then validate again on new data.")
-    if any(x == "inconclusive" for x in result.stage_verdicts.values()):
-        lines.append("- Some tests are inconclusive: collect more data (more rows per bin).")
+    st = result.stages
+    unsure = st[st["label"] == INCONCLUSIVE] if not st.empty else st
+    if not unsure.empty:
+        where = ", ".join(md_code(v) if v else s for s, v in
+                          zip(unsure["stage"], unsure["variable"], strict=True))
+        lines.append(f"- Inconclusive ({where}): collect more data (more rows per bin), see "
+                     "the reasons above.")
     return lines
 
 

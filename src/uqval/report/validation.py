@@ -21,6 +21,7 @@ from matplotlib.axes import Axes
 from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
+from uqval._internal.formatting import fmt
 from uqval._internal.seeding import derive_seed
 from uqval._internal.streams import value_generator
 from uqval.binning import shared_sorts
@@ -29,10 +30,9 @@ from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
-from uqval._internal.formatting import fmt
 
 if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
-    from uqval.validation.engine import ValidationResult
+    from uqval.validation.result import ValidationResult
 
 __all__ = [
     "FIGURE_FULL_ROWS",

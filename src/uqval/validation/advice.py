@@ -10,7 +10,8 @@ One row per action, columns :data:`ADVICE_COLUMNS`:
   any uncertainty), ``scale`` (multiply every uncertainty by ``factor``),
   ``correct_bias`` (the predictions are offset: correct them, not the uncertainties),
   ``recalibrate_per_range`` (multiply the uncertainties *as given* in that range by
-  ``factor``, which replaces the global factor there), ``none``;
+  ``factor``, which replaces the global factor there), ``recalibrate_monotone`` (a monotone
+  map along the uncertainty, added by :mod:`uqval.validation.judgement`), ``none``;
 * ``factor`` (``scale``, ``recalibrate_per_range``), ``reason`` (one sentence);
 * ``region``: for the ``joint`` stage, the box of feature space in the features' units
   ("x1 > 0.50 and x2 ≤ 0.50"; ``variable`` then lists the features that bound it, and
@@ -34,9 +35,9 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
-from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
@@ -333,8 +334,4 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
                          advised, a.features, _row)
-    if not rows:
-        rows.append(_row("average", "none", (
-            f"right within ±{fmt(100 * a.tolerance, 2)} % on average and across the variables "
-            f"tested, at this sample size ({m} rows)"), rows=m, m=m))
     return pd.DataFrame(rows, columns=ADVICE_COLUMNS)

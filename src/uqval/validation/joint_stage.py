@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from uqval.calibration.joint import JointCalibration, JointTest, Region
 from uqval._internal.formatting import fmt
+from uqval.calibration.joint import JointCalibration, JointTest, Region
 from uqval.validation import rules
 from uqval.validation.effects import factor_band
 

@@ -41,7 +41,7 @@ from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_
 from uqval.validation.inputs import Features, clean_predictive_inputs
 
 if TYPE_CHECKING:
-    from uqval.validation.engine import ValidationResult
+    from uqval.validation.result import ValidationResult
 
 __all__ = ["FEW_MEMBERS", "PredictiveValidation", "validate_predictive"]
 

@@ -1,0 +1,424 @@
+"""The stages of :func:`uqval.validate`, each a function of the cleaned inputs returning a record.
+
+The inputs are checked once, at the entrance (:func:`uqval.validation.inputs.clean_inputs`);
+the stages run the statistics on those arrays and return numbers: verdict rows (one per
+test: statistic, value, interval, p-value, Holm-adjusted p-value and its pass/fail at level
+alpha), per-bin tables, the scale factor, the joint test, the UCC gain. Labels, effects and
+actions are made of them by :mod:`uqval.validation.judgement`.
+
+1. :func:`average_stage`: ZMS with the BCa interval of sqrt(ZMS) (P001 Sect. II.3) and <Z>
+   (P003 Eqs. 2-3), the heavy-tail screening (P001 Table 2), the tail shares and the robust
+   factor; the global factor the conditional stages use (``reference``).
+2. :func:`conditional_stage`: consistency (bins of uE) and adaptivity (bins of each feature),
+   P003 Sect. III.B: per-bin tables, permutation tests of the between-bin spread and the
+   bin-free cumulative and isotonic tests (:mod:`uqval.validation.binfree`).
+3. :func:`joint_stage`: all features together (:mod:`uqval.validation.joint_stage`).
+4. :func:`ranking_stage`: the UCC gain over a constant band (P004).
+5. :func:`paper_stage`: the adaptivity paper's flowchart (``rule="paper"``, P003 Fig. 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from uqval._internal.seeding import seed_sequence
+from uqval.calibration.joint import JointCalibration, joint_calibration
+from uqval.calibration.local import local_zmean
+from uqval.calibration.robust_scale import (
+    RobustScale,
+    TailShares,
+    dominant_rows,
+    robust_scale_factor,
+    z2_tail_shares,
+)
+from uqval.calibration.screening import Screening, screen
+from uqval.stats.binomial import wilson_interval
+from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.intervals import mean_t_interval
+from uqval.stats.zeta import zeta_score
+from uqval.validation import binfree as binfree_module
+from uqval.validation import flowchart, rules
+from uqval.validation.advice import is_dominated
+from uqval.validation.bins import Bins, tie_aware_bins
+from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
+from uqval.validation.joint_stage import joint_rows
+from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
+from uqval.validation.result import ScaleFactor
+from uqval.validation.ucc_gain import UCCGain, ucc_gain
+
+__all__ = [
+    "HETEROGENEITY_EXCEEDANCES",
+    "JOINT_MIN_ROWS",
+    "JOINT_PERMUTATIONS",
+    "LARGE_ROWS",
+    "SQRT_ZMS",
+    "VERDICT_COLUMNS",
+    "AverageStage",
+    "ConditionalStage",
+    "Seeds",
+    "average_stage",
+    "conditional_stage",
+    "joint_stage",
+    "paper_stage",
+    "ranking_stage",
+]
+
+Say = Callable[[str], None]
+
+
+JOINT_MIN_ROWS = 200
+"""Fewest rows for the joint stage (each half fits a learner)."""
+JOINT_PERMUTATIONS = 999
+"""Most permutations per half of the joint test (its two p-values are Holm-adjusted only
+against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
+VERDICT_COLUMNS = [
+    "stage", "feature", "scaled", "verdict", "effect", "statistic", "value", "ci_low", "ci_high",
+    "target", "p_value", "p_adjusted", "note",
+]
+
+SQRT_ZMS = MeanStatistic(
+    columns=lambda E, uE: (np.square(np.divide(E, uE)),),
+    combine=lambda means: np.sqrt(means[..., 0]),
+)
+"""sqrt(<Z^2>), the global scale factor, as a mean statistic (column Z^2)."""
+
+_MEAN_SQUARE = MeanStatistic(columns=lambda z: (np.square(z),), combine=lambda m: m[..., 0])
+
+
+LARGE_ROWS = 1_000_000
+"""Above this many rows the permutation tests stop at h = HETEROGENEITY_EXCEEDANCES exceedances,
+per-bin intervals of <Z^2> are Student t, and the bin-free and joint tests run on a seeded
+subsample (binfree.BINFREE_ROWS); up to it every seeded number is unchanged (docs/choices.md)."""
+HETEROGENEITY_EXCEEDANCES = 20
+"""Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
+
+
+def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
+         ci: tuple[float, float], target: float, p: float, note: str = "") -> dict:
+    return {"stage": stage, "feature": feature, "scaled": scaled, "verdict": "", "effect": "",
+            "statistic": statistic, "value": value, "ci_low": ci[0], "ci_high": ci[1],
+            "target": target, "p_value": p, "p_adjusted": np.nan, "note": note}
+
+
+def _bin_table(
+    e: NDArray[np.float64], u_scaled: NDArray[np.float64], x: NDArray[np.float64], bins: Bins,
+    n_boot: int, seed: np.random.SeedSequence, n_workers: int, student: bool = False,
+) -> pd.DataFrame:
+    """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
+    interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
+    <Z> (Student t), scaled uE."""
+    z = e / u_scaled
+    index_lists = bins.index_lists()
+    children = seed.spawn(len(index_lists))
+    value, low, high = (np.empty(len(index_lists)) for _ in range(3))
+    for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+        if student:
+            ci = mean_t_interval(np.square(z[idx]))
+            value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
+            continue
+        res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
+                            n_workers=n_workers)
+        value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
+    zm = local_zmean(e, u_scaled, x, index_lists)
+    return pd.DataFrame({
+        "low": bins.low, "high": bins.high, "n": bins.counts,
+        "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
+        "factor": np.sqrt(value), "factor_low": np.sqrt(low), "factor_high": np.sqrt(high),
+        "mean_z": zm["value"].to_numpy(), "mean_z_low": zm["ci_low"].to_numpy(),
+        "mean_z_high": zm["ci_high"].to_numpy(), "mean_z_valid": zm["valid"].to_numpy(),
+    })
+
+
+def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
+    """f_v of the LZMS intervals, with the scaled or unscaled uncertainties (indicative);
+    ``zms`` is the square of the factor the bins were scaled by."""
+    factor = 1.0 if scaled else zms  # BCa intervals of <Z^2> scale exactly with uE^-2
+    valid = (table["ci_low"] * factor <= 1.0) & (1.0 <= table["ci_high"] * factor)
+    k, n = int(valid.sum()), len(table)
+    lo, hi = wilson_interval(k, n)
+    return f"f_v = {k / n:.2f} [{lo:.2f}, {hi:.2f}] of {n} bins (indicative)"
+
+
+def _average_rows(
+    e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float
+) -> tuple[list[dict], float, float]:
+    z = e / u
+    m = z.size
+    zms_p = rules.bca_p_value(boot, 1.0)
+    ci = mean_t_interval(z)
+    mean_z, se = float(ci.value), float(ci.sd)
+    z_p = rules.t_test_p_value(mean_z, se, m)
+    adjusted = rules.holm([zms_p, z_p])
+    note = "" if scr.zms_reliable else "; ".join(r for r in scr.reasons if "ZMS" in r)
+    zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
+                   (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
+                   note + ("; " if note else "")
+                   + "interval: square of the BCa interval of sqrt(ZMS)")
+    if scr.zms_reliable:
+        zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
+    else:
+        zeta = float(zeta_score(boot.estimate, 1.0, boot.ci_low, boot.ci_high))
+        gross = abs(zeta) > rules.HEAVY_TAIL_ZETA
+        zms_row["verdict"] = "fail" if gross else "inconclusive"
+        zms_row["note"] += (f"; heavy tails: fails only if |zeta| > "
+                            f"{rules.HEAVY_TAIL_ZETA:g} (zeta = {zeta:.2f})")
+    z_row = _row("average", "", False, "<Z>", mean_z, (float(ci.ci_low), float(ci.ci_high)),
+                 0.0, z_p, "Student t interval and test")
+    z_row["verdict"] = rules.verdict(adjusted[1], alpha, False)
+    zms_row["p_adjusted"], z_row["p_adjusted"] = adjusted
+    return [zms_row, z_row], zms_p, z_p
+
+
+def _conditional_rows(
+    variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
+    tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
+    binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int, int]],
+    n_permutations: int,
+) -> list[dict]:
+    """Binned and bin-free rows of the conditional stages (:mod:`uqval.validation.rules`).
+
+    The scaled rows are Holm-adjusted over all the tests of their stage; the row of the same
+    test for the uncertainties as given combines that adjusted p-value with the average
+    test's, min(1, 2 min(p_average, p_adjusted))."""
+    rows: list[dict] = []  # the scaled rows, then their twins as given
+    pairs: list[float] = []
+    families: dict[str, list[int]] = {}
+    inconclusive: list[bool] = []
+    cumulative, (mcb, mcb_p, n_mcb, used_rows) = binfree
+
+    def add(stage: str, name: str, statistic: str, value: float, p_raw: float,
+            p_avg: float, note: str, few: bool, target: float = 1.0) -> None:
+        families.setdefault(stage, []).append(len(rows))
+        inconclusive.append(few)
+        pairs.append(p_avg)
+        rows.append(_row(stage, name, True, statistic, value, (np.nan, np.nan), target, p_raw,
+                         note))
+
+    for (stage, name, b), pair, cum in zip(variables, tests, cumulative, strict=True):
+        few = int(b.counts.min()) < rules.MIN_BIN_COUNT
+        for test, label, p_avg in zip(pair, ("LZMS", "LZM"), p_average, strict=True):
+            base = "spread of <Z^2> (T_ZMS)" if label == "LZMS" else "spread of <Z> (T_Z)"
+            base += f" over {b.n_bins} bins, {test.n_permutations} permutations"
+            if few:
+                base += f"; a bin holds fewer than {rules.MIN_BIN_COUNT} rows"
+            add(stage, name, f"{label} spread ratio", test.ratio, test.p_value, p_avg, base, few)
+        for statistic, value, p, p_avg, what in (
+            (binfree_module.CUMULATIVE_SPREAD, cum[0], cum[1], p_average[0], "Z^2 - 1"),
+            (binfree_module.CUMULATIVE_BIAS, cum[2], cum[3], p_average[1], "Z"),
+        ):
+            add(stage, name, statistic, value, p, p_avg,
+                f"no bins: Kuiper range of the cumulative sum of {what} along {name} about "
+                f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
+                f"{n_permutations} permutations"
+                + binfree_module.rows_note(b.counts.sum(), used_rows), False, np.nan)
+        if stage == "consistency":
+            add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
+                "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
+                f"global factor, {n_mcb} permutations of Z against uE"
+                f"{binfree_module.rows_note(b.counts.sum(), used_rows)}", False, 0.0)
+    p_values = np.array([r["p_value"] for r in rows])
+    adjusted = rules.combine_families(list(families.values()), p_values)
+    given = []
+    for r, adj, few, p_avg in zip(rows, adjusted, inconclusive, pairs, strict=True):
+        r["p_adjusted"] = adj
+        r["verdict"] = rules.verdict(adj, alpha, few)
+        twin = dict(r, scaled=False)
+        twin["p_value"] = twin["p_adjusted"] = rules.bonferroni_pair(p_avg, adj)
+        twin["verdict"] = rules.verdict(twin["p_adjusted"], alpha, few)
+        twin["note"] += "; as given: p = 2 min(p_average, p_adjusted of the scaled test)"
+        given.append(twin)
+        if str(r["statistic"]).startswith("LZMS"):
+            r["note"] += "; " + _fv_note(tables[r["feature"]], zms, True)
+            twin["note"] += "; " + _fv_note(tables[r["feature"]], zms, False)
+    out = []
+    for stage, name, _ in variables:  # per variable: as given, then scaled (as before)
+        out += [r for r in given if (r["stage"], r["feature"]) == (stage, name)]
+        out += [r for r in rows if (r["stage"], r["feature"]) == (stage, name)]
+    return out
+
+
+def _paper_rows(
+    e: NDArray[np.float64], u: NDArray[np.float64], features: Mapping[str, NDArray[np.float64]],
+    n_boot: int, seed: int, n_bins: int | None, u_name: str = "uE",
+) -> list[dict]:
+    """The adaptivity paper's flowchart checks (P003 Fig. 1) as verdict rows (consistency
+    rows named after the uncertainty, ``u_name``)."""
+    table = pd.DataFrame({"E": e, "uE": u, **{f"X_{k}": v for k, v in features.items()}})
+    checks = flowchart.validate_variance(table, list(features), n_boot, seed, n_bins=n_bins)
+    return [
+        {**_row(c.stage, "" if c.conditioning == "-" else u_name if c.stage == "consistency"
+                else c.conditioning, False, c.test,
+                c.value, (c.ci_low, c.ci_high), c.target, np.nan,
+                "paper rule (P003 Fig. 1)" + (f"; {c.note}" if c.note else "")),
+         "verdict": flowchart.check_verdict(c)}
+        for c in checks
+    ]
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """The seven independent streams of a validation, children of ``SeedSequence(seed)`` in
+    this order (the order fixes every seeded number of a run)."""
+
+    boot: np.random.SeedSequence
+    permutations: np.random.SeedSequence
+    bins: np.random.SeedSequence
+    ucc: np.random.SeedSequence
+    robust: np.random.SeedSequence
+    binfree: np.random.SeedSequence
+    joint: np.random.SeedSequence
+
+    @classmethod
+    def of(cls, seed: int) -> Seeds:
+        return cls(*seed_sequence(seed).spawn(7))
+
+
+@dataclass(frozen=True)
+class AverageStage:
+    """Record of :func:`average_stage`: the verdict rows (ZMS, <Z>) with their raw p-values,
+    the scale factor, the screening, the tail shares, the robust factor, whether a few rows
+    decide sqrt(ZMS) and the global factor the conditional stages use (``reference``: the
+    robust factor when a few rows decide, else sqrt(ZMS))."""
+
+    rows: list[dict]
+    p_values: tuple[float, float]
+    scale: ScaleFactor
+    screening: Screening
+    tails: TailShares
+    robust: RobustScale
+    dominated: bool
+    reference: float
+
+
+def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArray[np.float64],
+                  u_unit: NDArray[np.float64], *, n_boot: int, alpha: float, seeds: Seeds,
+                  n_workers: int, say: Say) -> AverageStage:
+    """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
+    common unit, for the statistics that square E or uE."""
+    scr = screen(e_unit, u_unit)
+    say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
+    boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot, n_workers=n_workers)
+    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
+    tails = z2_tail_shares(e, u)
+    robust = robust_scale_factor(e, u, seed=seeds.robust)
+    dominated = is_dominated(tails, scale.value, robust)
+    # the conditional stages look at the uncertainties after the global factor; when a few
+    # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
+    reference = robust.value if dominated else scale.value
+    rows, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
+    return AverageStage(rows, (zms_p, z_p), scale, scr, tails, robust, dominated, reference)
+
+
+@dataclass(frozen=True)
+class ConditionalStage:
+    """Record of :func:`conditional_stage`: per binned variable (the uncertainty first, then
+    the features) its bins and per-bin table (scaled uncertainties), the verdict rows, the
+    variables that cannot be binned with the reason, and the permutation count used."""
+
+    bins: dict[str, Bins]
+    tables: dict[str, pd.DataFrame]
+    rows: list[dict]
+    untestable: dict[str, str]
+    n_permutations: int
+
+
+def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
+                      candidates: Sequence[tuple[str, str, NDArray[np.float64]]], *, n_bins: int,
+                      average: AverageStage, tests: bool, alpha: float, n_boot: int,
+                      n_permutations: int, seeds: Seeds, n_workers: int,
+                      say: Say) -> ConditionalStage:
+    """Consistency and adaptivity (module docstring, 2). ``candidates``: (stage, name,
+    values) of the uncertainty and each feature; per-bin tables with the uncertainties
+    multiplied by ``average.reference``; ``tests=False`` (the paper's rule): the tables
+    only."""
+    m = e.size
+    untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
+        x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
+    variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
+    binned = [(stage, name, tie_aware_bins(x, n_bins)) for stage, name, x in variables]
+    reference = average.reference
+    u_scaled = u * reference
+    tables = {}
+    children = seeds.bins.spawn(len(variables))
+    for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
+        say(f"per-bin intervals along {name}")
+        tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
+                                  student=m > LARGE_ROWS)
+    bins = {name: b for _, name, b in binned}
+    if not tests:
+        return ConditionalStage(bins, tables, [], untestable, 0)
+    say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
+        f"{len(binned)} binning variable(s)")
+    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
+    tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
+                                n_permutations=n_permutations, seed=seeds.permutations,
+                                n_workers=n_workers, exceedances=sequential) if binned else []
+    say("cumulative and isotonic tests (no bins)")
+    rows: list[dict] = []
+    if binned:
+        binfree = binfree_module.binfree_tests(
+            e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
+            seed=seeds.binfree, n_workers=n_workers, exceedances=sequential,
+            max_rows=sequential and binfree_module.BINFREE_ROWS)
+        rows += _conditional_rows(binned, tests, tables, reference**2, average.p_values,
+                                  alpha, binfree, n_permutations)
+    rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
+                     np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
+             for stage, name, _ in candidates if name in untestable]
+    return ConditionalStage(bins, tables, rows, untestable, n_permutations)
+
+
+def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
+                features: Mapping[str, NDArray[np.float64]], *, average: AverageStage,
+                alpha: float, tolerance: float, n_permutations: int, seeds: Seeds,
+                n_workers: int, say: Say) -> tuple[JointCalibration | None, list[dict], str]:
+    """All features together (module docstring, 3): the joint test, its verdict rows and a
+    note (why it was skipped, or what ran)."""
+    m = e.size
+    if len(features) < 2:
+        return None, [], "skipped: fewer than 2 features"
+    if m < JOINT_MIN_ROWS:
+        return None, [], (f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to "
+                          "learn from)")
+    say("joint test over all features (cross-fitted gradient boosting)")
+    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
+    joint = joint_calibration(e, u * average.reference, features,
+                              n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
+                              seed=seeds.joint, n_workers=n_workers,
+                              max_rows=sequential and binfree_module.BINFREE_ROWS)
+    rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
+    note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
+            f"{joint.spread.n_permutations} permutations per half")
+    return joint, rows, note
+
+
+def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
+                  e_unit: NDArray[np.float64], u_unit: NDArray[np.float64],
+                  average: AverageStage, *, n_permutations: int, seeds: Seeds, n_workers: int,
+                  say: Say) -> tuple[UCCGain, NDArray[np.intp], UCCGain | None]:
+    """Whether the uncertainties rank the errors (module docstring, 4): the UCC gain with
+    all rows, the rows that decide the average (when a few do) and the gain without them."""
+    say("UCC gain over a constant band (permutation test)")
+    ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers)
+    if not average.dominated:
+        return ucc, np.empty(0, dtype=np.intp), None
+    dominant = dominant_rows(e, u, average.robust)
+    if not dominant.size:
+        return ucc, dominant, None
+    keep = np.ones(e_unit.size, dtype=bool)
+    keep[dominant] = False
+    say("UCC gain without the dominant rows")
+    return ucc, dominant, ucc_gain(e_unit[keep], u_unit[keep], n_permutations, seeds.ucc,
+                                   n_workers)
+
+
+def paper_stage(e: NDArray[np.float64], u: NDArray[np.float64],
+                features: Mapping[str, NDArray[np.float64]], *, n_boot: int, seed: int,
+                n_bins: int | None, u_name: str) -> list[dict]:
+    """The adaptivity paper's flowchart as verdict rows (module docstring, 5)."""
+    return _paper_rows(e, u, features, n_boot, seed, n_bins, u_name)
