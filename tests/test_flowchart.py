@@ -19,10 +19,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
 from uqval.validation.flowchart import (
     Check,
     checks_table,
-    summary_markdown,
     validate_intervals,
     validate_variance,
     verdicts,

@@ -820,7 +820,8 @@ def test_names_cannot_inject_markup_into_summaries(tmp_path):
 
 
 def test_pipeline_summary_neutralises_yaml_fields():
-    from uqval.validation.flowchart import summary_markdown, validate_variance
+    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.validation.flowchart import validate_variance
 
     e, u, t = arrays()
     table = pd.DataFrame({"E": e, "uE": u, "X_T": t})
@@ -901,7 +902,8 @@ def test_md_plain_undoes_exactly_the_escapes_of_md_text():
 
 
 def _flowchart_csv(tmp_path, table, features):
-    from uqval.validation.flowchart import checks_table, summary_markdown, validate_variance
+    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.validation.flowchart import checks_table, validate_variance
 
     checks = validate_variance(table, features, 100, 0)
     path = tmp_path / "d1.csv"

@@ -55,12 +55,12 @@ from uqval._internal.checks import (
     seed_value,
     unit_scaled,
 )
+from uqval._internal.lazy import report_call
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.binned_errors import zmse_batch
 from uqval.predictive import Predictive
-from uqval.report.comparison import save_all, summary_markdown, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.murphy import MurphyDiagram, murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
@@ -122,16 +122,16 @@ class ModelComparison:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
-        return summary_markdown(self)
+        return str(report_call("comparison", "summary_markdown", self))
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the
         overlay figures (PNG) and report.html to ``directory``; returns the written paths."""
-        return save_all(self, Path(directory))
+        return list(report_call("comparison", "save_all", self, Path(directory)))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report (figures embedded) to ``path``."""
-        return write_html(self, Path(path))
+        return Path(report_call("comparison", "write_html", self, Path(path)))
 
     def __repr__(self) -> str:
         table = self.ranking.to_string(max_cols=12)

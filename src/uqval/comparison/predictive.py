@@ -36,6 +36,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from uqval._internal.checks import integer, probability
+from uqval._internal.lazy import report_call
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
@@ -43,7 +44,6 @@ from uqval.predictive import DEFAULT_LEVELS, Predictive, Quantiles
 from uqval.predictive.crps import pinball
 from uqval.predictive.parametric import _LocationScale
 from uqval.predictive.scores import CHECK_LEVELS, interval_score_rows
-from uqval.report.predictive import save_predictive_comparison
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.validation.inputs import MIN_ROWS
 
@@ -107,7 +107,8 @@ class PredictiveComparison:
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, pairwise.csv, coverage.csv, summary.md, the coverage figure
         and report.html to ``directory``; returns the written paths."""
-        return save_predictive_comparison(self, Path(directory))
+        return list(report_call("predictive", "save_predictive_comparison", self,
+                                Path(directory)))
 
     def __repr__(self) -> str:
         models = list(dict.fromkeys(self.scores.index.get_level_values(0)))

@@ -114,9 +114,14 @@ def _format(value: object) -> tuple[str, bool]:
     return html.escape(str(value)), False
 
 
+LABEL_KINDS = {"right": "pass", "right within the tolerance": "pass", "not right": "fail",
+               "inconclusive": "inconclusive"}
+"""Badge colour of each label of the judgement (``stages.csv``)."""
+
+
 def _badge(verdict: object) -> str:
     text = str(verdict)
-    kind = text if text in VERDICTS else "other"
+    kind = text if text in VERDICTS else LABEL_KINDS.get(text, "other")
     return f'<span class="badge {kind}">{html.escape(text)}</span>'
 
 
@@ -178,7 +183,8 @@ def _verdicts(verdicts: pd.DataFrame, overview: pd.DataFrame | None = None) -> s
     full = f'<p class="counts">{tally}</p>{_table(verdicts, badge_column="verdict")}'
     if overview is None or overview.empty:
         return full
-    return (f'{_table(overview, badge_column="verdict")}<details><summary>All '
+    badge = "label" if "label" in overview.columns else "verdict"
+    return (f'{_table(overview, badge_column=badge)}<details><summary>All '
             f"{len(verdicts)} tests</summary>{full}</details>")
 
 

@@ -1,4 +1,5 @@
-"""Files of a validation: report.html, verdicts.csv, summary.md, bins_<name>.csv, figures.
+"""Files of a validation: report.html, verdicts.csv, stages.csv, summary.md, bins_<name>.csv,
+advice.csv, figures.
 
 The figures are the one-call plots of :mod:`uqval.plots.diagnostics`, each with the
 "how to read this" of :data:`uqval.report.HOW_TO_READ`; the conditional plots (LZMS and
@@ -268,24 +269,15 @@ def _headline(result: ValidationResult) -> dict[str, str]:
 
 
 def stage_overview(result: ValidationResult) -> pd.DataFrame:
-    """One row per stage (per feature for adaptivity), judged after the global factor: the
-    verdict, the largest effect among its tests and the smallest adjusted p-value."""
-    v = result.verdicts
-    if v.empty or "effect" not in v.columns:
+    """The judgement's one row per stage and variable (``result.stages``, stages.csv) as the
+    page shows it first: label, effect, the range of factors, the smallest adjusted p-value,
+    the number of actions and the reason."""
+    st = result.stages
+    if st.empty:
         return pd.DataFrame()
-    rows = v[(v["stage"] == "average") | v["scaled"]]
-    order = {"relevant": 0, "undetermined": 1, "negligible": 2, "": 3}
-    out = []
-    for (stage, feature), group in rows.groupby(["stage", "feature"], sort=False):
-        verdict = next(x for x in ("fail", "inconclusive", "pass", "not testable")
-                       if x in set(group["verdict"]))
-        failing = group[group["verdict"] == "fail"]
-        effect = min((failing if not failing.empty else group)["effect"],
-                     key=lambda x: order.get(x, 3))
-        out.append({"stage": stage, "variable": feature or "(all rows)", "verdict": verdict,
-                    "effect": effect if verdict == "fail" else "",
-                    "smallest adjusted p": group["p_adjusted"].min()})
-    return pd.DataFrame(out)
+    out = st.rename(columns={"p_adjusted": "smallest adjusted p", "n_actions": "actions"})
+    out["variable"] = out["variable"].where(out["variable"] != "", "(all rows)")
+    return out
 
 
 def dominant_table(result: ValidationResult) -> pd.DataFrame:
@@ -315,7 +307,8 @@ def save_all(result: ValidationResult, directory: Path,
     (:func:`uqval.report.files.write_outputs`); ``inputs``: files the folder must not
     contain."""
     stems = variable_stems(result)
-    files = [("verdicts.csv", _csv(result.verdicts)), ("summary.md", result.summary())]
+    files = [("verdicts.csv", _csv(result.verdicts)), ("stages.csv", _csv(result.stages)),
+             ("summary.md", result.summary())]
     files += [(f"bins_{stems[str(name)]}.csv", _csv(table)) for name, table in result.bins.items()]
     if not result.advice.empty:
         files.append(("advice.csv", _csv(result.advice)))

@@ -33,10 +33,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import probability
+from uqval._internal.lazy import report_call
 from uqval._internal.seeding import seed_sequence
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
-from uqval.report.predictive import predictive_summary, save_predictive, write_predictive_html
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.inputs import Features, clean_predictive_inputs
 
@@ -118,16 +118,16 @@ class PredictiveValidation:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown)."""
-        return predictive_summary(self)
+        return str(report_call("predictive", "predictive_summary", self))
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write report.html, verdicts.csv, scores.csv, coverage.csv, summary.md and the
         figures to ``directory``; returns the written paths."""
-        return save_predictive(self, Path(directory))
+        return list(report_call("predictive", "save_predictive", self, Path(directory)))
 
     def to_html(self, path: str | Path) -> Path:
         """Write the self-contained HTML report to ``path``."""
-        return write_predictive_html(self, Path(path))
+        return Path(report_call("predictive", "write_predictive_html", self, Path(path)))
 
     def __repr__(self) -> str:
         stages = ", ".join(f"{k}={v}" for k, v in self.stage_verdicts.items())
