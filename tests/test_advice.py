@@ -297,7 +297,7 @@ def test_consistency_factors_are_the_per_bin_root_mean_squares():
     e, u, feats = _consistency_planted(m=3000)
     res = uqval.validate(e, u, feats, seed=0, **FAST)
     inputs = AdviceInputs(
-        verdicts=res.verdicts, bins=res.bins, stages=res.stage_verdicts,
+        verdicts=res.verdicts, bins=res.bins,
         scale=(res.scale_factor.value, res.scale_factor.ci_low, res.scale_factor.ci_high),
         reference=res.scale_factor.value, robust=res.robust_scale, tails=res.tail_shares,
         dominant=res.dominant_rows, errors=e, uncertainties=u, features=feats,

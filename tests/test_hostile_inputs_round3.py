@@ -572,7 +572,8 @@ def test_constant_uncertainties_test_the_average_and_say_consistency_is_not_test
     row = res.verdicts[res.verdicts["stage"] == "consistency"]
     assert row["verdict"].tolist() == ["not testable"]
     assert "not testable: one uncertainty value" in row["note"].iloc[0]
-    assert "**not testable**: one uncertainty value (0.7) in every row" in res.summary()
+    assert ("Across the uncertainty itself: **not testable** (one uncertainty value (0.7) in "
+            "every row") in res.summary()
 
 
 def test_constant_uncertainties_through_the_command_line_and_compare(tmp_path, capsys):
@@ -944,7 +945,8 @@ def test_pipeline_flowchart_says_not_testable_on_one_global_sigma(tmp_path):
 
 def test_interval_page_shows_not_testable_for_one_interval_width(tmp_path):
     from uqval.pipeline.dataset_page import interval_page
-    from uqval.validation.flowchart import checks_table, summary_markdown, validate_intervals
+    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.validation.flowchart import checks_table, validate_intervals
 
     e, _, t = arrays()
     table = pd.DataFrame({"E": e, "U_95": np.full(400, 2.0), "X_T": t})

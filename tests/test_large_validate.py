@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from uqval.report import validation as report_validation
-from uqval.validation import engine
+from uqval.validation import engine, stages
 from uqval.validation.permutation import heterogeneity_tests
 
 
@@ -76,7 +76,7 @@ FAST = dict(n_boot=200, n_permutations=999, n_ucc_permutations=199, seed=5)
 def test_large_mode_gives_the_verdicts_of_the_fixed_path(monkeypatch, slope):
     e, u, x = _data(3000, 6, slope)
     fixed = engine.validate(e, u, {"x": x}, **FAST)
-    monkeypatch.setattr(engine, "LARGE_ROWS", 1000)
+    monkeypatch.setattr(stages, "LARGE_ROWS", 1000)
     large = engine.validate(e, u, {"x": x}, **FAST)
     assert large.stage_verdicts == fixed.stage_verdicts
     assert large.parameters["permutation_rule"].startswith("sequential, h = 20")
@@ -233,7 +233,7 @@ def test_large_mode_with_subsample_gives_the_verdicts_of_the_fixed_path(monkeypa
         x2 = np.random.default_rng(15).uniform(size=e.size)
         fixed = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
         with monkeypatch.context() as mp:
-            mp.setattr(engine, "LARGE_ROWS", 1000)
+            mp.setattr(stages, "LARGE_ROWS", 1000)
             mp.setattr(binfree, "BINFREE_ROWS", 3000)
             large = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
         assert large.stage_verdicts == fixed.stage_verdicts

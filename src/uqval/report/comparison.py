@@ -34,8 +34,9 @@ from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.markdown import md_text
 
-if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
     from uqval.comparison import ModelComparison
+    from uqval.validation.result import ValidationResult
 
 __all__ = ["feature_stems", "ranking_table", "report_content", "save_all", "summary_markdown",
            "write_html"]
@@ -66,8 +67,14 @@ def ranking_table(result: ModelComparison) -> pd.DataFrame:
     return table.sort_values(["overall", "mean_rank"], kind="stable")
 
 
-def _stage_text(verdicts: dict[str, str]) -> str:
-    return ", ".join(f"{md_text(stage)} **{v}**" for stage, v in verdicts.items())
+def _stage_text(res: ValidationResult) -> str:
+    """Each stage's label from the model's own judgement (``res.stages``)."""
+    if res.stages.empty:
+        return ", ".join(f"{md_text(stage)} **{v}**" for stage, v in res.stage_verdicts.items())
+    return ", ".join(f"{md_text(stage + (': ' + var if stage == 'adaptivity' else ''))} "
+                     f"**{label}**" for stage, var, label in
+                     zip(res.stages["stage"], res.stages["variable"], res.stages["label"],
+                         strict=True))
 
 
 def summary_markdown(result: ModelComparison) -> str:
@@ -99,7 +106,7 @@ def summary_markdown(result: ModelComparison) -> str:
             s = res.scale_factor
             lines.append(f"- **{md_text(name)}**: scale factor "
                          f"{fmt_interval(s.value, s.ci_low, s.ci_high)}; "
-                         f"{_stage_text(res.stage_verdicts)}.")
+                         f"{_stage_text(res)}.")
     lines += ["", "## Significant differences", ""]
     diff = result.differences.reset_index()
     for (a_name, b_name), group in diff.groupby(["model_a", "model_b"], sort=False):

@@ -18,7 +18,7 @@ from uqval._internal.formatting import fmt, fmt_interval
 from uqval.report.markdown import md_code, md_text
 from uqval.validation.judgement import INCONCLUSIVE, NOT_TESTABLE
 
-if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
     from uqval.validation.result import ValidationResult
 
 

@@ -39,12 +39,20 @@ GLOSSARY: dict[str, str] = {
     "Bins tables": "One row per equal-count bin of the variable (low, high: its range in the "
     "variable's units; n: rows). value: <Z²> of the bin with the uncertainties multiplied by "
     "the global factor, ci_low/ci_high its 95 % BCa interval, valid: the interval contains 1; "
-    "factor, factor_low, factor_high: √<Z²> for the uncertainties as given, with its interval "
-    "(the number to multiply them by there); mean_z with mean_z_low/high: <Z> with its 95 % "
-    "interval, mean_z_valid: it contains 0.",
+    "factor, factor_low, factor_high: √<Z²> of the bin with its interval, also after the global "
+    "factor (times the global factor: the number to multiply the given uncertainties by "
+    "there); mean_z with mean_z_low/high: <Z> with its 95 % interval, mean_z_valid: it "
+    "contains 0.",
+    "Stages table": "One row per stage and variable (stages.csv), the judgement the summary "
+    "and the advice are written from: label (right; right within the tolerance; not right; "
+    "inconclusive; not testable), effect, factor_low/factor_high (average: the interval of "
+    "√ZMS; consistency, adaptivity: the smallest and largest bin factor after the global "
+    "factor; joint: the regions' factors), the smallest adjusted p-value, the number of "
+    "actions and the reason.",
     "Advice table": "One row per recommended action (advice.csv): the stage, the variable and "
     "its range (low, high, in its units), the rows and share of rows it covers, the action "
-    "(scale, inspect_rows, correct_bias, recalibrate_per_range, none), the factor to apply and "
+    "(scale, inspect_rows, correct_bias, recalibrate_per_range, recalibrate_monotone, none), "
+    "the factor to apply and "
     "the reason in one sentence.",
 }
 """Terms of the report's glossary and their plain-language definitions."""

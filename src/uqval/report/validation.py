@@ -32,7 +32,7 @@ from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
 
-if TYPE_CHECKING:  # the result types; report/ never imports the engines at run time
+if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
     from uqval.validation.result import ValidationResult
 
 __all__ = [

@@ -102,7 +102,6 @@ class AdviceInputs:
 
     verdicts: pd.DataFrame
     bins: Mapping[str, pd.DataFrame]
-    stages: Mapping[str, str]
     scale: tuple[float, float, float]
     reference: float
     robust: RobustScale

@@ -31,7 +31,7 @@ from uqval._internal.checks import (
 )
 from uqval.predictive import Predictive
 from uqval.validation import binfree as binfree_module
-from uqval.validation import rules
+from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
 from uqval.validation.bins import default_n_bins
 from uqval.validation.degenerate import check_errors_not_all_zero
@@ -40,7 +40,6 @@ from uqval.validation.judgement import judge
 from uqval.validation.result import ScaleFactor, ValidationResult
 from uqval.validation.stages import (
     HETEROGENEITY_EXCEEDANCES,
-    LARGE_ROWS,
     VERDICT_COLUMNS,
     Seeds,
     average_stage,
@@ -143,7 +142,7 @@ def validate(
             1/(n_permutations + 1)); default max(999, ceil(20 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
             alpha/(4F) (four tests per feature: binned and cumulative, spread and bias).
-            Above :data:`LARGE_ROWS` rows each binned test stops at its 20th exceedance
+            Above :data:`~uqval.validation.stages.LARGE_ROWS` rows each binned test stops at its 20th exceedance
             (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
             of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
         n_bins: number of bins of every binning variable (default above).
@@ -232,11 +231,12 @@ def validate(
     seeds = Seeds.of(seed)
     candidates = [("consistency", inputs.uncertainty_name, u)] + [
         ("adaptivity", name, x) for name, x in inputs.features.items()]
-    options = {"alpha": alpha, "n_boot": n_boot, "seeds": seeds, "n_workers": n_workers,
-               "say": say}
-    average = average_stage(e, u, e_unit, u_unit, **options)
+    average = average_stage(e, u, e_unit, u_unit, n_boot=n_boot, alpha=alpha, seeds=seeds,
+                            n_workers=n_workers, say=say)
     conditional = conditional_stage(e, u, candidates, n_bins=k, average=average,
-                                    tests=rule == "uqval", n_permutations=n_permutations, **options)
+                                    run_tests=rule == "uqval", alpha=alpha, n_boot=n_boot,
+                                    n_permutations=n_permutations, seeds=seeds,
+                                    n_workers=n_workers, say=say)
     if rule == "uqval":
         rows = average.rows + conditional.rows
         joint, joint_rows, joint_note = joint_stage(
@@ -254,7 +254,8 @@ def validate(
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": conditional.n_permutations, "variance_input": variance,
-        **binfree_module.large_parameters(m, LARGE_ROWS, rule, n_boot, HETEROGENEITY_EXCEEDANCES),
+        **binfree_module.large_parameters(m, stages.LARGE_ROWS, rule, n_boot,
+                                          HETEROGENEITY_EXCEEDANCES),
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for name, b in conditional.bins.items()},
@@ -267,14 +268,14 @@ def validate(
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     verdicts = pd.DataFrame(rows + joint_rows, columns=VERDICT_COLUMNS)
     advice_inputs = None if rule == "paper" else AdviceInputs(
-        verdicts=verdicts, bins=conditional.tables, stages={}, scale=(
+        verdicts=verdicts, bins=conditional.tables, scale=(
             average.scale.value, average.scale.ci_low, average.scale.ci_high),
         reference=average.reference, robust=average.robust, tails=average.tails,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
         zms_reliable=average.screening.zms_reliable, joint=joint)
-    judged = judge(verdicts, conditional.tables, advice_inputs, parameters, names, reference=average.reference,
-                   m=m)
+    judged = judge(verdicts, conditional.tables, advice_inputs, parameters, names,
+                   reference=average.reference, m=m)
     return ValidationResult(
         verdicts=judged.verdicts, scale_factor=average.scale, bins=conditional.tables,
         screening=average.screening, parameters=parameters, row_counts=inputs.row_counts,

@@ -355,8 +355,7 @@ def judge(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
         advice = pd.DataFrame()
         stages = stage_table(verdicts, bins, advice, parameters, names, m=m)
         return Judgement(verdicts, advice, stages)
-    advice = advice_table(replace(advice_inputs, verdicts=verdicts,
-                                  stages=stage_verdicts(verdicts)))
+    advice = advice_table(replace(advice_inputs, verdicts=verdicts))
     advice = _monotone(advice, verdicts, advice_inputs, m)
     stages = stage_table(verdicts, bins, advice, parameters, names, joint=advice_inputs.joint,
                          m=m)

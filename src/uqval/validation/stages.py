@@ -329,12 +329,12 @@ class ConditionalStage:
 
 def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                       candidates: Sequence[tuple[str, str, NDArray[np.float64]]], *, n_bins: int,
-                      average: AverageStage, tests: bool, alpha: float, n_boot: int,
+                      average: AverageStage, run_tests: bool, alpha: float, n_boot: int,
                       n_permutations: int, seeds: Seeds, n_workers: int,
                       say: Say) -> ConditionalStage:
     """Consistency and adaptivity (module docstring, 2). ``candidates``: (stage, name,
     values) of the uncertainty and each feature; per-bin tables with the uncertainties
-    multiplied by ``average.reference``; ``tests=False`` (the paper's rule): the tables
+    multiplied by ``average.reference``; ``run_tests=False`` (the paper's rule): the tables
     only."""
     m = e.size
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
@@ -350,7 +350,7 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
                                   student=m > LARGE_ROWS)
     bins = {name: b for _, name, b in binned}
-    if not tests:
+    if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
     say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
         f"{len(binned)} binning variable(s)")
