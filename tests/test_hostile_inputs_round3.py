@@ -572,7 +572,7 @@ def test_constant_uncertainties_test_the_average_and_say_consistency_is_not_test
     row = res.verdicts[res.verdicts["stage"] == "consistency"]
     assert row["verdict"].tolist() == ["not testable"]
     assert "not testable: one uncertainty value" in row["note"].iloc[0]
-    assert ("Across the uncertainty itself: **not testable** (one uncertainty value (0.7) in "
+    assert ("Across the uncertainty itself: **not testable** — one uncertainty value (0.7) in "
             "every row") in res.summary()
 
 

@@ -87,7 +87,7 @@ def test_bins_table_locates_the_threshold_on_scaled_uncertainties(local_result):
 def test_summary_says_direction_size_and_where(local_result):
     text = local_result.summary()
     s = local_result.scale_factor
-    assert f"On average: **not right** (too small on average: scale factor {fmt(s.value)}" in text
+    assert f"On average: **not right** — too small on average: scale factor {fmt(s.value)}" in text
     assert "Across `x1`: **not right**" in text
     assert "Across `x2`: **right**" in text
     assert "Across the uncertainty itself: **right**" in text

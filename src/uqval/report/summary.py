@@ -48,8 +48,8 @@ def _stage(result: ValidationResult, stage: str, variable: str = "") -> pd.Serie
 
 
 def _line(head: str, row: pd.Series) -> str:
-    """"- head: **label** (reason)." with the judgement's label and reason."""
-    return f"- {head}: **{row['label']}** ({md_text(row['reason'])})."
+    """"- head: **label** — reason." with the judgement's label and reason."""
+    return f"- {head}: **{row['label']}** — {md_text(row['reason'])}."
 
 
 def _average(result: ValidationResult) -> list[str]:

@@ -422,8 +422,8 @@ def _monotone(advice: pd.DataFrame, verdicts: pd.DataFrame, a: AdviceInputs,
         "high": float(a.uncertainties.max()), "rows": m, "share": 1.0,
         "action": "recalibrate_monotone", "factor": math.nan, "region": "",
         "reason": (f"{why}: a monotone map fitted along the uncertainty does them in one step "
-                   "(isotonic recalibration, `uqval.isotonic` or `--recalibrate isotonic`, "
-                   "fitted on a calibration set, not on this test set)")}],
+                   "(isotonic recalibration: uqval.isotonic, or --recalibrate isotonic on the "
+                   "command line, fitted on a calibration set, not on this test set)")}],
         columns=advice.columns)
     after = advice.index[advice["stage"].isin(["data", "average", "consistency"])]
     cut = int(after.max()) + 1 if len(after) else 0
