@@ -21,7 +21,7 @@ from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
 from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
 from uqval._internal.errors import ConfigError, DataError, FetchError
 from uqval.calibration.average import (
-    analyse,
+    average_calibration,
     calibration_tests,
     decimation,
     remove_largest_uncertainties,
@@ -464,7 +464,7 @@ def test_too_few_points_for_the_calibration_tests(M):
     with pytest.raises(ValueError, match=rf"M = {M} point\(s\); .*at least 4"):
         calibration_tests(E, uE, 200, 1)
     with pytest.raises(ValueError, match=rf"M = {M} point\(s\)"):
-        analyse(E, uE, 200, 1)
+        average_calibration(E, uE, 200, 1)
 
 
 def test_four_points_give_finite_zeta_scores():
@@ -490,9 +490,9 @@ def test_decimation_must_keep_a_point():
 
 @pytest.mark.parametrize("fraction, message", [(-0.1, "trimmed_fraction must lie"), (1.0, "trimmed_fraction must lie"),
                                                (0.95, "leaves 2 of M = 40 points")])
-def test_analyse_trimmed_fraction(fraction, message):
+def test_average_calibration_trimmed_fraction(fraction, message):
     with pytest.raises(ValueError, match=message):
-        analyse(np.linspace(-1, 1, 40), np.ones(40), 100, 1, trimmed_fraction=fraction)
+        average_calibration(np.linspace(-1, 1, 40), np.ones(40), 100, 1, trimmed_fraction=fraction)
     if fraction < 0:
         with pytest.raises(ValueError, match="fraction must lie"):
             remove_largest_uncertainties(np.ones(3), np.ones(3), fraction)

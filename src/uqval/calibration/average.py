@@ -223,7 +223,7 @@ class AverageCalibration:
         return asdict(self)
 
 
-def analyse(
+def average_calibration(
     errors: ArrayLike,
     uncertainties: ArrayLike,
     n_boot: int,
