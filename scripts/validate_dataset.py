@@ -11,7 +11,7 @@ from uqval.calibration.screening import SkewnessLimits
 from uqval.pipeline.scripting import run_logged
 from uqval.validation.flowchart import (
     checks_table,
-    summary_markdown,
+    flowchart_summary_markdown,
     validate_intervals,
     validate_variance,
     verdicts,
@@ -29,7 +29,7 @@ def main(smk):
     for stage, verdict in verdicts(checks).items():
         logging.info("%s: %s", stage, verdict)
     write_csv(checks_table(checks), smk.output.checks)
-    text = summary_markdown(smk.wildcards.dataset, report, checks)
+    text = flowchart_summary_markdown(smk.wildcards.dataset, report, checks)
     write_atomic(smk.output.summary, lambda fh: fh.write(text))
 
 

@@ -60,7 +60,7 @@ from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.binned_errors import zmse_batch
 from uqval.predictive import Predictive
-from uqval.report.comparison import save_all, summary_markdown, write_html
+from uqval.report.comparison import comparison_summary_markdown, save_all, write_html
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.murphy import MurphyDiagram, murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
@@ -122,7 +122,7 @@ class ModelComparison:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
-        return summary_markdown(self)
+        return comparison_summary_markdown(self)
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the

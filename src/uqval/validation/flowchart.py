@@ -192,7 +192,7 @@ def checks_table(checks: Sequence[Check]) -> pd.DataFrame:
     return pd.DataFrame([asdict(c) for c in checks])
 
 
-def summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str:
+def flowchart_summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str:
     """One-page diagnostic summary: dataset facts, the verdict per stage with reasons, and
     the table of tests."""
     v = verdicts(checks)
