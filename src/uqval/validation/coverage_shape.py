@@ -58,10 +58,10 @@ from scipy import special, stats
 
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
+from uqval.binning import default_n_bins, tie_aware_bins
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.validation import rules
-from uqval.validation.bins import default_n_bins, tie_aware_bins
 from uqval.validation.permutation import heterogeneity_tests
 
 __all__ = [

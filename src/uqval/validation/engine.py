@@ -33,6 +33,7 @@ from uqval._internal.checks import (
     unit_scaled,
 )
 from uqval._internal.seeding import seed_sequence
+from uqval.binning import Bins, default_n_bins, tie_aware_bins
 from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
@@ -53,7 +54,6 @@ from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
-from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
 from uqval.validation.degenerate import (
     NOT_TESTABLE,
     check_errors_not_all_zero,
