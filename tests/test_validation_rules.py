@@ -14,8 +14,8 @@ from scipy import stats
 
 import uqval
 from uqval.stats.bootstrap import bca_bootstrap
-from uqval.stats.calibration import ZMS
 from uqval.stats.resample_kernel import sfc64_state
+from uqval.stats.zscore_statistics import ZMS
 from uqval.validation import permutation, rules
 
 

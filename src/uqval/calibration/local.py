@@ -65,9 +65,9 @@ from uqval._internal.checks import errors_uncertainties
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_bins
-from uqval.stats.calibration import RCE, ZMS
 from uqval.stats.intervals import Interval, cho_vv, power_interval, t_interval
 from uqval.stats.synthetic import GenerativeDistribution
+from uqval.stats.zscore_statistics import RCE, ZMS
 
 __all__ = [
     "global_zisd",

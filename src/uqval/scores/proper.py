@@ -32,14 +32,14 @@ from scipy import special, stats
 from uqval._internal.checks import probability
 from uqval._internal.types import FloatArray
 from uqval.scores._input import check_inputs, check_vector
-from uqval.stats.calibration import gaussian_nll_rows as _gaussian_nll
-from uqval.stats.calibration import nll_ref_rows
 from uqval.stats.synthetic import (
     DistributionName,
     GenerativeDistribution,
     predictive,
     t_unit_variance_factor,
 )
+from uqval.stats.zscore_statistics import gaussian_nll_rows as _gaussian_nll
+from uqval.stats.zscore_statistics import nll_ref_rows
 
 __all__ = [
     "DEFAULT_QUANTILES",

@@ -33,9 +33,9 @@ from uqval.stats.bootstrap import (
     bca_bootstrap,
     group_jackknife_values,
 )
-from uqval.stats.calibration import ZMS
 from uqval.stats.rank_kernel import rank_weight_sums, resample_rank_correlation
 from uqval.stats.resample_kernel import resorted_bin_sums
+from uqval.stats.zscore_statistics import ZMS
 
 __all__ = [
     "DEFAULT_N_BOOT",

@@ -405,7 +405,7 @@ def bca_bootstrap(
 
         >>> import numpy as np
         >>> from uqval import bca_bootstrap
-        >>> from uqval.stats.calibration import ZMS
+        >>> from uqval.stats.zscore_statistics import ZMS
         >>> rng = np.random.default_rng(0)
         >>> u = rng.uniform(0.5, 2.0, 1000)
         >>> e = u * rng.standard_normal(1000)
