@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import bin_count, vector
+from uqval._internal.checks import bin_count, integer, vector
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 
@@ -309,9 +309,7 @@ def equal_width_bins(x: ArrayLike, n_bins: int, log: bool = False) -> Binning:
         [[0, 1, 2], [3], [4, 5]]
     """
     xa = vector(x, "x")
-    n = int(n_bins)
-    if n != n_bins or n < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    n = integer(n_bins, "n_bins", minimum=1)
     if log and np.any(xa <= 0):
         raise ValueError("log-scale binning needs strictly positive x")
     order = sort_order(xa)
@@ -386,9 +384,7 @@ def adaptive_bin_sizes(
     """Bin counts of :func:`adaptive_bins` for already sorted ``x`` (increasing)."""
     xs = np.asarray(x_sorted, dtype=np.float64)
     m = xs.size
-    n = int(n_bins)
-    if n != n_bins or n < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    n = integer(n_bins, "n_bins", minimum=1)
     if pop_min < 1:
         raise ValueError(f"pop_min must be >= 1, got {pop_min}")
     if m < pop_min:

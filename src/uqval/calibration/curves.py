@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties, vector
+from uqval._internal.checks import errors_uncertainties, integer, vector
 from uqval._internal.types import FloatArray
 from uqval.stats.binomial import wilson_cc_interval
 from uqval.stats.running import hd_quantiles_sorted
@@ -140,8 +140,7 @@ def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[Float
     curves").
     """
     grid = _grid(p)
-    if n < 1:
-        raise ValueError(f"n must be a positive integer, got {n}")
+    n = integer(n, "n", minimum=1)
     low, high = wilson_cc_interval(np.rint(grid * n), np.full(grid.shape, n), confidence)
     return np.asarray(low), np.asarray(high)
 
@@ -465,8 +464,7 @@ def probabilistic_reference(
         >>> ref.mean.round(2), ref.low.round(2), ref.high.round(2)
         (array([1.35, 0.94, 0.58]), array([1.29, 0.88, 0.49]), array([1.41, 1.  , 0.67]))
     """
-    if n_mc < 1:
-        raise ValueError("n_mc must be a positive integer")
+    n_mc = integer(n_mc, "n_mc", minimum=1)
     u = vector(uncertainties, "uncertainties", positive=True)
     u_sorted = u[_decreasing_order(u)]
     draws = u_sorted * as_distribution(distribution).draw(rng, (n_mc, u.size))

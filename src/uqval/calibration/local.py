@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties
+from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_bins
@@ -170,8 +170,7 @@ def _bootstrap_cis(
     ``statistic`` builds the mean statistic of one bin from that bin's data arrays. Each
     bin gets R = max(n_boot_min, n_i) replicates, or n_boot_min if not ``grow``.
     """
-    if n_boot_min < 1:
-        raise ValueError("n_boot_min must be a positive integer")
+    n_boot_min = integer(n_boot_min, "n_boot_min", minimum=1)
     children = seed_sequence(seed).spawn(segments.n_bins)
     low = np.full(segments.n_bins, np.nan)
     high = np.full(segments.n_bins, np.nan)

@@ -120,8 +120,8 @@ def simulated_references(
     if not stats_:
         raise ValueError("statistics must not be empty")
     n_mc = integer(n_mc, "n_mc", minimum=2, maximum=MAX_RESAMPLES)
-    if chunk is not None and chunk < 1:
-        raise ValueError("chunk must be a positive integer")
+    if chunk is not None:
+        chunk = integer(chunk, "chunk", minimum=1)
     dist = as_distribution(distribution)
     n_workers = integer(n_workers, "n_workers", minimum=1)
     frame = SortedFrame(ue)

@@ -24,7 +24,7 @@ from typing import Literal, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties
+from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries
 from uqval.calibration.local import rce_values
@@ -81,8 +81,10 @@ class SimRefStatistic:
         if self.name not in STATISTIC_NAMES:
             raise ValueError(f"unknown statistic {self.name!r}; use one of {STATISTIC_NAMES}")
         binned = self.name in ("ENCE", "ZMSE")
-        if binned and (self.n_bins is None or int(self.n_bins) != self.n_bins or self.n_bins < 1):
-            raise ValueError(f"{self.name} needs a positive integer n_bins, got {self.n_bins!r}")
+        if binned and self.n_bins is None:
+            raise ValueError(f"{self.name} needs n_bins (an integer >= 1), got None")
+        if binned:
+            integer(self.n_bins, f"n_bins of {self.name}", minimum=1)
         if not binned and self.n_bins is not None:
             raise ValueError(f"{self.name} takes no n_bins")
 

@@ -210,8 +210,8 @@ def heterogeneity_tests(
     lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
     n_bins = lab.max(axis=1).astype(np.int64) + 1
     offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.int64)
-    if exceedances is not None and exceedances < 1:
-        raise ValueError(f"exceedances must be a positive integer or None, got {exceedances}")
+    if exceedances is not None:
+        exceedances = integer(exceedances, "exceedances", minimum=1)
     counts, observed = [], []
     for v, k in enumerate(n_bins):
         counts.append(np.bincount(lab[v], minlength=k).astype(np.int64))
