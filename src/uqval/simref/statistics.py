@@ -98,27 +98,28 @@ class SimRefStatistic:
         """``"ZMS"``, ``"CC"``, ``"ENCE(N=20)"``..."""
         return self.name if self.n_bins is None else f"{self.name}(N={self.n_bins})"
 
-    def value(self, E: ArrayLike, uE: ArrayLike) -> float:
+    def value(self, errors: ArrayLike, uncertainties: ArrayLike) -> float:
         """The statistic of one set (ties in abs(E) or uE get average ranks for CC)."""
-        e, ue = errors_uncertainties(E, uE)
+        e, ue = errors_uncertainties(errors, uncertainties)
         frame = SortedFrame(ue)
         return float(ResampleStatistic(self, e[frame.order], frame)(np.arange(e.size)))
 
-    def batch(self, E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    def batch(self, errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
         """The statistic of many error sets with the same uncertainties.
 
         Args:
-            E: errors, shape (n_sets, M), columns in the order of ``uE``.
-            uE: uncertainties, shape (M,), shared by all rows (bins computed once from it).
+            errors: E, shape (n_sets, M), columns in the order of ``uncertainties``.
+            uncertainties: uE, shape (M,), shared by all rows (bins computed once from it).
 
         Returns:
             shape (n_sets,). CC assumes no ties in abs(E) within a row (true for continuous
             simulated errors); use :meth:`value` for data with ties.
         """
-        e = np.asarray(E, dtype=np.float64)
-        frame = SortedFrame(errors_uncertainties(np.zeros_like(uE, dtype=float), uE)[1])
+        e = np.asarray(errors, dtype=np.float64)
+        zeros = np.zeros_like(uncertainties, dtype=float)
+        frame = SortedFrame(errors_uncertainties(zeros, uncertainties)[1])
         if e.ndim != 2 or e.shape[1] != frame.m:
-            raise ValueError(f"E must have shape (n_sets, {frame.m}), got {e.shape}")
+            raise ValueError(f"errors must have shape (n_sets, {frame.m}), got {e.shape}")
         return sorted_batch_values(self, e[:, frame.order], frame)
 
 
@@ -385,8 +386,8 @@ class ResampleStatistic:
 
 
 def bootstrap_statistic(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     statistic: SimRefStatistic | str,
     *,
     n_boot: int = DEFAULT_N_BOOT,
@@ -409,7 +410,7 @@ def bootstrap_statistic(
     O(M^2); None (default, the papers' method) always takes the leave-one-out jackknife.
     """
     stat = as_statistic(statistic)
-    e, ue = errors_uncertainties(E, uE)
+    e, ue = errors_uncertainties(errors, uncertainties)
     if stat.name == "ZMS":
         return bca_bootstrap(
             (e, ue), ZMS, n_boot=n_boot, seed=seed, confidence=confidence, n_workers=n_workers

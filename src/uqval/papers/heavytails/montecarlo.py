@@ -323,7 +323,7 @@ def pval_repeats(
             if fixed is None:
                 sets.append(nig_dataset(rng, nu, M))
             else:
-                sets.append(tig_dataset(rng, None, nu, M, uE=fixed))
+                sets.append(tig_dataset(rng, None, nu, M, uncertainties=fixed))
         results = bca_bootstrap_means_sets(
             sets,
             {"ZMS": ZMS, "RCE": RCE},
