@@ -38,7 +38,7 @@ def _max_rss_mib() -> float:
 
 def run_uqval(repeats: int, n_workers: int = 1) -> dict:
     from uqval.stats.bootstrap import bca_bootstrap
-    from uqval.stats.calibration import ZMS
+    from uqval.stats.zscore_statistics import ZMS
 
     e, ue = make_data()
     baseline = _max_rss_mib()

@@ -62,7 +62,7 @@ def arrays(m: int) -> dict[str, np.ndarray]:
 
 
 def _zms_rce(d: dict[str, np.ndarray]) -> None:
-    from uqval.stats import calibration as cal
+    from uqval.stats import zscore_statistics as cal
     from uqval.stats.bootstrap import bca_bootstrap_means
 
     bca_bootstrap_means((d["E"], d["uE"]), {"ZMS": cal.ZMS, "RCE": cal.RCE}, n_boot=N_BOOT,

@@ -59,8 +59,8 @@ def breakdown(repeats: int) -> dict[str, tuple[float, float]]:
     from uqval.papers.heavytails import montecarlo as mc
     from uqval.stats import bootstrap as bs
     from uqval.stats import resample_kernel as rk
-    from uqval.stats.calibration import RCE, ZMS
     from uqval.stats.synthetic import nig_dataset
+    from uqval.stats.zscore_statistics import RCE, ZMS
 
     stats = {"ZMS": ZMS, "RCE": RCE}
 

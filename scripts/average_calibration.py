@@ -5,14 +5,14 @@ import logging
 import pandas as pd
 
 from uqval._internal.atomic import write_csv, write_json
-from uqval.calibration.average import analyse, decimation
+from uqval.calibration.average import average_calibration, decimation
 from uqval.pipeline.scripting import run_logged
 
 
 def main(smk):
     table = pd.read_csv(smk.input.table)
     E, uE = table["E"].to_numpy(), table["uE"].to_numpy()
-    result = analyse(
+    result = average_calibration(
         E, uE, n_boot=smk.params.n_boot, seed=smk.params.seed,
         confidence=smk.params.confidence, trimmed_fraction=smk.params.trimmed_fraction,
     )

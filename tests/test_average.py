@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uqval.calibration.average import analyse, calibration_tests, decimation
+from uqval.calibration.average import average_calibration, calibration_tests, decimation
 
 
 def calibrated_set(M: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -130,9 +130,9 @@ def test_decimation_removing_large_uncertainties_of_a_planted_set():
     assert table["delta_ZMS"].iloc[1] < -2.0
 
 
-def test_analyse_descriptive_statistics_and_trimmed_set():
+def test_average_calibration_descriptive_statistics_and_trimmed_set():
     E, uE = calibrated_set(400, 9)
-    result = analyse(E, uE, n_boot=300, seed=5, trimmed_fraction=0.05)
+    result = average_calibration(E, uE, n_boot=300, seed=5, trimmed_fraction=0.05)
     z = E / uE
     assert result.M == 400 and result.trimmed_fraction == 0.05
     assert result.mean_z == pytest.approx(float(np.mean(z)), rel=1e-12)
@@ -145,4 +145,4 @@ def test_analyse_descriptive_statistics_and_trimmed_set():
     assert full["ZMS"].estimate == pytest.approx(numpy_zms(E, uE), rel=1e-12)
     for test in (*result.full, *result.trimmed):
         check_zeta_properties(test)
-    assert analyse(E, uE, n_boot=300, seed=5) == result
+    assert average_calibration(E, uE, n_boot=300, seed=5) == result

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 from uqval.stats.bootstrap import (
     MeanStatistic,
     bca_bootstrap,

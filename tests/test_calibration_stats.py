@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from uqval._internal.checks import errors_uncertainties
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 
 E_SMALL = np.array([1.0, -2.0, 3.0])
 UE_SMALL = np.array([1.0, 2.0, 1.0])  # Z = [1, -1, 3]

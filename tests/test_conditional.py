@@ -36,7 +36,7 @@ from uqval.calibration.local import (
     reliability_diagram,
 )
 from uqval.papers.adaptivity.acf import acf
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.intervals import (

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+from uqval.report.flowchart import flowchart_summary_markdown
 from uqval.validation.flowchart import (
     Check,
     checks_table,
@@ -149,13 +149,13 @@ def test_checks_table_has_one_row_per_check_with_the_fields():
     assert table["test"].tolist() == ["ZMS", "t"] and table["passed"].tolist() == [True, False]
 
 
-def test_summary_markdown_lists_verdicts_reasons_and_tests():
+def test_flowchart_summary_markdown_lists_verdicts_reasons_and_tests():
     checks = [
         Check("average", "-", "ZMS", 1.8, 1.5, 2.1, 1.0, False, "a note"),
         make_check("adaptivity", "a", True, "f_v(LZM)"),
     ]
     report = {"M": 100, "n_raw": 120, "title": "Toy", "units": "eV", "citation": "Someone 2024"}
-    text = summary_markdown("toy", report, checks)
+    text = flowchart_summary_markdown("toy", report, checks)
     assert text.startswith("# Validation of `toy`\n")
     assert "Toy — M = 100 (120 raw rows), units eV. Source: Someone 2024" in text
     assert "- **average**: fail — ZMS = 1.8 [1.5, 2.1] vs 1" in text
@@ -166,4 +166,4 @@ def test_summary_markdown_lists_verdicts_reasons_and_tests():
         "| average | - | ZMS | 1.8 | [1.5, 2.1] | 1 | no |",
         "| adaptivity | a | f_v(LZM) | 1 | [0.5, 1.5] | 1 | yes |",
     ]
-    assert "Average calibration fails" not in summary_markdown("toy", report, checks[1:])
+    assert "Average calibration fails" not in flowchart_summary_markdown("toy", report, checks[1:])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from uqval._internal.checks import errors_uncertainties
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.robust import beta_gm
 

@@ -21,7 +21,7 @@ from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
 from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
 from uqval._internal.errors import ConfigError, DataError, FetchError
 from uqval.calibration.average import (
-    analyse,
+    average_calibration,
     calibration_tests,
     decimation,
     remove_largest_uncertainties,
@@ -464,7 +464,7 @@ def test_too_few_points_for_the_calibration_tests(M):
     with pytest.raises(ValueError, match=rf"M = {M} point\(s\); .*at least 4"):
         calibration_tests(E, uE, 200, 1)
     with pytest.raises(ValueError, match=rf"M = {M} point\(s\)"):
-        analyse(E, uE, 200, 1)
+        average_calibration(E, uE, 200, 1)
 
 
 def test_four_points_give_finite_zeta_scores():
@@ -490,9 +490,9 @@ def test_decimation_must_keep_a_point():
 
 @pytest.mark.parametrize("fraction, message", [(-0.1, "trimmed_fraction must lie"), (1.0, "trimmed_fraction must lie"),
                                                (0.95, "leaves 2 of M = 40 points")])
-def test_analyse_trimmed_fraction(fraction, message):
+def test_average_calibration_trimmed_fraction(fraction, message):
     with pytest.raises(ValueError, match=message):
-        analyse(np.linspace(-1, 1, 40), np.ones(40), 100, 1, trimmed_fraction=fraction)
+        average_calibration(np.linspace(-1, 1, 40), np.ones(40), 100, 1, trimmed_fraction=fraction)
     if fraction < 0:
         with pytest.raises(ValueError, match="fraction must lie"):
             remove_largest_uncertainties(np.ones(3), np.ones(3), fraction)
@@ -524,3 +524,66 @@ def test_ucc_dataset_functions_name_missing_columns(columns):
     with pytest.raises(ValueError, match=r"needs a column E and a column uE or U_<P>"):
         curves_for_plot(table)
 
+
+
+def _count_checks():
+    """(call, refused parameter, bad value) of the integer counts checked by checks.integer."""
+    from uqval.binning import adaptive_bin_sizes, equal_width_bins
+    from uqval.calibration.curves import identity_band, probabilistic_reference
+    from uqval.simref.reference import simulated_references
+    from uqval.simref.statistics import SimRefStatistic
+    from uqval.stats.bootstrap import bca_bootstrap, bca_bootstrap_bins, bca_bootstrap_means_sets
+    from uqval.stats.zscore_statistics import ZMS
+    from uqval.ucc import PredictionIntervals, auucc_permutation_test, constant_band
+
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.5, 2.0, 60)
+    e = u * rng.standard_normal(60)
+    x = np.linspace(1.0, 2.0, 60)
+    bins = [np.arange(30), np.arange(30, 60)]
+    pi = PredictionIntervals.from_uncertainty(np.zeros(60), u)
+
+    def auucc(**kwargs):
+        return auucc_permutation_test(e, pi, constant_band(np.zeros(60)), n_permutations=20, **kwargs)
+
+    return [
+        (lambda: equal_width_bins(x, 0), "n_bins", "0"),
+        (lambda: equal_width_bins(x, 2.5), "n_bins", "2.5"),
+        (lambda: adaptive_bin_sizes(x, 0), "n_bins", "0"),
+        (lambda: identity_band([0.5], 0), "n", "0"),
+        (lambda: probabilistic_reference(u, rng, n_mc=0), "n_mc", "0"),
+        (lambda: bca_bootstrap((e, u), ZMS, n_boot=10, n_workers=0), "n_workers", "0"),
+        (lambda: bca_bootstrap((e, u), ZMS, n_boot=10, chunk_size=0), "chunk_size", "0"),
+        (lambda: bca_bootstrap_means_sets([(e, u)], {"ZMS": ZMS}, n_boot=0, seed=1), "n_boot", "0"),
+        (lambda: bca_bootstrap_means_sets([(e, u)], {"ZMS": ZMS}, n_boot=10, seed=1, n_workers=0),
+         "n_workers", "0"),
+        (lambda: bca_bootstrap_bins((e, u), ZMS, bins, n_boot=0, seed=1), "n_boot", "0"),
+        (lambda: bca_bootstrap_bins((e, u), ZMS, bins, n_boot=[10, 0], seed=1), "n_boot", "0"),
+        (lambda: bca_bootstrap_bins((e, u), ZMS, bins, n_boot=10, seed=1, n_workers=0),
+         "n_workers", "0"),
+        (lambda: simulated_references(u, ["ZMS"], "normal", 10, 1, chunk=0), "chunk", "0"),
+        (lambda: SimRefStatistic("ENCE", n_bins=0), "n_bins of ENCE", "0"),
+        (lambda: auucc(exceedances=0), "exceedances", "0"),
+        (lambda: auucc(n_workers=0), "n_workers", "0"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(16))
+def test_counts_must_be_integers_of_at_least_one(case):
+    cases = _count_checks()
+    assert len(cases) == 16
+    call, name, bad = cases[case]
+    with pytest.raises(ValueError, match=rf"^{name} must be an integer >= 1, got {re.escape(bad)}$"):
+        call()
+
+
+def test_binned_simref_statistics_need_n_bins_and_bins_one_n_boot_each():
+    from uqval.simref.statistics import SimRefStatistic
+    from uqval.stats.bootstrap import bca_bootstrap_bins
+    from uqval.stats.zscore_statistics import ZMS
+
+    with pytest.raises(ValueError, match="ENCE needs n_bins"):
+        SimRefStatistic("ENCE")
+    with pytest.raises(ValueError, match="one integer or one per bin, got 1 for 2 bins"):
+        bca_bootstrap_bins((np.ones(4), np.ones(4)), ZMS, [np.arange(2), np.arange(2, 4)],
+                           n_boot=[10], seed=1)

@@ -821,7 +821,7 @@ def test_names_cannot_inject_markup_into_summaries(tmp_path):
 
 
 def test_pipeline_summary_neutralises_yaml_fields():
-    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.report.flowchart import flowchart_summary_markdown
     from uqval.validation.flowchart import validate_variance
 
     e, u, t = arrays()
@@ -829,7 +829,7 @@ def test_pipeline_summary_neutralises_yaml_fields():
     checks = validate_variance(table, ["T"], 100, 0)
     report = {"title": "<script>alert(1)</script>", "M": 400, "n_raw": 400,
               "units": "eV | **x**", "citation": "[paper](javascript:alert(1))"}
-    text = summary_markdown("d1", report, checks)
+    text = flowchart_summary_markdown("d1", report, checks)
     assert re.search(r"(?<!\\)<script", text) is None and "\\<script>" in text
     assert "\\[paper](javascript" in text and "eV \\| \\*\\*x" in text
     rendered = render_markdown(text)
@@ -903,13 +903,13 @@ def test_md_plain_undoes_exactly_the_escapes_of_md_text():
 
 
 def _flowchart_csv(tmp_path, table, features):
-    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.report.flowchart import flowchart_summary_markdown
     from uqval.validation.flowchart import checks_table, validate_variance
 
     checks = validate_variance(table, features, 100, 0)
     path = tmp_path / "d1.csv"
     checks_table(checks).to_csv(path, index=False)
-    return checks, path, summary_markdown("d1", {"M": len(table), "n_raw": len(table)}, checks)
+    return checks, path, flowchart_summary_markdown("d1", {"M": len(table), "n_raw": len(table)}, checks)
 
 
 def test_pipeline_flowchart_says_not_testable_on_one_global_sigma(tmp_path):
@@ -945,14 +945,14 @@ def test_pipeline_flowchart_says_not_testable_on_one_global_sigma(tmp_path):
 
 def test_interval_page_shows_not_testable_for_one_interval_width(tmp_path):
     from uqval.pipeline.dataset_page import interval_page
-    from uqval.report.flowchart import flowchart_summary_markdown as summary_markdown
+    from uqval.report.flowchart import flowchart_summary_markdown
     from uqval.validation.flowchart import checks_table, validate_intervals
 
     e, _, t = arrays()
     table = pd.DataFrame({"E": e, "U_95": np.full(400, 2.0), "X_T": t})
     checks = validate_intervals(table, [95], ["T"])
     report = {"id": "d1", "M": 400, "n_raw": 400}
-    text = summary_markdown("d1", report, checks)
+    text = flowchart_summary_markdown("d1", report, checks)
     page = interval_page(checks_table(checks), text, report, tmp_path / "p")
     assert page["stage_verdicts"]["consistency: U_95"] == "not testable"
     assert page["stage_verdicts"]["adaptivity: T"] in ("pass", "fail")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from uqval.papers.heavytails import montecarlo as mc
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 from uqval.stats.bootstrap import bca_bootstrap, bca_bootstrap_means, bca_bootstrap_means_sets
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from uqval.stats import calibration as cal
+from uqval.stats import zscore_statistics as cal
 from uqval.stats.binomial import wilson_cc_interval
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.pval import validation_probability

@@ -11,7 +11,7 @@ import pytest
 from uqval import recalibration as recalibrate
 from uqval import scores
 from uqval.stats.bootstrap import bca_bootstrap
-from uqval.stats.calibration import ZMS
+from uqval.stats.zscore_statistics import ZMS
 
 
 def _halves(m, seed):

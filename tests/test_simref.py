@@ -17,8 +17,8 @@ from uqval.papers.simref import appendix_b as appb
 from uqval.papers.simref import statistics as paper_stats
 from uqval.simref import statistics as sr_statistics
 from uqval.stats.bootstrap import bca_bootstrap, jackknife_values
-from uqval.stats.calibration import ZMS
 from uqval.stats.variate_kernel import unit_t
+from uqval.stats.zscore_statistics import ZMS
 
 
 def _heavy_set(m: int, seed: int, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -116,8 +116,8 @@ def test_tig_z_scores_follow_unit_variance_t() -> None:
 
 def test_tig_with_fixed_uncertainties() -> None:
     uE_fixed = np.sqrt(rinvgamma(rng(3), 3.0, 3.0, 500))
-    E1, uE1 = tig_dataset(rng(4), None, 6.0, 500, uE=uE_fixed)
-    E2, uE2 = tig_dataset(rng(5), None, 6.0, 500, uE=uE_fixed)
+    E1, uE1 = tig_dataset(rng(4), None, 6.0, 500, uncertainties=uE_fixed)
+    E2, uE2 = tig_dataset(rng(5), None, 6.0, 500, uncertainties=uE_fixed)
     np.testing.assert_array_equal(uE1, uE_fixed)
     np.testing.assert_array_equal(uE2, uE_fixed)
     assert not np.array_equal(E1, E2)
@@ -130,7 +130,7 @@ def test_tig_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError):
         tig_dataset(rng(), None, 5.0, 10)
     with pytest.raises(ValueError):
-        tig_dataset(rng(), None, 5.0, 10, uE=np.ones(11))
+        tig_dataset(rng(), None, 5.0, 10, uncertainties=np.ones(11))
     with pytest.raises(ValueError):
         nig_dataset(rng(), 0.0, 10)
 

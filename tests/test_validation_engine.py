@@ -8,8 +8,8 @@ import pytest
 
 import uqval
 from uqval._internal.formatting import fmt, fmt_range
+from uqval.binning import default_n_bins, tie_aware_bins
 from uqval.validation.advice import problem_ranges
-from uqval.validation.bins import default_n_bins, tie_aware_bins
 
 FAST = {"n_boot": 300, "n_permutations": 199}
 

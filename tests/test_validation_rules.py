@@ -14,9 +14,10 @@ from scipy import stats
 
 import uqval
 from uqval.stats.bootstrap import bca_bootstrap
-from uqval.stats.calibration import ZMS
 from uqval.stats.resample_kernel import sfc64_state
+from uqval.stats.zscore_statistics import ZMS
 from uqval.validation import permutation, rules
+from uqval.validation.binfree import cumulative_null, kuiper
 
 
 def test_holm_matches_the_hand_computed_step_down_values():
@@ -92,6 +93,56 @@ def test_shuffle_gives_every_permutation_the_same_probability(n_buckets):
         counts[key] = counts.get(key, 0) + 1
     assert len(counts) == 24
     assert stats.chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def _replayed_orders(m: int, n: int, seed: int) -> list[np.ndarray]:
+    """Brute-force replay of the permutation stream: chunk j of CHUNK shuffles from child j
+    of SeedSequence(seed), each shuffle applied to the previous order (Fisher-Yates up to
+    2**14 rows, else the Rao-Sandelius scatter), the orders of the first n permutations."""
+    buckets = permutation._n_buckets(m)
+    orders = []
+    for child in np.random.SeedSequence(seed).spawn(-(-n // permutation.CHUNK)):
+        state = tuple(sfc64_state(child))
+        a, b, choice = np.arange(m, dtype=np.float64), np.empty(m), np.empty(m, np.int32)
+        for _ in range(permutation.CHUNK):
+            if buckets == 1:
+                state = permutation._fisher_yates(a, 0, m, *state)
+            else:
+                state = permutation._shuffle(a, b, choice, buckets, *state)
+                a, b = b, a
+            state = tuple(np.uint64(w) for w in state)
+            orders.append(a.astype(np.intp))
+    return orders[:n]
+
+
+@pytest.mark.parametrize(("m", "n_workers"), [(40, 1), (40, 2), (20_000, 2)])
+def test_permutation_nulls_replay_the_chunk_stream(m, n_workers):
+    """The binned sums and the cumulative null are the statistics of the replayed orders,
+    exactly, whatever the threads; stopped early (sequential rule), their first rows."""
+    rng = np.random.default_rng(m)
+    z = rng.standard_normal(m)
+    labels = np.stack([np.arange(m) % 3, (np.arange(m) * 7) % 2]).astype(np.int32)
+    offsets = np.array([0, 3], dtype=np.int64)
+    n = 37  # two full chunks and part of a third
+    orders = _replayed_orders(m, n, seed=9)
+    sums = permutation._permuted_sums(z, labels, offsets, 5, n, 9, n_workers)
+    for r, order in enumerate(orders):
+        zp = z[order]
+        expected = np.concatenate([
+            np.stack([np.bincount(lab, weights=zp, minlength=k),
+                      np.bincount(lab, weights=zp * zp, minlength=k)], axis=1)
+            for lab, k in zip(labels, (3, 2), strict=True)])
+        np.testing.assert_array_equal(sums[r], expected)
+    d = np.column_stack([np.square(z) - 1.0, z])
+    d -= d.mean(axis=0)
+    null = cumulative_null(z, n, 9, n_workers)
+    np.testing.assert_array_equal(null, np.array([kuiper(d[order]) for order in orders]))
+    early = cumulative_null(z, n, 9, n_workers, done=lambda drawn: drawn.shape[0] >= 16)
+    assert 16 <= early.shape[0] < n and early.shape[0] % permutation.CHUNK == 0
+    np.testing.assert_array_equal(early, null[: early.shape[0]])
+    early_sums = permutation._permuted_sums(z, labels, offsets, 5, n, 9, n_workers,
+                                            done=lambda drawn: drawn.shape[0] >= 16)
+    np.testing.assert_array_equal(early_sums, sums[: early_sums.shape[0]])
 
 
 # --- simulation: false alarms and power at small scale -------------------------------------

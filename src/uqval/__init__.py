@@ -110,7 +110,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "rce": ("uqval.calibration.average", "rce"),
     "bca_bootstrap": ("uqval.stats.bootstrap", "bca_bootstrap"),
     "BootstrapResult": ("uqval.stats.bootstrap", "BootstrapResult"),
-    "average_calibration": ("uqval.calibration.average", "analyse"),
+    "average_calibration": ("uqval.calibration.average", "average_calibration"),
     "AverageCalibration": ("uqval.calibration.average", "AverageCalibration"),
     "zeta_score": ("uqval.stats.zeta", "zeta_score"),
     "screen": ("uqval.calibration.screening", "screen"),
@@ -222,11 +222,9 @@ if TYPE_CHECKING:  # static checkers see the real objects
     )
     from uqval.calibration.average import (
         AverageCalibration,
+        average_calibration,
         rce,
         zms,
-    )
-    from uqval.calibration.average import (
-        analyse as average_calibration,
     )
     from uqval.calibration.coverage import (
         local_coverage,

@@ -19,8 +19,8 @@ from numpy.typing import ArrayLike, NDArray
 from uqval._internal.checks import errors_uncertainties
 from uqval._internal.seeding import seed_sequence
 from uqval.stats.bootstrap import BootstrapResult, bca_bootstrap
-from uqval.stats.calibration import RCE, ZMS, mean_z, rce_rows, var_z, zms_rows
 from uqval.stats.zeta import zeta_score
+from uqval.stats.zscore_statistics import RCE, ZMS, mean_z, rce_rows, var_z, zms_rows
 
 REFERENCES = {"ZMS": 1.0, "RCE": 0.0}
 MIN_POINTS = 4
@@ -223,7 +223,7 @@ class AverageCalibration:
         return asdict(self)
 
 
-def analyse(
+def average_calibration(
     errors: ArrayLike,
     uncertainties: ArrayLike,
     n_boot: int,

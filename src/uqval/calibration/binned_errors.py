@@ -26,33 +26,37 @@ __all__ = [
 _BATCH_ELEMENTS = 1 << 21  # elements per chunk of the batched ENCE/ZMSE
 
 
-def ence_from_bins(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
+def ence_from_bins(
+    errors: ArrayLike, uncertainties: ArrayLike, bins: Sequence[ArrayLike]
+) -> float:
     """ENCE = (1/N) sum_i abs(RCE_i), RCE_i = (RMV_i - RMSE_i)/RMV_i (P002 Eq. 11; P003 Eq. 8)."""
-    e, ue, segments, _ = prepare_bins(E, uE, None, bins, 1)
+    e, ue, segments, _ = prepare_bins(errors, uncertainties, None, bins, 1)
     rce = rce_values(segments.means(np.square(ue)), segments.means(np.square(e)))
     return float(np.mean(np.abs(rce)))
 
 
-def zmse_from_bins(E: ArrayLike, uE: ArrayLike, bins: Sequence[ArrayLike]) -> float:
+def zmse_from_bins(
+    errors: ArrayLike, uncertainties: ArrayLike, bins: Sequence[ArrayLike]
+) -> float:
     """ZMSE = (1/N) sum_i abs(ln ZMS_i), ZMS_i = <Z^2>_i (P002 Eq. 17)."""
-    e, ue, segments, _ = prepare_bins(E, uE, None, bins, 1)
+    e, ue, segments, _ = prepare_bins(errors, uncertainties, None, bins, 1)
     return float(np.mean(np.abs(np.log(segments.means(np.square(e / ue))))))
 
 
 def _batch(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     edges: ArrayLike,
     per_chunk: Callable[[FloatArray, FloatArray, NDArray[np.intp], NDArray[np.intp]], FloatArray],
 ) -> FloatArray:
     """Apply ``per_chunk(E_rows, uE_rows, starts, counts)`` to chunks of sets (rows)."""
-    e = np.asarray(E, dtype=np.float64)
-    u = np.asarray(uE, dtype=np.float64)
+    e = np.asarray(errors, dtype=np.float64)
+    u = np.asarray(uncertainties, dtype=np.float64)
     if e.ndim != 2:
-        raise ValueError(f"E must have shape (n_sets, M), got {e.shape}")
+        raise ValueError(f"errors must have shape (n_sets, M), got {e.shape}")
     m = e.shape[1]
     if u.shape not in ((m,), e.shape):
-        raise ValueError(f"uE must have shape ({m},) or {e.shape}, got {u.shape}")
+        raise ValueError(f"uncertainties must have shape ({m},) or {e.shape}, got {u.shape}")
     edg = np.asarray(edges)
     if (
         edg.ndim != 1
@@ -78,12 +82,12 @@ def _bin_means_rows(
     return np.add.reduceat(values, starts, axis=-1) / counts
 
 
-def ence_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
+def ence_batch(errors: ArrayLike, uncertainties: ArrayLike, edges: ArrayLike) -> FloatArray:
     """ENCE of many sets at once (P002 App. B), O(n_sets M).
 
     Args:
-        E: errors, shape (n_sets, M), each row sorted like ``uE``.
-        uE: uncertainties, shape (M,) (shared by all sets) or (n_sets, M).
+        errors: E, shape (n_sets, M), each row sorted like ``uncertainties``.
+        uncertainties: uE, shape (M,) (shared by all sets) or (n_sets, M).
         edges: bin edges of contiguous bins (bin i = columns edges[i]:edges[i+1]).
 
     Returns:
@@ -97,10 +101,10 @@ def ence_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
         mse = _bin_means_rows(np.square(e), starts, counts)
         return np.mean(np.abs(rce_values(mv, mse)), axis=-1)
 
-    return _batch(E, uE, edges, chunk)
+    return _batch(errors, uncertainties, edges, chunk)
 
 
-def zmse_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
+def zmse_batch(errors: ArrayLike, uncertainties: ArrayLike, edges: ArrayLike) -> FloatArray:
     """ZMSE of many sets at once (P002 App. B), O(n_sets M); arguments as in :func:`ence_batch`."""
 
     def chunk(
@@ -109,5 +113,5 @@ def zmse_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
         zms = _bin_means_rows(np.square(e / u), starts, counts)
         return np.mean(np.abs(np.log(zms)), axis=-1)
 
-    return _batch(E, uE, edges, chunk)
+    return _batch(errors, uncertainties, edges, chunk)
 

@@ -23,14 +23,14 @@ __all__ = [
 ]
 
 def interval_half_widths(
-    uE: ArrayLike, probs: Sequence[float], distribution: DistributionSpec = "normal"
+    uncertainties: ArrayLike, probs: Sequence[float], distribution: DistributionSpec = "normal"
 ) -> FloatArray:
     """Half-widths U_P,i = uE_i Q_D((1 + P)/2) of symmetric prediction intervals.
 
     P000 Sect. III.3.5: intervals built from uE and a generative distribution D (normal,
     or unit-variance Student t, e.g. ``("t", 4)`` for Case E). Returns shape (M, len(probs)).
     """
-    u = np.asarray(uE, dtype=np.float64)
+    u = np.asarray(uncertainties, dtype=np.float64)
     p = _probabilities(probs)
     factors = as_distribution(distribution).quantile(0.5 * (1.0 + p))
     return u[:, None] * factors[None, :]
@@ -118,8 +118,8 @@ def local_coverage(
 
 
 def global_coverage(
-    E: ArrayLike, half_widths: ArrayLike, probs: Sequence[float], *, confidence: float = 0.95
+    errors: ArrayLike, half_widths: ArrayLike, probs: Sequence[float], *, confidence: float = 0.95
 ) -> pd.DataFrame:
     """Average PICP of the whole set per P with its Wilson CI (LCP right margin)."""
-    return _coverage(E, half_widths, probs, None, None, confidence)
+    return _coverage(errors, half_widths, probs, None, None, confidence)
 

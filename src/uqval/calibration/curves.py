@@ -32,7 +32,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties, vector
+from uqval._internal.checks import errors_uncertainties, integer, vector
 from uqval._internal.types import FloatArray
 from uqval.stats.binomial import wilson_cc_interval
 from uqval.stats.running import hd_quantiles_sorted
@@ -79,23 +79,24 @@ N_PROPORTIONS = 100
 
 
 def observed_proportions(
-    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, expected: FloatArray
+    errors: FloatArray, uncertainties: FloatArray, D: GenerativeDistribution, expected: FloatArray
 ) -> FloatArray:
-    """p̂_k of each row of E (last axis), shape (..., K); uE broadcastable to E.
+    """p̂_k of each row of ``errors`` E (last axis), shape (..., K); ``uncertainties`` uE
+    broadcastable to E.
 
     Every abs(Z) is placed once among the sorted half-widths q_k = Q_D(½ + p_k/2)
     (``searchsorted``: abs(Z) ≤ q_k ⇔ position ≤ k), and the counts are cumulated, so a row
     costs O(M log K).
     """
     q = D.quantile(0.5 + expected / 2.0)
-    pos = np.searchsorted(q, np.abs(E / uE), side="left")  # K where |Z| > every q_k
+    pos = np.searchsorted(q, np.abs(errors / uncertainties), side="left")  # K where |Z| > every q_k
     k = expected.size
     lead = pos.shape[:-1]
     flat = pos.reshape(-1, pos.shape[-1])
     offsets = (np.arange(flat.shape[0]) * (k + 1))[:, None]
     counts = np.bincount((flat + offsets).ravel(), minlength=flat.shape[0] * (k + 1))
     counts = counts.reshape(flat.shape[0], k + 1)[:, :k]
-    return (np.cumsum(counts, axis=1) / E.shape[-1]).reshape(*lead, k)
+    return (np.cumsum(counts, axis=1) / errors.shape[-1]).reshape(*lead, k)
 
 
 def _grid(p: ArrayLike) -> FloatArray:
@@ -111,8 +112,8 @@ def _grid(p: ArrayLike) -> FloatArray:
 
 
 def calibration_eta(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     p: ArrayLike = P_GRID_SYNTHETIC,
     distribution: DistributionSpec = "normal",
 ) -> FloatArray:
@@ -123,7 +124,7 @@ def calibration_eta(
     indicator sum because uE > 0; in floating point the two can only differ for a point
     whose E/uE and Q_D(p) agree to within rounding. Q_D(1) = +inf gives eta = 1.
     """
-    e, u = errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(errors, uncertainties)
     grid = _grid(p)
     z = np.sort(e / u)
     q = as_distribution(distribution).quantile(grid)
@@ -140,8 +141,7 @@ def identity_band(p: ArrayLike, n: int, confidence: float = 0.95) -> tuple[Float
     curves").
     """
     grid = _grid(p)
-    if n < 1:
-        raise ValueError(f"n must be a positive integer, got {n}")
+    n = integer(n, "n", minimum=1)
     low, high = wilson_cc_interval(np.rint(grid * n), np.full(grid.shape, n), confidence)
     return np.asarray(low), np.asarray(high)
 
@@ -256,8 +256,8 @@ class ConditionalCalibrationCurves:
 
 
 def conditional_calibration_curves(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     bins: Sequence[ArrayLike],
     p: ArrayLike = P_GRID_SYNTHETIC,
     distribution: DistributionSpec = "normal",
@@ -266,7 +266,7 @@ def conditional_calibration_curves(
     """One calibration curve per bin plus their average (P000 Sect. III.3.2, III.4.2).
 
     Args:
-        E, uE: errors and (positive) uncertainties.
+        errors, uncertainties: errors E and (positive) uncertainties uE.
         bins: one integer index array per bin (e.g. equal-count bins of uE or X, 15 bins
             in P000).
         p: probability grid.
@@ -277,7 +277,7 @@ def conditional_calibration_curves(
     equals the curve of the binned points up to the rounding of the bin counts. The band
     uses n = round(number of binned points / n_bins) (the authors' n = M/n_bins).
     """
-    e, u = errors_uncertainties(E, uE)
+    e, u = errors_uncertainties(errors, uncertainties)
     grid = _grid(p)
     if len(bins) == 0:
         raise ValueError("bins must hold at least one bin")
@@ -308,12 +308,12 @@ def _reverse_cumsum(x: FloatArray) -> FloatArray:
 
 
 def confidence_statistic(
-    E_sorted: ArrayLike, k: ArrayLike = CONFIDENCE_K, statistic: ConfidenceStatistic = "rmse"
+    sorted_errors: ArrayLike, k: ArrayLike = CONFIDENCE_K, statistic: ConfidenceStatistic = "rmse"
 ) -> FloatArray:
     """c_S(k) = S(E_sorted[..., floor(k M / 100):]) for every k, along the last axis.
 
-    ``E_sorted`` holds errors already ordered by decreasing uncertainty (any leading axes
-    are replicates). S is
+    ``sorted_errors`` (E_sorted) holds errors already ordered by decreasing uncertainty (any
+    leading axes are replicates). S is
 
     * ``"rmse"``: sqrt(mean(E^2)) (the paper's RMSE; default);
     * ``"rmsd"``: sd(E) with the n - 1 denominator (ErrViewLib ``rmsd``, what the
@@ -323,10 +323,10 @@ def confidence_statistic(
     The remaining sums for every k come from one reverse cumulative sum (O(M) per row); for
     "rmsd" the row mean is subtracted first to limit cancellation in sum(E^2) - (sum E)^2/n.
     """
-    e = np.asarray(E_sorted, dtype=np.float64)
+    e = np.asarray(sorted_errors, dtype=np.float64)
     m = e.shape[-1]
     if m == 0:
-        raise ValueError("E_sorted must hold at least one point")
+        raise ValueError("sorted_errors must hold at least one point")
     start = _removed_counts(m, k)
     n = (m - start).astype(np.float64)
     if statistic == "rmse":
@@ -465,8 +465,7 @@ def probabilistic_reference(
         >>> ref.mean.round(2), ref.low.round(2), ref.high.round(2)
         (array([1.35, 0.94, 0.58]), array([1.29, 0.88, 0.49]), array([1.41, 1.  , 0.67]))
     """
-    if n_mc < 1:
-        raise ValueError("n_mc must be a positive integer")
+    n_mc = integer(n_mc, "n_mc", minimum=1)
     u = vector(uncertainties, "uncertainties", positive=True)
     u_sorted = u[_decreasing_order(u)]
     draws = u_sorted * as_distribution(distribution).draw(rng, (n_mc, u.size))

@@ -86,11 +86,10 @@ from uqval._internal.checks import (
     probability,
 )
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import run_jobs, stream_blocks
+from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.calibration.pav_kernel import chunk_recalibrated_qlike, recalibrated_qlike
-from uqval.stats.resample_kernel import sfc64_state
-from uqval.stats.shuffle import CHUNK, _n_buckets
+from uqval.stats.shuffle import _n_buckets, run_chunks
 from uqval.stats.synthetic import DistributionName, predictive
 
 __all__ = [
@@ -459,27 +458,21 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     score = float(np.mean(u2 * z2 / v + np.log(v)))
     group_end = np.r_[starts[1:], m].astype(np.int64)
     observed = score - recalibrated_qlike(u2, z2, group_end, counts) / m
-    null = np.empty(n_permutations)
-    first = range(0, n_permutations, CHUNK)
-    children = seed_sequence(seed).spawn(len(first))
     buckets = _n_buckets(m)
 
-    def work(job: tuple[int, np.random.SeedSequence]) -> None:
-        start, child = job
-        chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, sfc64_state(child),
-                                 null[start : start + CHUNK])
+    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+        chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, state, rows)
 
-    def exceeding(drawn: int) -> NDArray[np.bool_]:
-        return score - null[:drawn] / m >= observed - 1e-12 * abs(observed)
+    def exceeding(drawn: NDArray[np.float64]) -> NDArray[np.bool_]:
+        return score - drawn / m >= observed - 1e-12 * abs(observed)
 
-    def stop(jobs_run: int) -> bool:
+    def done(drawn: NDArray[np.float64]) -> bool:
         assert exceedances is not None
-        return int(np.count_nonzero(exceeding(min(n_permutations, jobs_run * CHUNK)))) \
-            >= exceedances
+        return int(np.count_nonzero(exceeding(drawn))) >= exceedances
 
-    ran = run_jobs(work, list(zip(first, children, strict=True)), n_workers,
-                   stop=None if exceedances is None else stop)
-    hits = np.cumsum(exceeding(min(n_permutations, ran * CHUNK)))
+    null = run_chunks(np.empty(n_permutations), seed, n_workers, fill,
+                      None if exceedances is None else done)
+    hits = np.cumsum(exceeding(null))
     if exceedances is not None and hits[-1] >= exceedances:
         used = int(np.argmax(hits >= exceedances)) + 1
         return MCBTest(observed, exceedances / used, used)

@@ -71,9 +71,10 @@ from scipy import stats
 
 from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import index_generator, run_jobs, value_generator
+from uqval._internal.streams import index_generator, value_generator
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
+from uqval.stats.resample_kernel import _sfc64_next
+from uqval.stats.shuffle import run_chunks
 
 __all__ = [
     "MAX_ITER",
@@ -290,21 +291,18 @@ def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
 
     Permutations in fixed chunks of :data:`CHUNK`, chunk j from child j of ``seed`` (SFC64
     of :mod:`uqval.stats.resample_kernel`), in ``n_workers`` threads
-    (:func:`uqval._internal.streams.run_jobs`): the result depends on (data, seed) only."""
+    (:func:`uqval.stats.shuffle.run_chunks`): the result depends on (data, seed) only."""
     pc = np.ascontiguousarray(pred - pred.mean())
     yc = np.ascontiguousarray(y - y.mean())
     norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
     if norm == 0.0:
         return 0.0, 1.0
     observed = float(np.dot(pc, yc))
-    null = np.empty(n_permutations)
-    starts = range(0, n_permutations, CHUNK)
 
-    def work(job: tuple[int, np.random.SeedSequence]) -> None:
-        start, child = job
-        _permuted_dots(yc, pc, sfc64_state(child), null[start : start + CHUNK])
+    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+        _permuted_dots(yc, pc, state, rows)
 
-    run_jobs(work, list(zip(starts, seed.spawn(len(starts)), strict=True)), n_workers)
+    null = run_chunks(np.empty(n_permutations), seed, n_workers, fill, chunk=CHUNK)
     exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
     return observed / norm, (1 + exceed) / (n_permutations + 1)
 

@@ -61,13 +61,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties
+from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap_bins
-from uqval.stats.calibration import RCE, ZMS
 from uqval.stats.intervals import Interval, cho_vv, power_interval, t_interval
 from uqval.stats.synthetic import GenerativeDistribution
+from uqval.stats.zscore_statistics import RCE, ZMS
 
 __all__ = [
     "global_zisd",
@@ -170,8 +170,7 @@ def _bootstrap_cis(
     ``statistic`` builds the mean statistic of one bin from that bin's data arrays. Each
     bin gets R = max(n_boot_min, n_i) replicates, or n_boot_min if not ``grow``.
     """
-    if n_boot_min < 1:
-        raise ValueError("n_boot_min must be a positive integer")
+    n_boot_min = integer(n_boot_min, "n_boot_min", minimum=1)
     children = seed_sequence(seed).spawn(segments.n_bins)
     low = np.full(segments.n_bins, np.nan)
     high = np.full(segments.n_bins, np.nan)
@@ -372,8 +371,8 @@ def local_zvar(
 
 
 def global_zvar(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     *,
     method: VarMethod = "auto",
     target: float = 1.0,
@@ -386,7 +385,8 @@ def global_zvar(
     The default "auto" is the authors' choice for the full set (``plotLZV``: "cho" for
     M >= 200, bootstrap below). Other arguments as in :func:`local_zvar`.
     """
-    return _zvar(E, uE, None, None, 1.0, method, target, confidence, n_boot_min, seed)
+    return _zvar(errors, uncertainties, None, None, 1.0, method, target, confidence, n_boot_min,
+                 seed)
 
 
 def local_zisd(
@@ -425,8 +425,8 @@ def local_zisd(
 
 
 def global_zisd(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     *,
     method: VarMethod = "cho",
     target: float = 1.0,
@@ -435,7 +435,8 @@ def global_zisd(
     seed: SeedLike = None,
 ) -> pd.DataFrame:
     """Var(Z)^(-1/2) of the whole set, with the same CI method as the bins (``plotLZISD``)."""
-    return _zvar(E, uE, None, None, -0.5, method, target, confidence, n_boot_min, seed)
+    return _zvar(errors, uncertainties, None, None, -0.5, method, target, confidence, n_boot_min,
+                 seed)
 
 
 def _zmean(
@@ -453,8 +454,8 @@ def _zmean(
 
 
 def local_zmean(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     x: ArrayLike,
     bins: Sequence[ArrayLike],
     *,
@@ -465,13 +466,15 @@ def local_zmean(
     CI: <Z> +- t_{(1+c)/2, n-1} sd(Z)/sqrt(n) (:func:`mean_t_interval`). Columns as in
     :func:`local_zvar`.
     """
-    return _zmean(E, uE, x, bins, confidence)
+    return _zmean(errors, uncertainties, x, bins, confidence)
 
 
-def global_zmean(E: ArrayLike, uE: ArrayLike, *, confidence: float = 0.95) -> pd.DataFrame:
+def global_zmean(
+    errors: ArrayLike, uncertainties: ArrayLike, *, confidence: float = 0.95
+) -> pd.DataFrame:
     """<Z> of the whole set with the Student-t CI (the authors' code uses +-1.96 sd/sqrt(M),
     which differs from t_{0.975, M-1} by less than 0.1% for M >= 1000)."""
-    return _zmean(E, uE, None, None, confidence)
+    return _zmean(errors, uncertainties, None, None, confidence)
 
 
 def _zms(
@@ -532,8 +535,8 @@ def local_zms(
 
 
 def global_zms(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     *,
     method: ZmsMethod = "auto",
     target: float = 1.0,
@@ -542,7 +545,7 @@ def global_zms(
     seed: SeedLike = None,
 ) -> pd.DataFrame:
     """<Z^2> of the whole set: "stud" for M >= 200, BCa below ("auto", ``plotLZMS``)."""
-    return _zms(E, uE, None, None, method, target, confidence, n_boot_min, seed)
+    return _zms(errors, uncertainties, None, None, method, target, confidence, n_boot_min, seed)
 
 
 def rce_values(mv: ArrayLike, mse: ArrayLike) -> FloatArray:

@@ -122,7 +122,7 @@ class ModelComparison:
 
     def summary(self) -> str:
         """Plain-language summary (Markdown): overall ranking and each model's verdicts."""
-        return str(report_call("comparison", "summary_markdown", self))
+        return str(report_call("comparison", "comparison_summary_markdown", self))
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, verdicts.csv, pairwise.csv, ranking.csv, summary.md, the

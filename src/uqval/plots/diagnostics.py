@@ -53,7 +53,7 @@ from matplotlib.patches import Patch
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import probability, vector
+from uqval._internal.checks import integer, probability, vector
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray
@@ -158,11 +158,10 @@ def _bin_count(n_bins: int | None, default: int, m: int, per_bin: int) -> int:
     """``n_bins`` checked (at least ``per_bin`` points per bin), or the default."""
     if n_bins is None:
         return max(1, min(default, m // per_bin))
-    if int(n_bins) != n_bins or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    n_bins = integer(n_bins, "n_bins", minimum=1)
     if n_bins * per_bin > m:
         raise ValueError(f"n_bins = {n_bins} leaves fewer than {per_bin} points per bin (M = {m})")
-    return int(n_bins)
+    return n_bins
 
 
 def _label(text: str, units: str | None) -> str:

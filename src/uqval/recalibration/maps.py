@@ -33,7 +33,7 @@ from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries, sort_order
 from uqval.scores._input import check_bins, check_inputs, check_vector
 from uqval.stats.bootstrap import bca_bootstrap
-from uqval.stats.calibration import ZMS
+from uqval.stats.zscore_statistics import ZMS
 
 __all__ = [
     "BinnedScaling",

@@ -38,8 +38,8 @@ if TYPE_CHECKING:  # the result types (imported for the type checker only: impor
     from uqval.comparison import ModelComparison
     from uqval.validation.result import ValidationResult
 
-__all__ = ["feature_stems", "ranking_table", "report_content", "save_all", "summary_markdown",
-           "write_html"]
+__all__ = ["feature_stems", "ranking_table", "report_content", "save_all",
+           "comparison_summary_markdown", "write_html"]
 
 _HOW_TO_READ = {
     "calibration": "Each model's observed fraction of z-scores below the normal quantile; "
@@ -77,7 +77,7 @@ def _stage_text(res: ValidationResult) -> str:
                          strict=True))
 
 
-def summary_markdown(result: ModelComparison) -> str:
+def comparison_summary_markdown(result: ModelComparison) -> str:
     """Plain-language summary: overall ranking, each model's verdicts, significant pairs."""
     ranks = ranking_table(result)
     alpha = 1.0 - result.confidence
@@ -221,7 +221,7 @@ def report_content(result: ModelComparison,
     return ReportContent(
         title="Model comparison",
         verdicts=_verdict_rows(result),
-        summary_markdown=summary_markdown(result),
+        summary_markdown=comparison_summary_markdown(result),
         figures=[section for _, section in figs],
         parameters=parameters,
         input_sha256=result.input_sha256,
@@ -253,7 +253,7 @@ def save_all(result: ModelComparison, directory: Path,
         ("verdicts.csv", csv_safe(result.verdicts).to_csv()),
         ("pairwise.csv", csv_safe(result.differences).to_csv()),
         ("ranking.csv", csv_safe(ranking_table(result)).to_csv()),
-        ("summary.md", summary_markdown(result)),
+        ("summary.md", comparison_summary_markdown(result)),
     ]
     if result.murphy is not None:
         curves = pd.DataFrame({"threshold": result.murphy.thresholds, **result.murphy.scores})

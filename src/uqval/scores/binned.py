@@ -121,16 +121,16 @@ def uce(
     return float(uce_batch(e[order][None, :], u[order], edges)[0])
 
 
-def uce_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
+def uce_batch(errors: ArrayLike, uncertainties: ArrayLike, edges: ArrayLike) -> FloatArray:
     """UCE of many sets at once, rows already sorted by the binning variable.
 
     Args:
-        E: errors, shape (n_sets, M).
-        uE: uncertainties, shape (M,) or (n_sets, M), sorted like the rows of E.
+        errors: E, shape (n_sets, M).
+        uncertainties: uE, shape (M,) or (n_sets, M), sorted like the rows of E.
         edges: bin edges 0 = e_0 < ... < e_N = M (bin b = columns e_b .. e_{b+1} − 1).
     """
-    e = np.asarray(E, dtype=np.float64)
-    u = np.asarray(uE, dtype=np.float64)
+    e = np.asarray(errors, dtype=np.float64)
+    u = np.asarray(uncertainties, dtype=np.float64)
     edg = np.asarray(edges, dtype=np.intp)
     starts, counts = edg[:-1], np.diff(edg)
     mv = np.add.reduceat(np.square(u), starts, axis=-1) / counts
@@ -138,11 +138,13 @@ def uce_batch(E: ArrayLike, uE: ArrayLike, edges: ArrayLike) -> FloatArray:
     return np.mean(np.abs(mv - mse), axis=-1)
 
 
-def binned_rows(E: FloatArray, uE: FloatArray, n_bins: int) -> dict[str, FloatArray]:
+def binned_rows(
+    errors: FloatArray, uncertainties: FloatArray, n_bins: int
+) -> dict[str, FloatArray]:
     """ENCE, ZMSE and UCE of rows of errors sorted by uE (uE shape (M,) or like E)."""
-    edges = sorted_edges(E.shape[-1], n_bins)
+    edges = sorted_edges(errors.shape[-1], n_bins)
     return {
-        "ence": ence_batch(E, uE, edges),
-        "zmse": zmse_batch(E, uE, edges),
-        "uce": uce_batch(E, uE, edges),
+        "ence": ence_batch(errors, uncertainties, edges),
+        "zmse": zmse_batch(errors, uncertainties, edges),
+        "uce": uce_batch(errors, uncertainties, edges),
     }

@@ -58,11 +58,14 @@ def _area(expected: FloatArray, observed: FloatArray) -> FloatArray:
 
 
 def curve_rows(
-    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, n_proportions: int = N_PROPORTIONS
+    errors: FloatArray,
+    uncertainties: FloatArray,
+    D: GenerativeDistribution,
+    n_proportions: int = N_PROPORTIONS,
 ) -> dict[str, FloatArray]:
     """Miscalibration area, RMSCE and MACE of each row of E."""
     expected = _expected(n_proportions)
-    observed = observed_proportions(E, uE, D, expected)
+    observed = observed_proportions(errors, uncertainties, D, expected)
     diff = observed - expected
     return {
         "miscalibration_area": _area(expected, observed),

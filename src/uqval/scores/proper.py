@@ -32,14 +32,14 @@ from scipy import special, stats
 from uqval._internal.checks import probability
 from uqval._internal.types import FloatArray
 from uqval.scores._input import check_inputs, check_vector
-from uqval.stats.calibration import gaussian_nll_rows as _gaussian_nll
-from uqval.stats.calibration import nll_ref_rows
 from uqval.stats.synthetic import (
     DistributionName,
     GenerativeDistribution,
     predictive,
     t_unit_variance_factor,
 )
+from uqval.stats.zscore_statistics import gaussian_nll_rows as _gaussian_nll
+from uqval.stats.zscore_statistics import nll_ref_rows
 
 __all__ = [
     "DEFAULT_QUANTILES",
@@ -59,28 +59,32 @@ DEFAULT_QUANTILES = np.linspace(0.01, 0.99, 99)
 DEFAULT_QUANTILES.setflags(write=False)
 
 
-def nll_rows(E: FloatArray, uE: FloatArray, D: GenerativeDistribution) -> FloatArray:
+def nll_rows(
+    errors: FloatArray, uncertainties: FloatArray, D: GenerativeDistribution
+) -> FloatArray:
     """NLL of each row of E (last axis), uE broadcastable to E."""
-    u = np.broadcast_to(uE, E.shape)
+    u = np.broadcast_to(uncertainties, errors.shape)
     if D.nu is None or math.isinf(D.nu):
-        return np.asarray(_gaussian_nll(E, u))
+        return np.asarray(_gaussian_nll(errors, u))
     scale = u * t_unit_variance_factor(D.nu)
-    return -np.mean(stats.t.logpdf(E, D.nu, scale=scale), axis=-1)
+    return -np.mean(stats.t.logpdf(errors, D.nu, scale=scale), axis=-1)
 
 
-def crps_rows(E: FloatArray, uE: FloatArray, D: GenerativeDistribution) -> FloatArray:
+def crps_rows(
+    errors: FloatArray, uncertainties: FloatArray, D: GenerativeDistribution
+) -> FloatArray:
     """Closed-form CRPS of each row of E (last axis), uE broadcastable to E."""
     if D.nu is None or math.isinf(D.nu):
-        z = E / uE
-        per_point = uE * (
+        z = errors / uncertainties
+        per_point = uncertainties * (
             z * (2.0 * special.ndtr(z) - 1.0)
             + 2.0 * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
             - 1.0 / math.sqrt(math.pi)
         )
         return np.mean(per_point, axis=-1)
     nu = D.nu
-    sigma = uE * t_unit_variance_factor(nu)
-    x = E / sigma
+    sigma = uncertainties * t_unit_variance_factor(nu)
+    x = errors / sigma
     const = (
         2.0 * math.sqrt(nu) * special.beta(0.5, nu - 0.5) / ((nu - 1.0) * special.beta(0.5, nu / 2.0) ** 2)
     )
@@ -93,12 +97,12 @@ def crps_rows(E: FloatArray, uE: FloatArray, D: GenerativeDistribution) -> Float
 
 
 def interval_rows(
-    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, coverage: float
+    errors: FloatArray, uncertainties: FloatArray, D: GenerativeDistribution, coverage: float
 ) -> FloatArray:
     """Interval score (G&R Eq. 43) of each row of E, uE broadcastable to E."""
     alpha = 1.0 - coverage
-    half = uE * float(D.quantile(1.0 - alpha / 2.0))
-    per_point = 2.0 * half + (2.0 / alpha) * np.maximum(np.abs(E) - half, 0.0)
+    half = uncertainties * float(D.quantile(1.0 - alpha / 2.0))
+    per_point = 2.0 * half + (2.0 / alpha) * np.maximum(np.abs(errors) - half, 0.0)
     return np.mean(per_point, axis=-1)
 
 
@@ -110,7 +114,7 @@ def _levels(quantiles: ArrayLike) -> FloatArray:
 
 
 def check_rows(
-    E: FloatArray, uE: FloatArray, D: GenerativeDistribution, quantiles: ArrayLike
+    errors: FloatArray, uncertainties: FloatArray, D: GenerativeDistribution, quantiles: ArrayLike
 ) -> FloatArray:
     """Check score averaged over the levels, each row of E, uE broadcastable to E.
 
@@ -123,10 +127,10 @@ def check_rows(
     q = D.quantile(tau)
     k = tau.size
     suffix = np.append(np.cumsum(q[::-1])[::-1], 0.0)  # suffix[j] = sum of q_j..q_{K-1}
-    z = E / uE
+    z = errors / uncertainties
     below = np.searchsorted(q, z, side="right")
     g = (z * tau.sum() - float(q @ tau) - z * (k - below) + suffix[below]) / k
-    return np.mean(uE * g, axis=-1)
+    return np.mean(uncertainties * g, axis=-1)
 
 
 def nll(

@@ -120,30 +120,32 @@ def _rank_correlation_rows(E: FloatArray, uE: FloatArray, u: FloatArray) -> Floa
     return cc.reshape(a.shape[:-1])
 
 
-def score_rows(E: FloatArray, uE: FloatArray, settings: ScoreSettings) -> dict[str, FloatArray]:
+def score_rows(
+    errors: FloatArray, uncertainties: FloatArray, settings: ScoreSettings
+) -> dict[str, FloatArray]:
     """Every score of each row of E (shape (n_sets, M)), rows sorted by increasing uE.
 
-    ``uE`` has shape (M,) (shared, sorted) or (n_sets, M) (each row sorted). The binned
-    scores use the equal-count bins of the sorted positions.
+    ``uncertainties`` (uE) has shape (M,) (shared, sorted) or (n_sets, M) (each row sorted).
+    The binned scores use the equal-count bins of the sorted positions.
     """
-    u = np.broadcast_to(uE, E.shape)
+    u = np.broadcast_to(uncertainties, errors.shape)
     D = settings.distribution
-    e2, u2 = np.square(E), np.square(u)
+    e2, u2 = np.square(errors), np.square(u)
     mv, mse = u2.mean(axis=-1), e2.mean(axis=-1)
-    cc = _rank_correlation_rows(E, uE, u)
+    cc = _rank_correlation_rows(errors, uncertainties, u)
     out = {
         "zms": np.mean(e2 / u2, axis=-1),
         "rce": (np.sqrt(mv) - np.sqrt(mse)) / np.sqrt(mv),
-        **binned_rows(E, uE, settings.n_bins),
-        "nll": nll_rows(E, u, D),
-        "crps": crps_rows(E, u, D),
-        "interval_score": interval_rows(E, u, D, settings.coverage),
-        "check_score": check_rows(E, u, D, settings.quantiles),
-        **curve_rows(E, u, D, settings.n_proportions),
+        **binned_rows(errors, uncertainties, settings.n_bins),
+        "nll": nll_rows(errors, u, D),
+        "crps": crps_rows(errors, u, D),
+        "interval_score": interval_rows(errors, u, D, settings.coverage),
+        "check_score": check_rows(errors, u, D, settings.quantiles),
+        **curve_rows(errors, u, D, settings.n_proportions),
         "sharpness": np.sqrt(mv),
-        "mae": np.mean(np.abs(E), axis=-1),
+        "mae": np.mean(np.abs(errors), axis=-1),
         "rmse": np.sqrt(mse),
-        "mdae": np.median(np.abs(E), axis=-1),
+        "mdae": np.median(np.abs(errors), axis=-1),
         "rank_correlation": cc,
     }
     return {name: np.asarray(out[name], dtype=np.float64) for name in SCORES}

@@ -120,8 +120,8 @@ def simulated_references(
     if not stats_:
         raise ValueError("statistics must not be empty")
     n_mc = integer(n_mc, "n_mc", minimum=2, maximum=MAX_RESAMPLES)
-    if chunk is not None and chunk < 1:
-        raise ValueError("chunk must be a positive integer")
+    if chunk is not None:
+        chunk = integer(chunk, "chunk", minimum=1)
     dist = as_distribution(distribution)
     n_workers = integer(n_workers, "n_workers", minimum=1)
     frame = SortedFrame(ue)
@@ -215,8 +215,8 @@ def simulated_reference(
 
 
 def reference_sensitivity(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     distribution: DistSpec,
     n_mc: int = DEFAULT_N_MC,
     seed: SeedLike = None,
@@ -231,7 +231,7 @@ def reference_sensitivity(
     Returns:
         :func:`reference_table` of the four statistics.
     """
-    e, ue = errors_uncertainties(E, uE)
+    e, ue = errors_uncertainties(errors, uncertainties)
     stats_ = sensitivity_statistics(n_bins)
     refs = simulated_references(ue, stats_, distribution, n_mc, seed, chunk,
                                 n_workers=n_workers)
@@ -245,8 +245,8 @@ def sensitivity_statistics(n_bins: int = DEFAULT_N_BINS_SENSITIVITY) -> list[Sim
 
 
 def reference_table(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     statistics: Sequence[SimRefStatistic | str],
     references: Sequence[SimulatedReference],
 ) -> pd.DataFrame:
@@ -273,7 +273,7 @@ def reference_table(
         >>> bool((table["I_low"] < table["ref_mean"]).all()), table["n_mc"].tolist()
         (True, [200, 200])
     """
-    e, ue = errors_uncertainties(E, uE)
+    e, ue = errors_uncertainties(errors, uncertainties)
     stats_ = [as_statistic(s) for s in statistics]
     if len(stats_) != len(references):
         raise ValueError(f"{len(stats_)} statistics but {len(references)} references")
@@ -304,13 +304,14 @@ def _distribution_nu(label: str) -> float:
 
 
 def simulated_error_samples(
-    uE: ArrayLike, distribution: DistSpec, n_rep: int = 100, seed: SeedLike = None
+    uncertainties: ArrayLike, distribution: DistSpec, n_rep: int = 100, seed: SeedLike = None
 ) -> FloatArray:
     """Pooled errors of ``n_rep`` synthetic sets E* = uE eps, eps ~ D (P002 Fig. 3 [code]: 100).
 
-    Returns shape (n_rep * M,), in the original order of ``uE`` within each replicate.
+    Returns shape (n_rep * M,), in the original order of ``uncertainties`` (uE) within each
+    replicate.
     """
-    ue = np.asarray(uE, dtype=np.float64)
+    ue = np.asarray(uncertainties, dtype=np.float64)
     rng = value_generator(seed_sequence(seed))
     return (ue * as_distribution(distribution).draw(rng, (n_rep, ue.size))).ravel()
 

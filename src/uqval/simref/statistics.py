@@ -24,7 +24,7 @@ from typing import Literal, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import errors_uncertainties
+from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries
 from uqval.calibration.local import rce_values
@@ -33,9 +33,9 @@ from uqval.stats.bootstrap import (
     bca_bootstrap,
     group_jackknife_values,
 )
-from uqval.stats.calibration import ZMS
 from uqval.stats.rank_kernel import rank_weight_sums, resample_rank_correlation
 from uqval.stats.resample_kernel import resorted_bin_sums
+from uqval.stats.zscore_statistics import ZMS
 
 __all__ = [
     "DEFAULT_N_BOOT",
@@ -81,8 +81,10 @@ class SimRefStatistic:
         if self.name not in STATISTIC_NAMES:
             raise ValueError(f"unknown statistic {self.name!r}; use one of {STATISTIC_NAMES}")
         binned = self.name in ("ENCE", "ZMSE")
-        if binned and (self.n_bins is None or int(self.n_bins) != self.n_bins or self.n_bins < 1):
-            raise ValueError(f"{self.name} needs a positive integer n_bins, got {self.n_bins!r}")
+        if binned and self.n_bins is None:
+            raise ValueError(f"{self.name} needs n_bins (an integer >= 1), got None")
+        if binned:
+            integer(self.n_bins, f"n_bins of {self.name}", minimum=1)
         if not binned and self.n_bins is not None:
             raise ValueError(f"{self.name} takes no n_bins")
 
@@ -96,27 +98,28 @@ class SimRefStatistic:
         """``"ZMS"``, ``"CC"``, ``"ENCE(N=20)"``..."""
         return self.name if self.n_bins is None else f"{self.name}(N={self.n_bins})"
 
-    def value(self, E: ArrayLike, uE: ArrayLike) -> float:
+    def value(self, errors: ArrayLike, uncertainties: ArrayLike) -> float:
         """The statistic of one set (ties in abs(E) or uE get average ranks for CC)."""
-        e, ue = errors_uncertainties(E, uE)
+        e, ue = errors_uncertainties(errors, uncertainties)
         frame = SortedFrame(ue)
         return float(ResampleStatistic(self, e[frame.order], frame)(np.arange(e.size)))
 
-    def batch(self, E: ArrayLike, uE: ArrayLike) -> FloatArray:
+    def batch(self, errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
         """The statistic of many error sets with the same uncertainties.
 
         Args:
-            E: errors, shape (n_sets, M), columns in the order of ``uE``.
-            uE: uncertainties, shape (M,), shared by all rows (bins computed once from it).
+            errors: E, shape (n_sets, M), columns in the order of ``uncertainties``.
+            uncertainties: uE, shape (M,), shared by all rows (bins computed once from it).
 
         Returns:
             shape (n_sets,). CC assumes no ties in abs(E) within a row (true for continuous
             simulated errors); use :meth:`value` for data with ties.
         """
-        e = np.asarray(E, dtype=np.float64)
-        frame = SortedFrame(errors_uncertainties(np.zeros_like(uE, dtype=float), uE)[1])
+        e = np.asarray(errors, dtype=np.float64)
+        zeros = np.zeros_like(uncertainties, dtype=float)
+        frame = SortedFrame(errors_uncertainties(zeros, uncertainties)[1])
         if e.ndim != 2 or e.shape[1] != frame.m:
-            raise ValueError(f"E must have shape (n_sets, {frame.m}), got {e.shape}")
+            raise ValueError(f"errors must have shape (n_sets, {frame.m}), got {e.shape}")
         return sorted_batch_values(self, e[:, frame.order], frame)
 
 
@@ -383,8 +386,8 @@ class ResampleStatistic:
 
 
 def bootstrap_statistic(
-    E: ArrayLike,
-    uE: ArrayLike,
+    errors: ArrayLike,
+    uncertainties: ArrayLike,
     statistic: SimRefStatistic | str,
     *,
     n_boot: int = DEFAULT_N_BOOT,
@@ -407,7 +410,7 @@ def bootstrap_statistic(
     O(M^2); None (default, the papers' method) always takes the leave-one-out jackknife.
     """
     stat = as_statistic(statistic)
-    e, ue = errors_uncertainties(E, uE)
+    e, ue = errors_uncertainties(errors, uncertainties)
     if stat.name == "ZMS":
         return bca_bootstrap(
             (e, ue), ZMS, n_boot=n_boot, seed=seed, confidence=confidence, n_workers=n_workers

@@ -405,7 +405,7 @@ def bca_bootstrap(
 
         >>> import numpy as np
         >>> from uqval import bca_bootstrap
-        >>> from uqval.stats.calibration import ZMS
+        >>> from uqval.stats.zscore_statistics import ZMS
         >>> rng = np.random.default_rng(0)
         >>> u = rng.uniform(0.5, 2.0, 1000)
         >>> e = u * rng.standard_normal(1000)
@@ -419,10 +419,9 @@ def bca_bootstrap(
     arrays = _validate_data(data)
     n_boot = integer(n_boot, "n_boot", minimum=1, maximum=MAX_RESAMPLES)
     probability(confidence)
-    if chunk_size is not None and chunk_size < 1:
-        raise ValueError("chunk_size must be a positive integer")
-    if n_workers < 1:
-        raise ValueError("n_workers must be a positive integer")
+    if chunk_size is not None:
+        chunk_size = integer(chunk_size, "chunk_size", minimum=1)
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     t0 = float(np.asarray(statistic(*arrays)))
     if not np.isfinite(t0):
         raise ValueError(f"statistic of the full data is not finite ({t0})")
@@ -580,11 +579,9 @@ def bca_bootstrap_means_sets(
         raise ValueError("statistics must hold at least one statistic")
     if not all(isinstance(s, MeanStatistic) for s in statistics.values()):
         raise TypeError("bca_bootstrap_means needs MeanStatistic objects; use bca_bootstrap")
-    if n_boot < 1:
-        raise ValueError("n_boot must be a positive integer")
+    n_boot = integer(n_boot, "n_boot", minimum=1)
     probability(confidence)
-    if n_workers < 1:
-        raise ValueError("n_workers must be a positive integer")
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     m = sizes.pop()
     per_set = []
     for arrays in all_arrays:
@@ -655,14 +652,15 @@ def bca_bootstrap_bins(
     """
     arrays = tuple(np.asarray(a) for a in data)
     probability(confidence)
-    if n_workers < 1:
-        raise ValueError("n_workers must be a positive integer")
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     if np.ndim(n_boot) == 0:
-        counts = [int(cast(int, n_boot))] * len(bins)
+        counts = [integer(n_boot, "n_boot", minimum=1)] * len(bins)
     else:
-        counts = [int(r) for r in cast(Sequence[int], n_boot)]
-    if len(counts) != len(bins) or min(counts, default=1) < 1:
-        raise ValueError("n_boot must be a positive integer or one per bin")
+        counts = [integer(r, "n_boot", minimum=1) for r in cast(Sequence[int], n_boot)]
+    if len(counts) != len(bins):
+        raise ValueError(
+            f"n_boot must be one integer or one per bin, got {len(counts)} for {len(bins)} bins"
+        )
     if isinstance(seed, Sequence):
         seeds = list(seed)
         if len(seeds) != len(bins):

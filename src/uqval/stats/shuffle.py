@@ -8,18 +8,26 @@ random words come from Chris Doty-Humphrey's SFC64 (:mod:`uqval.stats.resample_k
 one stream per chunk of :data:`CHUNK` permutations, chunk j from child j of
 ``SeedSequence(seed)``: the result depends on (seed, data, number of permutations) only,
 never on the threads. The shuffles' random choices do not depend on the values shuffled.
+:func:`run_chunks` runs a compiled chunk kernel over that stream layout, all at once or in
+doubling batches for the sequential rule of Besag & Clifford.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
+from numpy.typing import NDArray
 
-from uqval.stats.resample_kernel import _sfc64_next
+from uqval._internal.seeding import seed_sequence
+from uqval._internal.streams import run_jobs
+from uqval._internal.types import SeedLike
+from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
-__all__ = ["CHUNK"]
+__all__ = ["CHUNK", "run_chunks"]
 
 CHUNK = 16
 """Permutations per random-stream chunk (fixes the stream; no effect on the result)."""
@@ -92,3 +100,43 @@ def _shuffle(src, dst, choice, n_buckets, s0, s1, s2, s3):  # pragma: no cover -
 def _n_buckets(m: int) -> int:
     """Buckets of the scatter step: a power of two giving about 2**14 rows (128 KiB) each."""
     return int(min(1024, 1 << max(0, math.ceil(math.log2(max(m, 1) / 2**14)))))
+
+
+def run_chunks(
+    out: NDArray[Any],
+    seed: SeedLike,
+    n_workers: int,
+    fill_chunk: Callable[[NDArray[np.uint64], NDArray[Any]], None],
+    done: Callable[[NDArray[Any]], bool] | None = None,
+    *,
+    chunk: int = CHUNK,
+) -> NDArray[Any]:
+    """Fill ``out`` (one row per permutation) chunk by chunk on the stream layout above.
+
+    Chunk j is ``out[j*chunk : (j+1)*chunk]`` (``chunk`` permutations, :data:`CHUNK` unless
+    a caller fixed its own stream otherwise), filled by ``fill_chunk(state, rows)`` with
+    ``state`` the SFC64 state of child j of ``SeedSequence(seed)``; the chunks run on
+    ``n_workers`` threads (:func:`uqval._internal.streams.run_jobs`), so the rows do not
+    depend on the threads. Without ``done`` every chunk runs. With ``done`` (the sequential
+    rule of Besag & Clifford), the chunks run in doubling batches until ``done(rows drawn so
+    far)`` is true; the rows drawn are always the first ones, the same numbers as with all
+    chunks.
+
+    Returns:
+        ``out``, or its first rows (a multiple of ``chunk``) when ``done`` stopped early.
+    """
+    n = out.shape[0]
+    starts = range(0, n, chunk)
+    children = seed_sequence(seed).spawn(len(starts))
+
+    def work(job: tuple[int, np.random.SeedSequence]) -> None:
+        start, child = job
+        fill_chunk(sfc64_state(child), out[start : start + chunk])
+
+    def stop(jobs_run: int) -> bool:
+        assert done is not None
+        return bool(done(out[: min(n, jobs_run * chunk)]))
+
+    ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
+                   stop=None if done is None else stop)
+    return out[: ran * chunk] if ran * chunk < n else out

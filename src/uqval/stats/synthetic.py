@@ -164,7 +164,7 @@ def as_distribution(
 
 def calibrated_errors(
     rng: np.random.Generator,
-    uE: ArrayLike,
+    uncertainties: ArrayLike,
     distribution: GenerativeDistribution | Literal["normal"] | tuple[Literal["t"], float],
     size: Shape | None = None,
 ) -> NDArray[np.float64]:
@@ -172,16 +172,17 @@ def calibrated_errors(
 
     Args:
         rng: random generator.
-        uE: uncertainties; must broadcast to ``size``.
+        uncertainties: uE; must broadcast to ``size``.
         distribution: D, given as ``"normal"``, ``("t", nu)`` or a
             :class:`GenerativeDistribution`.
-        size: output shape; defaults to ``uE.shape``. E.g. ``size=(N, M)`` with ``uE`` of
-            shape ``(M,)`` draws N replicate error sets for one uncertainty set.
+        size: output shape; defaults to the shape of ``uncertainties``. E.g. ``size=(N, M)``
+            with ``uncertainties`` of shape ``(M,)`` draws N replicate error sets for one
+            uncertainty set.
     """
-    u = np.asarray(uE, dtype=float)
+    u = np.asarray(uncertainties, dtype=float)
     shape = u.shape if size is None else ((size,) if isinstance(size, int) else tuple(size))
     if np.broadcast_shapes(u.shape, shape) != shape:
-        raise ValueError(f"uE of shape {u.shape} does not broadcast to size {shape}")
+        raise ValueError(f"uncertainties of shape {u.shape} do not broadcast to size {shape}")
     return u * as_distribution(distribution).draw(rng, shape)
 
 
@@ -190,26 +191,26 @@ def tig_dataset(
     nu_ig: float | None,
     nu_d: float,
     M: int,
-    uE: ArrayLike | None = None,
+    uncertainties: ArrayLike | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Generate a calibrated TIG set (E, uE) of size M (P001 Sect. IV.2).
 
     uE^2 ~ Gamma^-1(nu_IG/2, nu_IG/2) and E = uE * t_s(nu_D) (Eq. 20); ``nu_d = inf`` gives
-    normal errors (the NIG model). If ``uE`` is given (P001 Fig. 5 design, where one
-    uncertainty set is drawn once and kept across Monte Carlo repeats), it is used as is,
-    ``nu_ig`` is ignored, and its length must equal ``M``. uE is drawn before E.
+    normal errors (the NIG model). If ``uncertainties`` (uE) are given (P001 Fig. 5 design,
+    where one uncertainty set is drawn once and kept across Monte Carlo repeats), they are
+    used as is, ``nu_ig`` is ignored, and their length must equal ``M``. uE is drawn before E.
 
     Returns:
         (E, uE), both of shape (M,).
     """
-    if uE is None:
+    if uncertainties is None:
         if nu_ig is None:
-            raise ValueError("nu_ig is required when uE is not given")
+            raise ValueError("nu_ig is required when uncertainties are not given")
         u = np.sqrt(rinvgamma(rng, nu_ig / 2.0, nu_ig / 2.0, M))
     else:
-        u = np.asarray(uE, dtype=float)
+        u = np.asarray(uncertainties, dtype=float)
         if u.shape != (M,):
-            raise ValueError(f"uE must have shape ({M},), got {u.shape}")
+            raise ValueError(f"uncertainties must have shape ({M},), got {u.shape}")
     dist = GenerativeDistribution("t", float(nu_d))
     return calibrated_errors(rng, u, dist), u
 

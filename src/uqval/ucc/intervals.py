@@ -92,10 +92,10 @@ class PredictionIntervals:
 
     @classmethod
     def from_uncertainty(
-        cls, y_pred: ArrayLike, u: ArrayLike, coverage_factor: float = 1.0
+        cls, y_pred: ArrayLike, uncertainties: ArrayLike, coverage_factor: float = 1.0
     ) -> PredictionIntervals:
-        """Symmetric band ẑ = k_c u from a standard uncertainty u and coverage factor k_c."""
-        z = coverage_factor * vector(u, "u")
+        """Symmetric band ẑ = k_c u from standard uncertainties u and coverage factor k_c."""
+        z = coverage_factor * vector(uncertainties, "uncertainties")
         return cls(vector(y_pred, "y_pred"), z, z)
 
     def bounds(self, scale: float = 1.0) -> tuple[FloatArray, FloatArray]:

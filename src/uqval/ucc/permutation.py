@@ -218,12 +218,11 @@ def auucc_permutation_test(
     obs = observations(y, pi_a)
     observations(obs, pi_b)
     n_permutations = integer(n_permutations, "n_permutations", minimum=1, maximum=MAX_RESAMPLES)
-    if exceedances is not None and exceedances < 1:
-        raise ValueError("exceedances must be a positive integer or None")
+    if exceedances is not None:
+        exceedances = integer(exceedances, "exceedances", minimum=1)
     if not 0.0 <= tie_rtol < 1.0:
         raise ValueError(f"tie_rtol must lie in [0, 1), got {tie_rtol}")
-    if n_workers < 1:
-        raise ValueError("n_workers must be a positive integer")
+    n_workers = integer(n_workers, "n_workers", minimum=1)
     ta, tb = (_aligned(active_terms(obs, p.y_pred, p.z_lower, p.z_upper), align) for p in (pi_a, pi_b))
     pair = Terms(*(np.stack([getattr(ta, f.name), getattr(tb, f.name)]) for f in fields(Terms)))
     observed = _batch_auucc(pair, x_axis, y_axis, rule)

@@ -2,7 +2,7 @@
 
 Modules: :mod:`~uqval.validation.engine` (the engine), :mod:`~uqval.validation.rules`
 (decision rules), :mod:`~uqval.validation.permutation` (between-bin permutation tests),
-:mod:`~uqval.validation.bins` (binning), :mod:`~uqval.validation.inputs` (argument checks),
+:mod:`~uqval.binning` (binning), :mod:`~uqval.validation.inputs` (argument checks),
 :mod:`~uqval.validation.io` (reading files), :mod:`~uqval.report.summary`
 (plain-language text), :mod:`~uqval.report.validation` (files, figures, HTML report).
 Predictive outputs (``validate(y_true, predictive)``): :mod:`~uqval.validation.predictive_engine`

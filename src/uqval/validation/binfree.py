@@ -38,11 +38,10 @@ from numpy.typing import NDArray
 
 from uqval._internal.checks import unit_scaled
 from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import run_jobs, value_generator
+from uqval._internal.streams import value_generator
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
-from uqval.stats.resample_kernel import sfc64_state
-from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle
+from uqval.stats.shuffle import _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 __all__ = ["BINFREE_ROWS", "CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB",
            "MAX_MCB_PERMUTATIONS", "binfree_subsample", "binfree_tests", "cumulative_null",
@@ -161,24 +160,12 @@ def cumulative_null(z: NDArray[np.float64], n_permutations: int, seed: SeedLike,
     first rows of the full null: same chunks, same children)."""
     d = _centred(z)
     pairs = d[:, 0] + 1j * d[:, 1]  # exact: the real and imaginary parts are d's values
-    out = np.zeros((n_permutations, 2))
-    starts = range(0, n_permutations, CHUNK)
-    children = seed_sequence(seed).spawn(len(starts))
     buckets = _n_buckets(z.size)
 
-    def work(job: tuple[int, np.random.SeedSequence]) -> None:
-        start, child = job
-        _chunk_kuiper(pairs, buckets, sfc64_state(child), out[start : start + CHUNK])
+    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+        _chunk_kuiper(pairs, buckets, state, rows)
 
-    def stop(jobs_run: int) -> bool:
-        assert done is not None
-        return bool(done(out[: min(n_permutations, jobs_run * CHUNK)]))
-
-    ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
-                   stop=None if done is None else stop)
-    if ran * CHUNK < n_permutations:
-        return out[: ran * CHUNK]
-    return out
+    return run_chunks(np.zeros((n_permutations, 2)), seed, n_workers, fill, done)
 
 
 def binfree_tests(

@@ -20,7 +20,7 @@ validation), for each nominal level L of a central interval:
   (m - 1)/(m + 1), where their central interval is the range of the members;
 * conditional coverage (local coverage probabilities, LCP; P000 Sect. III): the 0/1 indicator
   of coverage is binned along the interval width at that level and along each feature
-  (equal-count, tie-aware bins of :mod:`uqval.validation.bins`), and the between-bin spread
+  (equal-count, tie-aware bins of :func:`uqval.binning.tie_aware_bins`), and the between-bin spread
   T = Σ n_b (ν_b - ν)² is tested by the exact permutation test of
   :mod:`uqval.validation.permutation` (the statistic T_Z applied to the indicator). Holm runs
   over levels × variables. A variable whose bins hold fewer than 30 rows is ``inconclusive``;
@@ -58,10 +58,10 @@ from scipy import special, stats
 
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
+from uqval.binning import default_n_bins, tie_aware_bins
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.validation import rules
-from uqval.validation.bins import default_n_bins, tie_aware_bins
 from uqval.validation.permutation import heterogeneity_tests
 
 __all__ = [

@@ -29,11 +29,11 @@ from uqval._internal.checks import (
     seed_value,
     unit_scaled,
 )
+from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
-from uqval.validation.bins import default_n_bins
 from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.judgement import judge
@@ -119,7 +119,7 @@ def validate(
     of the adaptivity paper's flowchart (:mod:`uqval.validation.flowchart`; f_v with target 0.95,
     which flags good uncertainties too often, see README).
 
-    Bins: equal-count bins that keep ties together (:mod:`uqval.validation.bins`), by
+    Bins: equal-count bins that keep ties together (:func:`uqval.binning.tie_aware_bins`), by
     default ``round(min(sqrt(M), M/100))`` clipped to [2, 50] (:func:`default_n_bins`).
     The per-bin tables (``.bins``) use the scaled uncertainties, with BCa intervals of
     <Z^2> from ``n_boot`` replicates per bin.

@@ -49,11 +49,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from uqval._internal.checks import MAX_RESAMPLES, integer
-from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import run_jobs
 from uqval._internal.types import SeedLike
-from uqval.stats.resample_kernel import sfc64_state
-from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle
+from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 _TINY = np.finfo(np.float64).tiny
 
@@ -95,24 +92,12 @@ def _permuted_sums(
 ) -> NDArray[np.float64]:
     """Bin sums of every permutation, ``(n_drawn, n_total, 2)``; with ``done``, drawn in
     batches of chunks (doubling) until ``done(sums so far)`` is true, else all at once."""
-    out = np.zeros((n_permutations, n_total, 2))
-    starts = list(range(0, n_permutations, CHUNK))
-    children = seed_sequence(seed).spawn(len(starts))
     buckets = _n_buckets(z.size)
 
-    def work(job: tuple[int, np.random.SeedSequence]) -> None:
-        start, child = job
-        _chunk_sums(z, labels, offsets, buckets, sfc64_state(child), out[start : start + CHUNK])
+    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+        _chunk_sums(z, labels, offsets, buckets, state, rows)
 
-    def stop(jobs_run: int) -> bool:
-        assert done is not None
-        return bool(done(out[: min(n_permutations, jobs_run * CHUNK)]))
-
-    ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
-                   stop=None if done is None else stop)
-    if ran * CHUNK < n_permutations:
-        return out[: ran * CHUNK]
-    return out
+    return run_chunks(np.zeros((n_permutations, n_total, 2)), seed, n_workers, fill, done)
 
 
 def heterogeneity_statistics(
@@ -210,8 +195,8 @@ def heterogeneity_tests(
     lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
     n_bins = lab.max(axis=1).astype(np.int64) + 1
     offsets = np.concatenate([[0], np.cumsum(n_bins)[:-1]]).astype(np.int64)
-    if exceedances is not None and exceedances < 1:
-        raise ValueError(f"exceedances must be a positive integer or None, got {exceedances}")
+    if exceedances is not None:
+        exceedances = integer(exceedances, "exceedances", minimum=1)
     counts, observed = [], []
     for v, k in enumerate(n_bins):
         counts.append(np.bincount(lab[v], minlength=k).astype(np.int64))

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from uqval.binning import default_n_bins
 from uqval.recalibration import binned_scaling, cross_validate
-from uqval.validation.bins import default_n_bins
 from uqval.validation.engine import ValidationResult, validate
 from uqval.validation.inputs import Features, clean_inputs
 

@@ -27,6 +27,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from uqval._internal.seeding import seed_sequence
+from uqval.binning import Bins, tie_aware_bins
 from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
 from uqval.calibration.robust_scale import (
@@ -44,7 +45,6 @@ from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import is_dominated
-from uqval.validation.bins import Bins, tie_aware_bins
 from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
 from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests

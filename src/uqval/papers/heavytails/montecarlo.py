@@ -44,7 +44,6 @@ from numpy.typing import ArrayLike
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray
 from uqval.stats.bootstrap import bca_bootstrap_means_sets
-from uqval.stats.calibration import RCE, ZMS, rce2_rows, rce_rows, zms_rows
 from uqval.stats.pval import validation_probability
 from uqval.stats.robust import KAPPA_CS_NORMAL_OFFSET, beta_gm, kappa_cs
 from uqval.stats.synthetic import (
@@ -55,6 +54,7 @@ from uqval.stats.synthetic import (
     tig_dataset,
 )
 from uqval.stats.zeta import zeta_score
+from uqval.stats.zscore_statistics import RCE, ZMS, rce2_rows, rce_rows, zms_rows
 
 # scipy.stats (0.8 s per job) is imported on first use by squared_normal_shape_statistics
 # only: the Monte Carlo chunk jobs (heavytails_pval_chunk) do not need it.
@@ -323,7 +323,7 @@ def pval_repeats(
             if fixed is None:
                 sets.append(nig_dataset(rng, nu, M))
             else:
-                sets.append(tig_dataset(rng, None, nu, M, uE=fixed))
+                sets.append(tig_dataset(rng, None, nu, M, uncertainties=fixed))
         results = bca_bootstrap_means_sets(
             sets,
             {"ZMS": ZMS, "RCE": RCE},

@@ -5,9 +5,9 @@ P000 Eqs. 2-3 (Var(E)/<uE^2>, Var(Z)); P001 Sect. II.1, Eqs. 7, 11, 12 and App. 
 (ZMS, <Z>). Variances use the n - 1 denominator, as R ``var``.
 
 Notation: Z = E/uE, <.> is the mean over the M points. All statistics are pure functions
-of the arrays ``E`` and ``uE`` and reduce over the **last axis**, so they also work on
-stacked bootstrap resamples of shape (B, M). They do not validate their input: call
-:func:`uqval._internal.checks.errors_uncertainties` on raw data first.
+of the arrays ``errors`` (E) and ``uncertainties`` (uE) and reduce over the **last axis**, so
+they also work on stacked bootstrap resamples of shape (B, M). They do not validate their
+input: call :func:`uqval._internal.checks.errors_uncertainties` on raw data first.
 
 The statistics built on means of per-point columns are also provided as
 :class:`~uqval.stats.bootstrap.MeanStatistic` objects (``ZMS``, ``RCE``, ``RCE2``, ``NLL``,
@@ -55,39 +55,39 @@ def _first_mean(means: FloatArray) -> FloatArray:
     return means[..., 0]
 
 
-def mean_z(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def mean_z(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """Mean z-score <Z>, reference 0 (tests bias; adaptivity paper P003 Eq. 3)."""
-    return _mean(np.divide(E, uE))
+    return _mean(np.divide(errors, uncertainties))
 
 
-def var_z(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def var_z(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """Var(Z) with the n - 1 denominator (R ``var``), reference 1 (primer P000 Eq. 3)."""
-    return np.var(np.divide(E, uE), axis=-1, ddof=1)
+    return np.var(np.divide(errors, uncertainties), axis=-1, ddof=1)
 
 
-def zms_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def zms_rows(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """ZMS = <Z^2>, reference 1 (P001 Eq. 11; P002 Eq. 14; P003 Eq. 2)."""
-    return _mean(np.divide(E, uE) ** 2)
+    return _mean(np.divide(errors, uncertainties) ** 2)
 
 
-def mse(E: ArrayLike) -> FloatArray:
+def mse(errors: ArrayLike) -> FloatArray:
     """Mean squared error MSE = <E^2> (P001 Sect. II.1)."""
-    return _mean(np.square(E))
+    return _mean(np.square(errors))
 
 
-def mv(uE: ArrayLike) -> FloatArray:
+def mv(uncertainties: ArrayLike) -> FloatArray:
     """Mean variance MV = <uE^2> (P001 Sect. II.1)."""
-    return _mean(np.square(uE))
+    return _mean(np.square(uncertainties))
 
 
-def rmse_rows(E: ArrayLike) -> FloatArray:
+def rmse_rows(errors: ArrayLike) -> FloatArray:
     """Root mean squared error RMSE = sqrt(<E^2>) (P001 Sect. II.1)."""
-    return np.sqrt(mse(E))
+    return np.sqrt(mse(errors))
 
 
-def rmv(uE: ArrayLike) -> FloatArray:
+def rmv(uncertainties: ArrayLike) -> FloatArray:
     """Root mean variance RMV = sqrt(<uE^2>) (P001 Sect. II.1)."""
-    return np.sqrt(mv(uE))
+    return np.sqrt(mv(uncertainties))
 
 
 def _rce_from_means(means: FloatArray) -> FloatArray:
@@ -95,35 +95,36 @@ def _rce_from_means(means: FloatArray) -> FloatArray:
     return (root_mv - np.sqrt(means[..., 1])) / root_mv
 
 
-def rce_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def rce_rows(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """Relative calibration error RCE = (RMV - RMSE)/RMV, reference 0 (P001 Eq. 7)."""
-    return _rce_from_means(np.stack([mv(uE), mse(E)], axis=-1))
+    return _rce_from_means(np.stack([mv(uncertainties), mse(errors)], axis=-1))
 
 
 def _rce2_from_means(means: FloatArray) -> FloatArray:
     return (means[..., 0] - means[..., 1]) / means[..., 0]
 
 
-def rce2_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def rce2_rows(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """RCE2 = (MV - MSE)/MV, reference 0 (P001 App. A, Eq. 22)."""
-    return _rce2_from_means(np.stack([mv(uE), mse(E)], axis=-1))
+    return _rce2_from_means(np.stack([mv(uncertainties), mse(errors)], axis=-1))
 
 
 def _nll_from_means(means: FloatArray) -> FloatArray:
     return 0.5 * (means[..., 0] + means[..., 1] + _LN_2PI)
 
 
-def gaussian_nll_rows(E: ArrayLike, uE: ArrayLike) -> FloatArray:
+def gaussian_nll_rows(errors: ArrayLike, uncertainties: ArrayLike) -> FloatArray:
     """Gaussian negative log-likelihood NLL = (<Z^2> + <ln uE^2> + ln 2 pi)/2.
 
     P001 Eq. 12; P002 Eq. 15. Its reference is :func:`nll_ref_rows`.
     """
-    return _nll_from_means(np.stack([zms_rows(E, uE), _mean(np.log(np.square(uE)))], axis=-1))
+    ln_u2 = _mean(np.log(np.square(uncertainties)))
+    return _nll_from_means(np.stack([zms_rows(errors, uncertainties), ln_u2], axis=-1))
 
 
-def nll_ref_rows(uE: ArrayLike) -> FloatArray:
+def nll_ref_rows(uncertainties: ArrayLike) -> FloatArray:
     """Reference NLL of a calibrated set, NLL_ref = (1 + <ln uE^2> + ln 2 pi)/2 (P002 Eq. 16)."""
-    return 0.5 * (1.0 + _mean(np.log(np.square(uE))) + _LN_2PI)
+    return 0.5 * (1.0 + _mean(np.log(np.square(uncertainties))) + _LN_2PI)
 
 
 ZMS = MeanStatistic(columns=lambda E, uE: (np.divide(E, uE) ** 2,), combine=_first_mean)
