@@ -70,6 +70,7 @@ from uqval.stats.synthetic import GenerativeDistribution
 from uqval.stats.zscore_statistics import RCE, ZMS
 
 __all__ = [
+    "local_zmean_unchecked",
     "global_zisd",
     "global_zmean",
     "global_zms",
@@ -446,11 +447,8 @@ def _zmean(
     bins: Sequence[ArrayLike] | None,
     confidence: float,
 ) -> pd.DataFrame:
-    e, ue, segments, pos = prepare_bins(E, uE, x, bins, 2)
-    mean, m2, _ = segments.central_moments(e / ue)
-    n = segments.counts
-    interval = t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
-    return bin_table(segments, interval, 0.0, pos)
+    e, ue = errors_uncertainties(E, uE)
+    return local_zmean_unchecked(e, ue, x, bins, confidence=confidence)
 
 
 def local_zmean(
@@ -467,6 +465,19 @@ def local_zmean(
     :func:`local_zvar`.
     """
     return _zmean(errors, uncertainties, x, bins, confidence)
+
+
+def local_zmean_unchecked(errors: FloatArray, uncertainties: FloatArray, x: ArrayLike | None,
+                          bins: Sequence[ArrayLike] | None, *,
+                          confidence: float = 0.95) -> pd.DataFrame:
+    """:func:`local_zmean` on arrays already checked (float64, same length, finite, uE > 0),
+    as the validation engine's stages hold them; the bins are still checked (a partition of
+    the rows, at least 2 rows each; None: all rows in one bin)."""
+    segments, pos = bin_layout(errors.size, x, bins, 2)
+    mean, m2, _ = segments.central_moments(errors / uncertainties)
+    n = segments.counts
+    interval = t_interval(mean, np.sqrt(m2 * n / (n - 1.0)), n, confidence)
+    return bin_table(segments, interval, 0.0, pos)
 
 
 def global_zmean(

@@ -35,10 +35,13 @@ from scipy import stats
 from uqval._internal.checks import errors_uncertainties, probability
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
-from uqval._internal.types import SeedLike
+from uqval._internal.types import FloatArray, SeedLike
 
 __all__ = [
     "MAX_DOMINANT_SHARE",
+    "dominant_rows_unchecked",
+    "robust_scale_factor_unchecked",
+    "z2_tail_shares_unchecked",
     "RobustScale",
     "TailShares",
     "dominant_rows",
@@ -73,8 +76,13 @@ def z2_tail_shares(errors: ArrayLike, uncertainties: ArrayLike) -> TailShares:
     >>> z2_tail_shares(e, np.ones(1000))
     TailShares(top 0.1 %: 90.9 %, top 1 %: 91.0 %)
     """
-    e, u = errors_uncertainties(errors, uncertainties)
-    z2 = np.sort(np.square(e / u))[::-1]
+    return z2_tail_shares_unchecked(*errors_uncertainties(errors, uncertainties))
+
+
+def z2_tail_shares_unchecked(errors: FloatArray, uncertainties: FloatArray) -> TailShares:
+    """:func:`z2_tail_shares` on arrays already checked (float64, same length, finite,
+    uE > 0), as the validation engine's stages hold them."""
+    z2 = np.sort(np.square(errors / uncertainties))[::-1]
     total = float(z2.sum())
     if total == 0.0:
         return TailShares(0.0, 0.0)
@@ -127,6 +135,14 @@ def robust_scale_factor(
     """
     e, u = errors_uncertainties(errors, uncertainties, min_size=2 * MIN_BLOCK_SIZE)
     probability(confidence)
+    return robust_scale_factor_unchecked(e, u, confidence=confidence, seed=seed)
+
+
+def robust_scale_factor_unchecked(errors: FloatArray, uncertainties: FloatArray, *,
+                                  confidence: float = 0.95, seed: SeedLike = 0) -> RobustScale:
+    """:func:`robust_scale_factor` on arrays already checked (float64, same length, finite,
+    uE > 0, at least 10 rows) and a checked ``confidence``."""
+    e, u = errors, uncertainties
     m = e.size
     b = block_size_for(m)
     k = m // b
@@ -157,8 +173,14 @@ def dominant_rows(
     >>> dominant_rows(e, np.ones(1000), robust_scale_factor(e, np.ones(1000)))
     array([999])
     """
-    e, u = errors_uncertainties(errors, uncertainties)
-    z2 = np.square(e / u)
+    return dominant_rows_unchecked(*errors_uncertainties(errors, uncertainties), robust)
+
+
+def dominant_rows_unchecked(errors: FloatArray, uncertainties: FloatArray,
+                            robust: RobustScale) -> NDArray[np.intp]:
+    """:func:`dominant_rows` on arrays already checked (float64, same length, finite,
+    uE > 0)."""
+    z2 = np.square(errors / uncertainties)
     order = np.argsort(-z2, kind="stable")
     m = z2.size
     limit = max(1, int(MAX_DOMINANT_SHARE * m))

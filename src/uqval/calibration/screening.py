@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from numpy.typing import ArrayLike
 
 from uqval._internal.checks import errors_uncertainties
+from uqval._internal.types import FloatArray
 from uqval.stats.robust import beta_gm, kappa_cs
 
 # The fits (scipy.stats, scipy.optimize and Numba: 0.9 s per job) are imported by shape_fits on
@@ -82,7 +83,13 @@ def screen(errors: ArrayLike, uncertainties: ArrayLike, limits: SkewnessLimits =
         >>> s.reasons
         ('beta_GM(E^2) = 0.87 > 0.8: RCE unreliable', 'beta_GM(Z^2) = 0.83 > 0.8: ZMS unreliable')
     """
-    errors, uncertainties = errors_uncertainties(errors, uncertainties)
+    return screen_unchecked(*errors_uncertainties(errors, uncertainties), limits)
+
+
+def screen_unchecked(errors: FloatArray, uncertainties: FloatArray,
+                     limits: SkewnessLimits = SkewnessLimits()) -> Screening:
+    """:func:`screen` on arrays already checked (float64, same length, finite, uE > 0), as
+    the validation engine's stages hold them after its one input check."""
     u2, e2, z2 = uncertainties**2, errors**2, (errors / uncertainties) ** 2
     b_u2, b_e2, b_z2 = beta_gm(u2), beta_gm(e2), beta_gm(z2)
     reasons = []

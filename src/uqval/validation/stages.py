@@ -29,15 +29,15 @@ from numpy.typing import NDArray
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
 from uqval.calibration.joint import JointCalibration, joint_calibration
-from uqval.calibration.local import local_zmean
+from uqval.calibration.local import local_zmean_unchecked
 from uqval.calibration.robust_scale import (
     RobustScale,
     TailShares,
-    dominant_rows,
-    robust_scale_factor,
-    z2_tail_shares,
+    dominant_rows_unchecked,
+    robust_scale_factor_unchecked,
+    z2_tail_shares_unchecked,
 )
-from uqval.calibration.screening import Screening, screen
+from uqval.calibration.screening import Screening, screen_unchecked
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.intervals import mean_t_interval
@@ -124,7 +124,7 @@ def _bin_table(
         res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                             n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
-    zm = local_zmean(e, u_scaled, x, index_lists)
+    zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
     return pd.DataFrame({
         "low": bins.low, "high": bins.high, "n": bins.counts,
         "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
@@ -300,12 +300,12 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
                   n_workers: int, say: Say) -> AverageStage:
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE."""
-    scr = screen(e_unit, u_unit)
+    scr = screen_unchecked(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
     boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot, n_workers=n_workers)
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
-    tails = z2_tail_shares(e, u)
-    robust = robust_scale_factor(e, u, seed=seeds.robust)
+    tails = z2_tail_shares_unchecked(e, u)
+    robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
     dominated = is_dominated(tails, scale.value, robust)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
@@ -407,7 +407,7 @@ def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers)
     if not average.dominated:
         return ucc, np.empty(0, dtype=np.intp), None
-    dominant = dominant_rows(e, u, average.robust)
+    dominant = dominant_rows_unchecked(e, u, average.robust)
     if not dominant.size:
         return ucc, dominant, None
     keep = np.ones(e_unit.size, dtype=bool)
