@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING
 from uqval._internal.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from uqval.comparison.engine import (
-        ModelComparison,
-        compare,
-    )
+    from uqval.comparison.engine import compare
+    from uqval.comparison.result import ModelComparison
 
 __all__ = [
     "ModelComparison",
