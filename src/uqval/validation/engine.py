@@ -25,13 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from uqval._internal.checks import (
-    MAX_RESAMPLES,
-    integer,
-    probability,
-    seed_value,
-    unit_scaled,
-)
+from uqval._internal.checks import MAX_RESAMPLES, integer, probability, seed_value, unit_scaled
 from uqval._internal.seeding import seed_sequence
 from uqval.calibration.joint import JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean
@@ -54,12 +48,9 @@ from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import AdviceInputs, advice_table, is_dominated
 from uqval.validation.bins import Bins, default_n_bins, tie_aware_bins
-from uqval.validation.degenerate import (
-    NOT_TESTABLE,
-    check_errors_not_all_zero,
-    untestable_reason,
-)
+from uqval.validation.degenerate import NOT_TESTABLE, check_errors_not_all_zero, untestable_reason
 from uqval.validation.effects import row_effects
+from uqval.validation.figure_stage import FigureRecords, figure_records
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
@@ -146,6 +137,8 @@ class ValidationResult:
         warnings: input warnings (an error column that may not hold errors, ...).
         joint: the joint test over all features with its regions (:mod:`uqval.calibration.
             joint`, :mod:`uqval.validation.joint_stage`; None with fewer than 2 features).
+        figures: every number the report's figures draw, computed by :func:`validate`
+            (:mod:`uqval.validation.figure_stage`); saving the report only draws them.
 
     Examples:
         >>> import numpy as np
@@ -184,6 +177,7 @@ class ValidationResult:
     ucc_without_dominant: UCCGain | None = None
     warnings: tuple[str, ...] = ()
     joint: JointCalibration | None = None
+    figures: FigureRecords | None = field(default=None, compare=False, repr=False)
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -677,12 +671,15 @@ def validate(
         "joint": joint_note,
     }
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
+    say("figures: curves, bands and per-bin values")
+    figures = figure_records(e, u, inputs.features, {name: b for _, name, b in binned},
+                             scaling=reference, seed=seed)
     result = ValidationResult(
         verdicts=verdicts, scale_factor=scale, bins=tables, screening=scr,
         parameters=parameters, row_counts=inputs.row_counts, names=names,
         errors=e, uncertainties=u, features=inputs.features, ucc=ucc, tail_shares=tails,
         robust_scale=robust, dominant_rows=dominant, ucc_without_dominant=ucc_without,
-        joint=joint,
+        joint=joint, figures=figures,
         warnings=tuple(rules.input_warnings(e_unit, reference)),
     )
     if rule == "paper":
