@@ -199,7 +199,7 @@ def figure_records(
     u_name = names[0] if names else None
     if u_name is not None:
         rd_bins = bins[u_name].index_lists()
-        rd_note = f"the {len(rd_bins)} bins of the consistency table"
+        rd_note = f"{len(rd_bins)} bins of $u_E$ (those of the consistency table)"
     else:
         k = max(min(m // 150, RELIABILITY_FALLBACK_BINS), 2)
         rd_bins = equal_count_bins(u, k)
