@@ -156,7 +156,8 @@ def log_axis(values: ArrayLike) -> bool:
     (True, False)
     """
     v = np.asarray(values, dtype=np.float64)
-    return bool((v > 0).all() and v.max() / v.min() > 10 and prefers_log(v))
+    with np.errstate(over="ignore"):  # 1e300 / 1e-300: an infinite span is more than a decade
+        return bool((v > 0).all() and v.max() / v.min() > 10 and prefers_log(v))
 
 
 def running_band(x: FloatArray, y: FloatArray, max_windows: int = MAX_WINDOWS
