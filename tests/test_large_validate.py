@@ -1,5 +1,5 @@
 """The large-set mode of ``uqval validate`` (issue 29): sequential permutation tests above
-``LARGE_ROWS`` rows and the isotonic figure's seeded subsample, against the fixed path."""
+``LARGE_ROWS`` rows and the figures' seeded subsample, against the fixed path."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from uqval.report import validation as report_validation
-from uqval.validation import engine, stages
+from uqval.validation import engine, figure_stage, stages
 from uqval.validation.permutation import heterogeneity_tests
 
 
@@ -111,14 +111,14 @@ def test_large_mode_gives_the_verdicts_of_the_fixed_path(monkeypatch, slope):
 
 
 def test_figure_subsample(monkeypatch):
-    assert report_validation.figure_subsample(report_validation.FIGURE_FULL_ROWS, 0) is None
-    monkeypatch.setattr(report_validation, "FIGURE_FULL_ROWS", 100)
-    monkeypatch.setattr(report_validation, "FIGURE_SUBSAMPLE", 50)
-    a = report_validation.figure_subsample(1000, 3)
+    assert figure_stage.figure_subsample(figure_stage.FIGURE_FULL_ROWS, 0) is None
+    monkeypatch.setattr(figure_stage, "FIGURE_FULL_ROWS", 100)
+    monkeypatch.setattr(figure_stage, "FIGURE_SUBSAMPLE", 50)
+    a = figure_stage.figure_subsample(1000, 3)
     assert a is not None and a.size == 50 and np.unique(a).size == 50
     assert a.min() >= 0 and a.max() < 1000
-    assert np.array_equal(a, report_validation.figure_subsample(1000, 3))  # seeded
-    assert not np.array_equal(a, report_validation.figure_subsample(1000, 4))
+    assert np.array_equal(a, figure_stage.figure_subsample(1000, 3))  # seeded
+    assert not np.array_equal(a, figure_stage.figure_subsample(1000, 4))
 
 
 def test_large_figures_use_the_subsample_except_per_bin_ones(monkeypatch):
@@ -128,13 +128,18 @@ def test_large_figures_use_the_subsample_except_per_bin_ones(monkeypatch):
     result = engine.validate(e, u, {"x": x}, **FAST)
     full = report_validation.figure_specs(result)
     assert not any("drawn at random" in title for _, title, _, _ in full)
-    monkeypatch.setattr(report_validation, "FIGURE_FULL_ROWS", 1000)
-    monkeypatch.setattr(report_validation, "FIGURE_SUBSAMPLE", 500)
-    specs = report_validation.figure_specs(result)
+    monkeypatch.setattr(figure_stage, "FIGURE_FULL_ROWS", 1000)
+    monkeypatch.setattr(figure_stage, "FIGURE_SUBSAMPLE", 500)
+    sampled_result = engine.validate(e, u, {"x": x}, **FAST)
+    specs = report_validation.figure_specs(sampled_result)
     assert [s[0] for s in specs] == [s[0] for s in full]
     sampled = {stem for stem, title, _, _ in specs if "500 of the 3000 rows" in title}
     assert sampled == {"calibration_curve", "isotonic_reliability", "z_vs_x",
                        "confidence_curve", "ucc"}
+    records = sampled_result.figures
+    assert records is not None and records.subsample_rows == 500
+    assert records.calibration.n_band == 500 and records.z_along["x"].n_rows == 500
+    assert records.reliability["n"].sum() == 3000  # per-bin figures: all rows
     for _, _, _, draw in specs:  # every figure still draws something
         fig, ax = plt.subplots()
         draw(ax)

@@ -1,5 +1,7 @@
-"""Figures: one shared matplotlib style (style.py), reusable panels (panels.py) and one-call
-diagnostic plots of a user's errors and uncertainties (diagnostics.py)."""
+"""Figures: one shared matplotlib style (style.py), reusable panels (panels.py), the numbers a
+figure draws (records.py, no matplotlib), drawing functions that only read those records
+(drawing.py) and one-call diagnostic plots of a user's errors and uncertainties
+(diagnostics.py, reliability.py: compute the record, then draw it)."""
 
 from typing import TYPE_CHECKING
 
@@ -16,10 +18,26 @@ if TYPE_CHECKING:
         ucc_plot,
         z_vs_feature_plot,
     )
+    from uqval.plots.drawing import (
+        bins_table_plot,
+        draw_calibration_curve,
+        draw_confidence_curve,
+        draw_isotonic_reliability,
+        draw_reliability_diagram,
+        draw_ucc,
+        draw_z_along,
+    )
 
 __all__ = [
+    "bins_table_plot",
     "calibration_curve_plot",
     "confidence_curve_plot",
+    "draw_calibration_curve",
+    "draw_confidence_curve",
+    "draw_isotonic_reliability",
+    "draw_reliability_diagram",
+    "draw_ucc",
+    "draw_z_along",
     "intervals_plot",
     "local_zm_plot",
     "local_zms_plot",

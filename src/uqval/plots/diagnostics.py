@@ -1,10 +1,13 @@
-"""One-call diagnostic plots of errors and uncertainties (the validation report's figures).
+"""One-call diagnostic plots of errors and uncertainties.
 
 Each function takes ``(errors, uncertainties, ...)`` as NumPy arrays or pandas Series,
-draws on ``ax`` (a new figure in the project style when ``ax`` is None) and returns the
-Axes. The numbers come from the core modules (:mod:`uqval.calibration.curves`,
-:mod:`uqval.calibration.local`, :mod:`uqval.binning`, :mod:`uqval.stats.running`, :mod:`uqval.ucc`);
-this module only chooses defaults and draws. Z = E/uE throughout.
+computes the record of its figure (the numbers come from the core modules
+:mod:`uqval.calibration.curves`, :mod:`uqval.calibration.local`, :mod:`uqval.binning`,
+:mod:`uqval.stats.running`, :mod:`uqval.ucc`, through :mod:`uqval.plots.records`) and draws it
+with the matching function of :mod:`uqval.plots.drawing`, which only reads (the validation
+report draws the records its engine computed with the same functions). It draws on ``ax``
+(a new figure in the project style when ``ax`` is None) and returns the Axes. Z = E/uE
+throughout.
 
 =============================  ===========================================================
 function                       what it shows (paper)
@@ -14,6 +17,7 @@ calibration_curve_plot         eta_p vs p with the 95 % band around the identity
 reliability_diagram_plot       RMSE vs RMV per equal-count bin of uE (P000 Sect. III.3.3)
 local_zms_plot                 <Z^2> per bin along uE or a feature, invalid bins shaded
                                (P003 Sect. III.B.1-2)
+local_zm_plot                  <Z> per bin along uE or a feature (P003 Sect. III.B.1)
 z_vs_feature_plot              Z against a feature with running 95 % quantiles (P000
                                Sect. III.4.1, P003 Fig. 2)
 confidence_curve_plot          RMSE after removing the largest uE, with the probabilistic
@@ -24,48 +28,26 @@ intervals_plot                 prediction intervals +-Q((1+P)/2) uE ordered by u
                                Sect. III.3.5)
 =============================  ===========================================================
 
-Large data sets stay fast and light (a million points draw in seconds):
-
-* Scatter plots show at most :data:`MAX_SCATTER` points, taken at evenly spaced ranks of
-  the x variable (deterministic: the same data give the same picture; every part of the
-  x range keeps its share of points). Statistics, lines and legend counts use all points.
-* Running quantiles (z_vs_feature_plot) are the Harrell-Davis quantiles of the windows of
-  :func:`uqval.stats.running.quantile_window` points, evaluated for at most :data:`MAX_WINDOWS`
-  windows at evenly spaced starts (every window when there are fewer): identical to
-  :func:`uqval.stats.running.running_quantiles_along` at those windows.
-* The probabilistic reference of the confidence curve is simulated on at most
-  :data:`MAX_REFERENCE` uncertainties at evenly spaced ranks of uE (the same distribution
-  of uE); the band's distance to the mean is then scaled by sqrt(m/M), since the
-  fluctuations of an RMSE over a fixed fraction of the points shrink as 1/sqrt(M).
-* Curves with more than :data:`MAX_LINE` points (UCC) are drawn through at most that many
-  of them, evenly spaced along the curve; areas and gains use every point.
+Large data sets stay fast and light (a million points draw in seconds; details in
+:mod:`uqval.plots.records`): scatter plots show at most :data:`MAX_SCATTER` points at evenly
+spaced ranks of x, running quantiles are evaluated for at most :data:`MAX_WINDOWS` windows,
+the confidence-curve reference is simulated on at most :data:`MAX_REFERENCE` uncertainties,
+UCCs are drawn through at most :data:`MAX_LINE` vertices; statistics, areas, gains and legend
+counts use all points.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.axes._secondary_axes import SecondaryAxis
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import integer, probability, vector
-from uqval._internal.seeding import seed_sequence
-from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray
 from uqval.binning import equal_count_bins, sqrt_bin_count
 from uqval.calibration.coverage import interval_half_widths
-from uqval.calibration.curves import (
-    P_GRID_DEFAULT,
-    calibration_curve,
-    confidence_curve,
-    probabilistic_reference,
-)
-from uqval.calibration.fraction_valid import fraction_valid
+from uqval.calibration.curves import P_GRID_DEFAULT, calibration_curve
 from uqval.calibration.local import (
     ZmsMethod,
     global_zmean,
@@ -75,14 +57,30 @@ from uqval.calibration.local import (
     reliability_diagram,
 )
 from uqval.plots import panels
-from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure
-from uqval.stats.running import (
-    DEFAULT_RUNNING_PROBS,
-    hd_quantiles_sorted,
-    quantile_window,
-    window_positions,
+from uqval.plots.drawing import (
+    BinsKind,
+    axes_or_new,
+    bins_table_plot,
+    draw_calibration_curve,
+    draw_confidence_curve,
+    draw_reliability_diagram,
+    draw_ucc,
+    draw_z_along,
 )
-from uqval.ucc import Axis, PredictionIntervals, auucc, auucc_gain, constant_band, ucc_curve
+from uqval.plots.records import (
+    MAX_LINE,
+    MAX_REFERENCE,
+    MAX_SCATTER,
+    MAX_WINDOWS,
+    confidence_record,
+    evenly_spaced,
+    log_axis,
+    scatter_subset,
+    ucc_record,
+    z_along_record,
+)
+from uqval.plots.style import CALIBRATED, UNCALIBRATED
+from uqval.ucc import Axis
 
 __all__ = [
     "MAX_LINE",
@@ -99,18 +97,6 @@ __all__ = [
     "ucc_plot",
     "z_vs_feature_plot",
 ]
-
-MAX_SCATTER = 20_000
-"""Largest number of points drawn in a scatter plot (evenly spaced ranks of x)."""
-
-MAX_WINDOWS = 1_000
-"""Largest number of running-quantile windows evaluated (evenly spaced starts)."""
-
-MAX_REFERENCE = 20_000
-"""Largest number of uncertainties used to simulate the confidence-curve reference."""
-
-MAX_LINE = 2_000
-"""Largest number of vertices drawn for a UCC."""
 
 RELIABILITY_MAX_BINS = 15
 """Default number of reliability-diagram bins for M >= 2250; M // 150 (at least 2) below,
@@ -168,64 +154,6 @@ def _label(text: str, units: str | None) -> str:
     return f"{text} ({units})" if units else text
 
 
-def _prefers_log(values: FloatArray) -> bool:
-    """Whether positive values spread more evenly on a log axis: the largest gap between
-    their 2 %, 4 %, ..., 98 % quantiles, relative to the quantiles' range, is smaller in
-    log x than in x (a skewed uE yes, a uniform feature no). The axis is then logarithmic
-    if the values also span more than a decade (:func:`uqval.plots.panels.use_log_x`)."""
-    if not (values > 0.0).all():
-        return False
-    q = np.quantile(values, np.linspace(0.02, 0.98, 49))
-
-    def largest_gap(t: FloatArray) -> float:
-        span = t[-1] - t[0]
-        return float(np.diff(t).max() / span) if span > 0 else np.inf
-
-    return largest_gap(np.log(q)) < largest_gap(q)
-
-
-def _axes(ax: Axes | None, width: float = 3.6, height: float = 3.0) -> Axes:
-    if ax is not None:
-        return ax
-    _, new = figure(1, 1, width=width, height=height)
-    return new
-
-
-# --- thinning -----------------------------------------------------------------------------
-
-
-def _evenly_spaced(n: int, k: int) -> NDArray[np.intp]:
-    """min(n, k) distinct positions evenly spaced over 0..n-1, both ends included."""
-    if n <= k:
-        return np.arange(n, dtype=np.intp)
-    return np.unique(np.rint(np.linspace(0, n - 1, k)).astype(np.intp))
-
-
-def scatter_subset(x: ArrayLike, max_points: int = MAX_SCATTER) -> NDArray[np.intp]:
-    """Indices of the points a scatter plot along ``x`` draws, in increasing-x order.
-
-    All points when there are at most ``max_points``; otherwise the points at
-    ``max_points`` evenly spaced ranks of x (stable sort, both extremes kept). Deterministic.
-    """
-    order = np.argsort(np.asarray(x, dtype=np.float64), kind="stable")
-    return order[_evenly_spaced(order.size, max_points)]
-
-
-def _running_band(x: FloatArray, y: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Running HD 2.5/97.5 % quantiles of y along x at up to MAX_WINDOWS windows.
-
-    Window size :func:`~uqval.stats.running.quantile_window` (M); equal to
-    :func:`~uqval.stats.running.running_quantiles_along` at the windows evaluated.
-    """
-    order = np.argsort(x, kind="stable")
-    xs, ys = x[order], y[order]
-    window = quantile_window(xs.size)
-    starts = _evenly_spaced(xs.size - window + 1, MAX_WINDOWS)
-    windows = np.sort(sliding_window_view(ys, window)[starts], axis=1)
-    quantiles = hd_quantiles_sorted(windows, DEFAULT_RUNNING_PROBS)
-    return window_positions(xs, window)[starts], quantiles
-
-
 # --- the plots ----------------------------------------------------------------------------
 
 
@@ -235,19 +163,13 @@ def calibration_curve_plot(errors: ArrayLike, uncertainties: ArrayLike, *, ax: A
 
     Normal quantiles on the grid p = 0.005, ..., 0.995; the dashed lines are the 95 %
     Wilson band of a binomial proportion p with M trials around the identity, the shaded
-    area the miscalibration area (:func:`uqval.calibration.curves.calibration_curve`). A curve below
+    area the miscalibration area (:func:`uqval.calibration.curves.calibration_curve`; drawn
+    by :func:`uqval.plots.drawing.draw_calibration_curve`). A curve below
     the identity at small p and above it at large p means errors larger than the
     uncertainties say (too small uE); the reverse means uE too large.
     """
     e, u = _inputs(errors, uncertainties)
-    ax = _axes(ax)
-    curve = calibration_curve(e, u, p=P_GRID_DEFAULT)
-    panels.calibration_curve(ax, curve, label=f"data (miscalibration area {curve.area:.3f})")
-    ax.plot([], [], "--", color=panels.GUIDE, lw=0.8, label="95 % band (calibrated)")
-    ax.legend(loc="upper left")
-    ax.set_xlabel("nominal probability p")
-    ax.set_ylabel(r"observed fraction $\eta_p$ with $Z < \Phi^{-1}(p)$")
-    return ax
+    return draw_calibration_curve(calibration_curve(e, u, p=P_GRID_DEFAULT), ax=ax)
 
 
 def reliability_diagram_plot(
@@ -265,28 +187,29 @@ def reliability_diagram_plot(
     default :data:`RELIABILITY_MAX_BINS` = 15 bins from M = 2250), 95 % intervals
     of RMSE_b from the delta method on Cho's variance for bins of at least 200 points and a
     BCa bootstrap (``seed``) below (:func:`uqval.calibration.local.reliability_diagram`,
-    ``method="auto"``). Calibrated points lie on the identity; points above it are bins
+    ``method="auto"``; drawn by :func:`uqval.plots.drawing.draw_reliability_diagram`).
+    Calibrated points lie on the identity; points above it are bins
     whose uncertainties are too small. Log axes when RMV spans more than a decade.
     """
     e, u = _inputs(errors, uncertainties)
     default = max(min(e.size // 150, RELIABILITY_MAX_BINS), 2)
     n = _bin_count(n_bins, default, e.size, 2)
-    ax = _axes(ax)
     rd = reliability_diagram(e, u, equal_count_bins(u, n), method="auto", seed=seed)
-    panels.reliability_diagram(ax, rd, unit=units or "")
-    handles = [
-        Line2D([], [], marker="o", ls="-", color=CALIBRATED, ms=3, label=f"{n} bins of $u_E$"),
-        Line2D([], [], ls="--", color=REFERENCE, lw=0.8, label="calibrated (RMSE = RMV)"),
-    ]
-    ax.legend(handles=handles, loc="best")
-    return ax
+    return draw_reliability_diagram(rd, ax=ax, units=units, label=f"{n} bins of $u_E$")
 
 
-def _bin_spans(x: FloatArray, bins: list[NDArray[np.intp]]) -> FloatArray:
-    """Edges of the x range each bin covers; neighbours meet half-way between them."""
-    low = np.array([x[b].min() for b in bins])
-    high = np.array([x[b].max() for b in bins])
-    return np.concatenate([[low[0]], 0.5 * (high[:-1] + low[1:]), [high[-1]]])
+def _bins_table(xv: FloatArray, bins: list[NDArray[np.intp]], local: pd.DataFrame,
+                kind: BinsKind) -> pd.DataFrame:
+    """A local table as the columns of a validation bins table (low, high, n and the
+    statistic's columns) that :func:`uqval.plots.drawing.bins_table_plot` draws."""
+    names = ("value", "ci_low", "ci_high", "valid") if kind == "lzms" else (
+        "mean_z", "mean_z_low", "mean_z_high", "mean_z_valid")
+    table = pd.DataFrame({"low": [float(xv[b].min()) for b in bins],
+                          "high": [float(xv[b].max()) for b in bins],
+                          "n": local["n"].to_numpy()})
+    for name, column in zip(names, ("value", "ci_low", "ci_high", "valid"), strict=True):
+        table[name] = local[column].to_numpy()
+    return table
 
 
 def local_zms_plot(
@@ -313,8 +236,10 @@ def local_zms_plot(
     the fraction of valid bins f_v with its Wilson-cc interval (P003 Sect. III.B.2) and the
     ZMS of all points. Bins sit at the mid-range of their x values; the x axis is
     logarithmic when positive x span more than a decade and spread more evenly on a log
-    scale (a skewed uE, not a uniform feature). ``units`` labels the x axis when x is uE;
-    for a feature, put its units in ``x_name`` (e.g. "temperature (K)").
+    scale (a skewed uE, not a uniform feature); the y axis when one bin dwarfs the others
+    (:func:`uqval.plots.drawing.bins_table_plot`, which draws the bins). ``units`` labels
+    the x axis when x is uE; for a feature, put its units in ``x_name`` (e.g.
+    "temperature (K)").
     """
     e, u = _inputs(errors, uncertainties, min_points=4)
     xv = u if x is None else _conditioning(x, e.size, "x")
@@ -323,8 +248,9 @@ def local_zms_plot(
     local = local_zms(e, u, xv, bins, method=method, seed=seed)
     whole = global_zms(e, u, seed=seed).iloc[0]
     xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
-    return _local_plot(ax, local, xv, bins, 1.0, whole, xlabel,
-                       r"LZMS $\langle Z^2\rangle$ per bin", "ZMS", bottom=0.0)
+    return bins_table_plot(_bins_table(xv, bins, local, "lzms"), "lzms", ax=ax, x_name=xlabel,
+                           whole=(whole["value"], whole["ci_low"], whole["ci_high"]),
+                           log_x=log_axis(xv))
 
 
 def local_zm_plot(
@@ -340,7 +266,7 @@ def local_zm_plot(
     """Local mean z-score: LZM_b = <Z>_b per equal-count bin of x with Student-t 95 %
     intervals (P003 Sect. III.B.1), target 0: a bias of the predictions along x (in units of
     the uncertainty), which no rescaling of the uncertainties can fix. Bins, axes and colours
-    as in :func:`local_zms_plot`.
+    as in :func:`local_zms_plot` (linear y axis).
     """
     e, u = _inputs(errors, uncertainties, min_points=4)
     xv = u if x is None else _conditioning(x, e.size, "x")
@@ -349,47 +275,9 @@ def local_zm_plot(
     local = local_zmean(e, u, xv, bins)
     whole = global_zmean(e, u).iloc[0]
     xlabel = _label(r"uncertainty $u_E$", units) if x is None else x_name
-    return _local_plot(ax, local, xv, bins, 0.0, whole, xlabel,
-                       r"LZM $\langle Z\rangle$ per bin", "<Z>", bottom=None)
-
-
-def _local_plot(ax: Axes | None, local: pd.DataFrame, xv: FloatArray,
-                bins: list[NDArray[np.intp]], target: float, whole: pd.Series, xlabel: str,
-                ylabel: str, statistic: str, bottom: float | None) -> Axes:
-    """Per-bin values with intervals, invalid bins red and shaded, f_v in the legend."""
-    ax = _axes(ax)
-    fv = fraction_valid(local)
-    valid = local["valid"].to_numpy(bool)
-    spans = _bin_spans(xv, bins)
-    for i in np.flatnonzero(~valid):
-        ax.axvspan(spans[i], spans[i + 1], color=SHADE, alpha=0.45, lw=0, zorder=0)
-    ax.axhline(target, ls="--", color=REFERENCE, lw=0.8)
-    for ok, color in ((valid, CALIBRATED), (~valid, UNCALIBRATED)):
-        pos = local["x"].to_numpy()[ok]
-        ax.vlines(pos, local["ci_low"].to_numpy()[ok], local["ci_high"].to_numpy()[ok],
-                  color=color, lw=1.0)
-        ax.plot(pos, local["value"].to_numpy()[ok], "o", color=color, ms=3)
-    if panels.use_log_x(ax, xv, _prefers_log(xv)):
-        panels.readable_log_ticks(ax)
-    if bottom is not None:
-        ax.set_ylim(bottom=bottom)
-    ax.set(xlabel=xlabel, ylabel=ylabel)
-    handles: list[Artist] = [
-        Line2D([], [], marker="o", ls="none", color=CALIBRATED, ms=3,
-               label=f"valid bin ({fv.n_valid} of {fv.n_bins}, "
-               f"$f_v$ = {fv.value:.2f} [{fv.ci_low:.2f}, {fv.ci_high:.2f}])"),
-        Line2D([], [], marker="o", ls="none", color=UNCALIBRATED, ms=3,
-               label=f"interval misses {target:g}"),
-        Line2D([], [], ls="--", color=REFERENCE, lw=0.8,
-               label=f"target {target:g}; all points {statistic} = {whole['value']:.2f} "
-               f"[{whole['ci_low']:.2f}, {whole['ci_high']:.2f}]"),
-    ]
-    if not valid.all():
-        handles.append(Patch(color=SHADE, alpha=0.45, lw=0, label="x range of invalid bins"))
-    ax.legend(handles=handles, loc="upper left", fontsize=6.5)
-    low, top = ax.get_ylim()
-    ax.set_ylim(low, top + 0.3 * (top - low))  # room for the legend above the bins
-    return ax
+    return bins_table_plot(_bins_table(xv, bins, local, "lzm"), "lzm", ax=ax, x_name=xlabel,
+                           whole=(whole["value"], whole["ci_low"], whole["ci_high"]),
+                           log_x=log_axis(xv))
 
 
 def z_vs_feature_plot(
@@ -406,28 +294,14 @@ def z_vs_feature_plot(
     at +-2) all along the feature; a widening band marks a range where uE is too small.
     Running Harrell-Davis quantiles over windows of floor(M/ceil(2 M^0.333)) points sliding
     along the sorted feature, plotted at the window mid-range (P000 Figs 2 and 8; see the
-    module docstring for large M). Scatter thinned to :data:`MAX_SCATTER` points; y range
-    +-max abs(Z) within [5, 30].
+    module docstring for large M; :func:`uqval.plots.records.z_along_record`, drawn by
+    :func:`uqval.plots.drawing.draw_z_along`). Scatter thinned to :data:`MAX_SCATTER`
+    points; y range +-max abs(Z) within [5, 30].
     """
     e, u = _inputs(errors, uncertainties)
     xv = _conditioning(feature, e.size, "feature")
-    ax = _axes(ax)
-    z = e / u
-    positions, quantiles = _running_band(xv, z)
-    shown = scatter_subset(xv)
-    panels.z_vs_variable(ax, xv[shown], z[shown], positions, quantiles, feature_name,
-                         log_x=_prefers_log(xv), limit=None)
-    if ax.get_xscale() == "log":
-        panels.readable_log_ticks(ax)
-    ax.set_ylabel(r"$Z = E/u_E$")
-    handles = [
-        Line2D([], [], ls="-", color=panels.RUNNING, label="running 2.5 % and 97.5 % quantiles"),
-        Line2D([], [], ls=":", color=panels.GUIDE, label=r"$Z = \pm 2$ (about 95 % if calibrated)"),
-    ]
-    ax.legend(handles=handles, loc="upper left", fontsize=6.5)
-    bottom, top = ax.get_ylim()
-    ax.set_ylim(bottom, top + 0.25 * (top - bottom))  # room for the legend above the points
-    return ax
+    record = z_along_record(e / u, xv, max_scatter=MAX_SCATTER, max_windows=MAX_WINDOWS)
+    return draw_z_along(record, ax=ax, x_name=feature_name)
 
 
 def confidence_curve_plot(
@@ -446,23 +320,15 @@ def confidence_curve_plot(
     uE * N(0, 1) (Eqs. 20-21; :func:`uqval.calibration.curves.probabilistic_reference`, seeded). A
     decreasing curve means that large uncertainties flag large errors; inside the band it
     also agrees with what calibrated uncertainties would give. The top axis shows the
-    largest uE left. For M > :data:`MAX_REFERENCE` see the module docstring.
+    largest uE left. For M > :data:`MAX_REFERENCE` see the module docstring
+    (:func:`uqval.plots.records.confidence_record`; drawn by
+    :func:`uqval.plots.drawing.draw_confidence_curve`).
     """
     e, u = _inputs(errors, uncertainties)
     if int(n_mc) != n_mc or n_mc < 2:
         raise ValueError(f"n_mc must be an integer of at least 2, got {n_mc!r}")
-    ax = _axes(ax)
-    cc = confidence_curve(e, u)
-    kept = np.sort(u)[_evenly_spaced(u.size, MAX_REFERENCE)]
-    ref = probabilistic_reference(kept, value_generator(seed_sequence(seed)), n_mc=int(n_mc))
-    if kept.size < u.size:
-        shrink = np.sqrt(kept.size / u.size)
-        ref = type(ref)(k=ref.k, mean=ref.mean, low=ref.mean - shrink * (ref.mean - ref.low),
-                        high=ref.mean + shrink * (ref.high - ref.mean), n_mc=ref.n_mc)
-    panels.confidence_curve(ax, cc, ref, ylabel=_label("RMSE of the points left", units))
-    top = next(c for c in ax.child_axes if isinstance(c, SecondaryAxis))
-    top.set_xlabel(_label(r"largest $u_E$ left", units), fontsize=7)
-    return ax
+    record = confidence_record(e, u, seed=seed, n_mc=int(n_mc), max_reference=MAX_REFERENCE)
+    return draw_confidence_curve(record, ax=ax, units=units)
 
 
 def ucc_plot(
@@ -486,35 +352,12 @@ def ucc_plot(
     the uncertainties rank the errors better than no uncertainty at all. (In
     bandwidth-miss-rate coordinates calibrated heteroscedastic bands gain about 0: see
     :mod:`uqval.ucc`.) The x axis stops where both curves have come down to 1 % of their
-    start.
+    start (:func:`uqval.plots.records.ucc_record`; drawn by
+    :func:`uqval.plots.drawing.draw_ucc`).
     """
     e, u = _inputs(errors, uncertainties)
-    ax = _axes(ax)
-    zero = np.zeros(e.size)
-    model = ucc_curve(e, PredictionIntervals.from_uncertainty(zero, u), x_axis, y_axis)
-    const = ucc_curve(e, constant_band(zero), x_axis, y_axis)
-    a_model, a_const = auucc(model), auucc(const)
-    for curve, color, ls, name, area in (
-        (const, UNCALIBRATED, "--", "constant band", a_const),
-        (model, CALIBRATED, "-", r"band $\pm k\,u_E$", a_model),
-    ):
-        shown = _evenly_spaced(curve.x.size, MAX_LINE)
-        ax.plot(curve.x[shown], curve.y[shown], ls, color=color, label=f"{name} (AUUCC {area:.3g})")
-    ax.plot([], [], " ", label=f"gain {auucc_gain(a_model, a_const):+.1f} %")
-    ends = []
-    for curve in (model, const):
-        drop = curve.y[0] - curve.y[-1]
-        if drop > 0:
-            ends.append(float(curve.x[np.argmax(curve.y <= curve.y[-1] + 0.01 * drop)]))
-    if ends and x_axis in ("excess", "bandwidth"):
-        ax.set_xlim(0.0, 1.1 * max(ends))
-    ax.set_ylim(bottom=0.0)
-    names = {"miss_rate": "miss rate", "bandwidth": "mean half-width", "excess": "mean excess",
-             "deficit": "mean deficit"}
-    ax.set_xlabel(names[x_axis] if x_axis == "miss_rate" else _label(names[x_axis], units))
-    ax.set_ylabel(names[y_axis] if y_axis == "miss_rate" else _label(names[y_axis], units))
-    ax.legend(loc="upper right")
-    return ax
+    record = ucc_record(e, u, x_axis=x_axis, y_axis=y_axis, max_line=MAX_LINE)
+    return draw_ucc(record, ax=ax, units=units)
 
 
 def intervals_plot(
@@ -534,11 +377,11 @@ def intervals_plot(
     """
     e, u = _inputs(errors, uncertainties)
     p = probability(coverage, "coverage")
-    ax = _axes(ax)
+    ax = axes_or_new(ax)
     half = interval_half_widths(u, [p])[:, 0]
     order = np.argsort(u, kind="stable")
     outside = np.abs(e) > half
-    ranks = _evenly_spaced(e.size, MAX_SCATTER)
+    ranks = evenly_spaced(e.size, MAX_SCATTER)
     shown = order[ranks]
     rank = 100.0 * ranks / max(e.size - 1, 1)
     factor = half[0] / u[0]

@@ -29,16 +29,12 @@ from uqval._internal.types import SeedLike
 from uqval.calibration.cumulative import Kind, Statistic, cumulative_test
 from uqval.calibration.isotonic import isotonic_reliability
 from uqval.plots import panels
+from uqval.plots.drawing import draw_isotonic_reliability
+from uqval.plots.records import LOG_DECADES, MAX_VERTICES, isotonic_record
 from uqval.plots.style import CALIBRATED, REFERENCE, UNCALIBRATED, figure
 from uqval.stats.synthetic import DistributionName
 
 __all__ = ["MAX_VERTICES", "cumulative_plot", "isotonic_reliability_plot"]
-
-MAX_VERTICES = 4000
-"""Most points drawn along a line (evenly spaced ranks)."""
-
-LOG_DECADES = 2.0
-"""Log axes when the positive values on the x axis span more than this many decades."""
 
 
 def _axes(ax: Axes | None, width: float = 3.6, height: float = 3.2) -> Axes:
@@ -98,7 +94,9 @@ def isotonic_reliability_plot(
     of uE² whose uncertainties are too small, below it too large. The legend gives the CORP
     miscalibration MCB of the QLIKE score with its p-value and the discrimination DSC
     (:func:`uqval.calibration.isotonic.isotonic_reliability`). Both axes are in uE² units
-    (``units`` are those of E and uE) and logarithmic when uE² spans more than two decades.
+    (``units`` are those of E and uE) and logarithmic when uE² spans more than two decades
+    (:func:`uqval.plots.records.isotonic_record`; drawn by
+    :func:`uqval.plots.drawing.draw_isotonic_reliability`).
 
     >>> rng = np.random.default_rng(0)
     >>> u = rng.uniform(0.5, 2.0, 1000)
@@ -111,39 +109,8 @@ def isotonic_reliability_plot(
     res = isotonic_reliability(errors, uncertainties, n_sim=n_sim, n_boot=n_boot,
                                distribution=distribution, nu=nu, confidence=confidence,
                                seed=seed)
-    ax = _axes(ax)
-    log = _spans_decades(res.x)
-    idx = _shown(res.x.size)
-    x = res.x[idx]
-    level = f"{100 * confidence:.0f} %"
-    ax.fill_between(x, res.band_low[idx], res.band_high[idx], color=CALIBRATED, alpha=0.22,
-                    lw=0, label=f"{level} of calibrated fits ({res.n_sim} simulated sets)")
-    ax.plot(x, x, "--", color=REFERENCE, lw=0.8, label=r"calibrated: $E[E^2|u_E^2] = u_E^2$")
-    d = res.decomposition
-    ax.plot(x, res.fitted[idx], color=UNCALIBRATED, lw=1.5, drawstyle="steps-post",
-            label=f"isotonic fit: MCB {d.miscalibration:.3g} (p = {d.p_value:.2g}), "
-            f"DSC {d.discrimination:.3g}")
-    for i, values in enumerate((res.ci_low, res.ci_high)):
-        ax.plot(x, values[idx], color=UNCALIBRATED, lw=0.6, alpha=0.8,
-                label=f"{level} bootstrap interval of the fit" if i == 0 else None)
-    if log:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        panels.readable_log_ticks(ax)
-        positive = np.r_[res.band_low, res.fitted, res.ci_low]
-        lowest = 0.5 * min(positive[positive > 0].min(), res.x[0])
-        ax.set_ylim(bottom=max(lowest, 1e-3 * res.x[0]))  # at most 3 decades below the data
-    else:
-        ax.set_xlim(0.0, None)
-        ax.set_ylim(0.0, None)
-    squared = f" ({units}²)" if units else ""
-    ax.set_xlabel(rf"$u_E^2${squared}")
-    ax.set_ylabel(rf"mean of $E^2$ given $u_E^2${squared}")
-    ax.legend(loc="upper left", fontsize=6.5)
-    low, top = ax.get_ylim()
-    if not log:  # room for the legend (on log axes the upper left stays empty)
-        ax.set_ylim(low, top + 0.2 * (top - low))
-    return ax
+    return draw_isotonic_reliability(isotonic_record(res, MAX_VERTICES), ax=_axes(ax),
+                                     units=units)
 
 
 def cumulative_plot(

@@ -1,11 +1,15 @@
 """Files of a validation: report.html, verdicts.csv, stages.csv, summary.md, bins_<name>.csv,
 advice.csv, figures.
 
-The figures are the one-call plots of :mod:`uqval.plots.diagnostics`, each with the
-"how to read this" of :data:`uqval.report.HOW_TO_READ`; the conditional plots (LZMS and
-z-scores along the uncertainty and each feature) use the uncertainties multiplied by the
-scale factor, like the conditional verdicts. The HTML page is rendered by
-:func:`uqval.report.render_html` and is self-contained (figures embedded).
+The figures draw what the engine computed, with the drawing functions of
+:mod:`uqval.plots.drawing`, each with the "how to read this" of
+:data:`uqval.report.HOW_TO_READ`: the LZMS and LZM figures draw the bins tables
+(``result.bins``, the bins of the verdicts), every other figure its record in
+``result.figures`` (:class:`uqval.validation.figure_stage.FigureRecords`); saving computes
+no statistic. The conditional figures (LZMS, LZM and z-scores along the uncertainty and
+each feature) use the uncertainties multiplied by the scale factor, like the conditional
+verdicts. The HTML page is rendered by :func:`uqval.report.render_html` and is
+self-contained (figures embedded).
 """
 
 from __future__ import annotations
@@ -16,31 +20,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from numpy.typing import NDArray
 
-from uqval._internal.checks import unit_scaled
 from uqval._internal.formatting import fmt
-from uqval._internal.seeding import derive_seed
-from uqval._internal.streams import value_generator
-from uqval.binning import shared_sorts
-from uqval.plots import diagnostics, reliability
+from uqval.plots import drawing
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
 
 if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
+    from uqval.plots.records import ZAlongRecord
     from uqval.validation.result import ValidationResult
 
 __all__ = [
-    "FIGURE_FULL_ROWS",
-    "FIGURE_SUBSAMPLE",
     "RULES_MARKDOWN",
     "FigureSpec",
-    "figure_subsample",
     "figure_specs",
     "report_content",
     "dominant_table",
@@ -53,33 +49,6 @@ __all__ = [
 FigureSpec = tuple[str, str, str, Callable[[Axes], object]]
 """(file stem, title, how to read, function drawing on an Axes)."""
 
-FIGURE_FULL_ROWS = 1_000_000
-"""Up to this many rows every figure uses every row; above, the curves and scatter plots
-(calibration curve, isotonic reliability with its 300 pool-adjacent-violators fits, z-scores
-along each feature, confidence curve, UCC) are drawn from a seeded uniform subsample of
-:data:`FIGURE_SUBSAMPLE` rows (their titles say so), the per-bin figures (reliability
-diagram, LZMS, LZM) from all rows, like the ``bins_<name>.csv`` tables. No figure draws more
-than :data:`uqval.plots.diagnostics.MAX_SCATTER` points."""
-FIGURE_SUBSAMPLE = 200_000
-"""Rows of the seeded subsample of the curves and scatter plots above FIGURE_FULL_ROWS."""
-
-
-def figure_subsample(m: int, seed: int) -> NDArray[np.intp] | None:
-    """Sorted row positions of the figures' subsample, None when they use all rows:
-    :data:`FIGURE_SUBSAMPLE` rows drawn without replacement from the value stream of
-    ``derive_seed(seed, "figure subsample")``.
-
-    >>> figure_subsample(1000, 0) is None
-    True
-    >>> idx = figure_subsample(FIGURE_FULL_ROWS + 1, 0)
-    >>> idx.size == FIGURE_SUBSAMPLE, bool((np.diff(idx) > 0).all())
-    (True, True)
-    """
-    if m <= FIGURE_FULL_ROWS:
-        return None
-    rng = value_generator(np.random.SeedSequence(derive_seed(seed, "figure subsample")))
-    return np.sort(rng.choice(m, size=FIGURE_SUBSAMPLE, replace=False))
-
 
 def variable_stems(result: ValidationResult) -> dict[str, str]:
     """File-name stem of the uncertainty and of each feature (``bins_<stem>.csv``,
@@ -90,70 +59,70 @@ def variable_stems(result: ValidationResult) -> dict[str, str]:
 
 
 def figure_specs(result: ValidationResult) -> list[FigureSpec]:
-    """The report's figures, in page order."""
-    # values near 1e-300 or 1e300 are drawn in a common unit (E and uE square safely)
-    e, u, unit = unit_scaled(result.errors, result.uncertainties)
-    in_unit = "" if unit == 1.0 else f", E and uE in units of {unit:.3g}"
+    """The report's figures, in page order. They only read ``result.bins`` and
+    ``result.figures``; without the records (``figures`` None) only the LZMS and LZM figures
+    of the bins tables are drawn (without the line of all rows)."""
+    rec = result.figures
     factor = float(result.parameters.get("conditional_scaling", result.scale_factor.value))
-    us = u * factor
-    seed = int(result.parameters["seed"])
-    sub = figure_subsample(e.size, seed)
-    # above FIGURE_FULL_ROWS the curves and scatter plots use the subsample, the per-bin
-    # figures (reliability diagram, LZMS, LZM) all rows, like the bins_<name>.csv tables
-    es, usub = (e, u) if sub is None else (e[sub], u[sub])
-    drawn = "" if sub is None else f" ({sub.size} of the {e.size} rows, drawn at random)"
-    n_bins = result.parameters["n_bins"]
     u_name = str(result.names["uncertainty"])
     stems = variable_stems(result)
-    scaled = f" (uncertainties × {factor:.3g}{in_unit})"
-    specs: list[FigureSpec] = [
-        ("calibration_curve", "Calibration curve" + drawn, HOW_TO_READ["calibration_curve_plot"],
-         lambda ax: diagnostics.calibration_curve_plot(es, usub, ax=ax)),
-        ("reliability_diagram", "Reliability diagram", HOW_TO_READ["reliability_diagram_plot"],
-         lambda ax: diagnostics.reliability_diagram_plot(e, u, ax=ax, seed=seed)),
-        ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)"
-         + drawn, HOW_TO_READ["isotonic_reliability_plot"],
-         lambda ax: reliability.isotonic_reliability_plot(es, usub, ax=ax, seed=seed,
-                                                          n_sim=200, n_boot=100)),
-    ]
-    if u_name in n_bins:  # not when the uncertainty cannot be binned (not testable)
-        specs += [
-        (f"lzms_{stems[u_name]}", f"Local ZMS along {u_name} as given{scaled}",
-         HOW_TO_READ["local_zms_plot"],
-         lambda ax: diagnostics.local_zms_plot(e, us, u, x_name=f"{u_name} (as given)",
-                                               n_bins=n_bins[u_name], ax=ax, seed=seed)),
-        (f"lzm_{stems[u_name]}", f"Local mean z along {u_name} as given{scaled}",
-         HOW_TO_READ["local_zm_plot"],
-         lambda ax: diagnostics.local_zm_plot(e, us, u, x_name=f"{u_name} (as given)",
-                                              n_bins=n_bins[u_name], ax=ax)),
-        ]
+    scaled = f" (uncertainties × {factor:.3g})"
+    drawn = in_unit = ""
+    if rec is not None:
+        drawn = rec.subsample_note
+        in_unit = "" if rec.unit == 1.0 else f" (E and uE in units of {rec.unit:.3g})"
 
-    def along(name: str, x: np.ndarray) -> list[FigureSpec]:
-        """The figures along one feature (the lambdas close over this call's name and x)."""
+    def along(name: str, x_name: str, title: str) -> list[FigureSpec]:
+        """LZMS and LZM of one binned variable (the lambdas close over this call's names)."""
+        table = result.bins[name]
+        log_x = None if rec is None else rec.log_x.get(name)
+        whole_zms, whole_zm = (None, None) if rec is None else (rec.whole_zms, rec.whole_zmean)
         return [
-            (f"lzms_{stems[str(name)]}", f"Local ZMS along {name}{scaled}",
+            (f"lzms_{stems[name]}", f"Local ZMS along {title}{scaled}",
              HOW_TO_READ["local_zms_plot"],
-             lambda ax: diagnostics.local_zms_plot(
-                 e, us, x, x_name=name, n_bins=n_bins[name], ax=ax, seed=seed)),
-            (f"lzm_{stems[str(name)]}", f"Local mean z along {name}{scaled}",
+             lambda ax: drawing.bins_table_plot(table, "lzms", ax=ax, x_name=x_name,
+                                                whole=whole_zms, log_x=log_x)),
+            (f"lzm_{stems[name]}", f"Local mean z along {title}{scaled}",
              HOW_TO_READ["local_zm_plot"],
-             lambda ax: diagnostics.local_zm_plot(
-                 e, us, x, x_name=name, n_bins=n_bins[name], ax=ax)),
-            (f"z_vs_{stems[str(name)]}", f"Z-scores along {name}{scaled}{drawn}",
-             HOW_TO_READ["z_vs_feature_plot"],
-             lambda ax: diagnostics.z_vs_feature_plot(
-                 es, usub * factor, x if sub is None else x[sub], feature_name=name, ax=ax)),
+             lambda ax: drawing.bins_table_plot(table, "lzm", ax=ax, x_name=x_name,
+                                                whole=whole_zm, log_x=log_x)),
         ]
 
-    for name, x in result.features.items():
-        if name in n_bins:
-            specs += along(name, x)
-    specs += [
-        ("confidence_curve", "Confidence curve" + drawn, HOW_TO_READ["confidence_curve_plot"],
-         lambda ax: diagnostics.confidence_curve_plot(es, usub, ax=ax, seed=seed)),
-        ("ucc", "Uncertainty characteristics curve" + drawn, HOW_TO_READ["ucc_plot"],
-         lambda ax: diagnostics.ucc_plot(es, usub, ax=ax)),
-    ]
+    def z_along(name: str, record: ZAlongRecord) -> FigureSpec:
+        return (f"z_vs_{stems[name]}", f"Z-scores along {name}{scaled}{drawn}",
+                HOW_TO_READ["z_vs_feature_plot"],
+                lambda ax: drawing.draw_z_along(record, ax=ax, x_name=name))
+
+    specs: list[FigureSpec] = []
+    if rec is not None:
+        specs += [
+            ("calibration_curve", "Calibration curve" + drawn,
+             HOW_TO_READ["calibration_curve_plot"],
+             lambda ax: drawing.draw_calibration_curve(rec.calibration, ax=ax)),
+            ("reliability_diagram", "Reliability diagram" + in_unit,
+             HOW_TO_READ["reliability_diagram_plot"],
+             lambda ax: drawing.draw_reliability_diagram(rec.reliability, ax=ax,
+                                                         label=rec.reliability_bins)),
+            ("isotonic_reliability", "Reliability of the variance without bins (isotonic fit)"
+             + drawn + in_unit, HOW_TO_READ["isotonic_reliability_plot"],
+             lambda ax: drawing.draw_isotonic_reliability(rec.isotonic, ax=ax)),
+        ]
+    if u_name in result.bins:  # not when the uncertainty cannot be binned (not testable)
+        specs += along(u_name, f"{u_name} (as given)", f"{u_name} as given")
+    for name in map(str, result.features):
+        if name not in result.bins:
+            continue
+        specs += along(name, name, name)
+        if rec is not None and name in rec.z_along:
+            specs.append(z_along(name, rec.z_along[name]))
+    if rec is not None:
+        specs += [
+            ("confidence_curve", "Confidence curve" + drawn + in_unit,
+             HOW_TO_READ["confidence_curve_plot"],
+             lambda ax: drawing.draw_confidence_curve(rec.confidence, ax=ax)),
+            ("ucc", "Uncertainty characteristics curve" + drawn + in_unit,
+             HOW_TO_READ["ucc_plot"], lambda ax: drawing.draw_ucc(rec.ucc, ax=ax)),
+        ]
     return specs
 
 
@@ -196,11 +165,8 @@ def _render(spec: FigureSpec) -> bytes:
 
 
 def _figures(result: ValidationResult) -> list[tuple[str, FigureSection]]:
-    # the per-bin figures along one variable (reliability diagram, LZMS, LZM) bin the same
-    # arrays: one sort each (10^7 rows: about 1.5 s per sort)
-    with shared_sorts():
-        return [(spec[0], FigureSection(spec[1], spec[2], _render(spec)))
-                for spec in figure_specs(result)]
+    return [(spec[0], FigureSection(spec[1], spec[2], _render(spec)))
+            for spec in figure_specs(result)]
 
 
 def report_content(result: ValidationResult,

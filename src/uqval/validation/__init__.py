@@ -3,7 +3,8 @@
 Modules: :mod:`~uqval.validation.engine` (the engine), :mod:`~uqval.validation.rules`
 (decision rules), :mod:`~uqval.validation.permutation` (between-bin permutation tests),
 :mod:`~uqval.binning` (binning), :mod:`~uqval.validation.inputs` (argument checks),
-:mod:`~uqval.validation.io` (reading files), :mod:`~uqval.report.summary`
+:mod:`~uqval.validation.io` (reading files), :mod:`~uqval.validation.figure_stage` (the
+numbers of the report's figures), :mod:`~uqval.report.summary`
 (plain-language text), :mod:`~uqval.report.validation` (files, figures, HTML report).
 Predictive outputs (``validate(y_true, predictive)``): :mod:`~uqval.validation.predictive_engine`
 (the engine and :class:`~uqval.validation.predictive_engine.PredictiveValidation`) and

@@ -35,6 +35,7 @@ from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
 from uqval.validation.degenerate import check_errors_not_all_zero
+from uqval.validation.figure_stage import figure_records
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.judgement import judge
 from uqval.validation.result import ScaleFactor, ValidationResult
@@ -251,6 +252,9 @@ def validate(
     ucc, dominant, ucc_without = ranking_stage(
         e, u, e_unit, u_unit, average, n_permutations=n_ucc_permutations, seeds=seeds,
         n_workers=n_workers, say=say)
+    say("figures: curves, bands and per-bin values")
+    figures = figure_records(e, u, inputs.features, conditional.bins,
+                             scaling=average.reference, seed=seed)
     parameters: dict[str, Any] = {
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": conditional.n_permutations, "variance_input": variance,
@@ -281,7 +285,7 @@ def validate(
         screening=average.screening, parameters=parameters, row_counts=inputs.row_counts,
         names=names, errors=e, uncertainties=u, features=inputs.features, ucc=ucc,
         tail_shares=average.tails, robust_scale=average.robust, dominant_rows=dominant,
-        ucc_without_dominant=ucc_without, joint=joint, advice=judged.advice,
+        ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
         stages=judged.stages, warnings=tuple(rules.input_warnings(e_unit, average.reference)))
 
 

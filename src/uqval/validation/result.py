@@ -23,6 +23,7 @@ from uqval._internal.lazy import report_call
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.calibration.screening import Screening
+from uqval.validation.figure_stage import FigureRecords
 from uqval.validation.judgement import stage_verdicts
 from uqval.validation.ucc_gain import UCCGain
 
@@ -86,6 +87,8 @@ class ValidationResult:
             factors with their intervals, the smallest adjusted p-value, the number of
             actions and a one-line reason. The summary, the page and advice.csv are written
             from it (:mod:`uqval.validation.judgement`).
+        figures: every number the report's figures draw, computed by :func:`validate`
+            (:mod:`uqval.validation.figure_stage`); saving the report only draws them.
 
     Examples:
         >>> import numpy as np
@@ -125,6 +128,7 @@ class ValidationResult:
     warnings: tuple[str, ...] = ()
     joint: JointCalibration | None = None
     stages: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
+    figures: FigureRecords | None = field(default=None, compare=False, repr=False)
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
