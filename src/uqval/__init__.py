@@ -346,11 +346,9 @@ if TYPE_CHECKING:  # static checkers see the real objects
         partial_auucc_gain,
         ucc_curve,
     )
-    from uqval.validation.engine import (
-        ValidationResult,
-        validate,
-    )
+    from uqval.validation.engine import validate
     from uqval.validation.predictive_engine import PredictiveValidation
+    from uqval.validation.result import ValidationResult
 
 
 def __getattr__(name: str) -> Any:

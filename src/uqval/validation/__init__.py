@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from uqval._internal.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from uqval.validation.engine import ScaleFactor, ValidationResult, validate
+    from uqval.validation.engine import validate
+    from uqval.validation.result import ScaleFactor, ValidationResult
 
 __all__ = ["ScaleFactor", "ValidationResult", "validate"]
 

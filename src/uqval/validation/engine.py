@@ -38,7 +38,7 @@ from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.figure_stage import figure_records
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.judgement import judge
-from uqval.validation.result import ScaleFactor, ValidationResult
+from uqval.validation.result import ValidationResult
 from uqval.validation.stages import (
     HETEROGENEITY_EXCEEDANCES,
     VERDICT_COLUMNS,
@@ -49,9 +49,9 @@ from uqval.validation.stages import (
     paper_stage,
     ranking_stage,
 )
-from uqval.validation.ucc_gain import UCC_EXCEEDANCES, UCCGain
+from uqval.validation.ucc_gain import UCC_EXCEEDANCES
 
-__all__ = ["ScaleFactor", "UCCGain", "ValidationResult", "validate"]
+__all__ = ["validate"]
 
 Rule = Literal["uqval", "paper"]
 
@@ -99,7 +99,7 @@ def validate(
     coverage along the interval width and each feature) and the ``shape`` stage (PIT
     uniformity), and returns a :class:`~uqval.validation.predictive_engine.PredictiveValidation`
     (:mod:`uqval.validation.predictive_engine`). With (errors, uncertainties) it returns a
-    :class:`ValidationResult` as below (``levels`` is then unused).
+    :class:`~uqval.validation.result.ValidationResult` as below (``levels`` is then unused).
 
     Errors E (reference minus prediction) and standard uncertainties uE should satisfy
     E ~ uE·D(0, 1) (P000 Sect. II). Three stages (P003 Fig. 1):
@@ -147,7 +147,7 @@ def validate(
             (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
             of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
         n_bins: number of bins of every binning variable (default above).
-        n_ucc_permutations: most permutations of the UCC-gain test (:class:`UCCGain`); the
+        n_ucc_permutations: most permutations of the UCC-gain test (:class:`~uqval.validation.ucc_gain.UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
             their p-value is then 1/2000, far below any usual level.
         rule: ``"uqval"`` (default) or ``"paper"``.
@@ -163,7 +163,7 @@ def validate(
         progress: called with a short message before each long step.
 
     Returns:
-        A :class:`ValidationResult`.
+        A :class:`~uqval.validation.result.ValidationResult`.
 
     Raises:
         ValueError: naming the argument, for mismatched lengths, non-numeric, NaN or

@@ -26,8 +26,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from uqval.binning import default_n_bins
 from uqval.recalibration import binned_scaling, cross_validate
-from uqval.validation.engine import ValidationResult, validate
+from uqval.validation.engine import validate
 from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.result import ValidationResult
 
 __all__ = ["METHODS", "describe", "parse_method", "validate_recalibrated"]
 
