@@ -221,3 +221,25 @@ def test_paper_rule_labels(rule):
         v = res.verdicts
         mine = v[(v["stage"] == r.stage) & (v["feature"] == r.variable)]
         assert (r.label == "not right") == bool((mine["verdict"] == "fail").any())
+
+
+def test_sigma_and_normal_routes_advise_alike(tmp_path):
+    """validate(y - mu, sd) and validate(y, Normal(mu, sd)) with the same seed: the same
+    variance-stage numbers, labels and advice; the predictive route writes advice.csv."""
+    rng = np.random.default_rng(3)
+    m = 1500
+    mu, sd, x = rng.normal(size=m), rng.lognormal(0, 0.4, m), rng.uniform(size=m)
+    y = mu + sd * rng.standard_normal(m) * np.where(x > 0.7, 1.8, 1.0)
+    sigma_route = uqval.validate(y - mu, sd, {"x": x}, seed=5, n_boot=200,
+                                 n_ucc_permutations=99)
+    normal_route = uqval.validate(y, uqval.Normal(mu, sd), {"x": x}, seed=5, n_boot=200,
+                                  n_ucc_permutations=99).variance
+    cols = ["stage", "verdict", "effect", "value", "ci_low", "ci_high", "p_value", "p_adjusted"]
+    pd.testing.assert_frame_equal(sigma_route.verdicts[cols], normal_route.verdicts[cols])
+    assert list(sigma_route.stages["label"]) == list(normal_route.stages["label"])
+    assert list(sigma_route.advice["action"]) == list(normal_route.advice["action"])
+    np.testing.assert_array_equal(sigma_route.advice["factor"], normal_route.advice["factor"])
+    full = uqval.validate(y, uqval.Normal(mu, sd), {"x": x}, seed=5, n_boot=200,
+                          n_ucc_permutations=99)
+    written = {p.name for p in full.save(tmp_path)}
+    assert "advice.csv" in written and "variance_advice.csv" not in written

@@ -293,7 +293,7 @@ def save_predictive(result: PredictiveValidation, directory: Path) -> list[Path]
         files += [(f"variance_bins_{vstems[str(n)]}.csv", _csv(t))
                   for n, t in result.variance.bins.items()]
         if not result.variance.advice.empty:
-            files.append(("variance_advice.csv", _csv(result.variance.advice)))
+            files.append(("advice.csv", _csv(result.variance.advice)))
     figs = _figures(result)
     return write_outputs(directory, files, figs,
                          lambda page: write_predictive_html(result, page, figs))

@@ -193,9 +193,13 @@ def validate_predictive(
     y, pred = inputs.y, inputs.predictive
     levels_used = _levels(pred, levels)
     n_vars = len(inputs.features) + 1
+    variance_permutations = n_permutations  # None: the variance engine's own default
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * n_vars * max(1, len(levels_used)) / alpha))
-    var_seed, cov_seed, shape_seed = seed_sequence(seed).spawn(3)
+    # the variance stages get the caller's seed and permutation count unchanged, so that
+    # validate(y - mu, sd, seed=s) and validate(y, Normal(mu, sd), seed=s) judge the variance
+    # alike (same numbers, same advice); coverage and shape draw from children 1 and 2
+    _, cov_seed, shape_seed = seed_sequence(seed).spawn(3)
     warnings: list[str] = []
     variance_result = None
     point = pred.point
@@ -207,8 +211,7 @@ def validate_predictive(
             variance_result = variance_engine(
                 (y - point)[has], np.sqrt(variance[has]),
                 {k: v[has] for k, v in inputs.features.items()},
-                seed=int(var_seed.generate_state(1)[0]), n_boot=n_boot,
-                n_permutations=n_permutations, n_bins=n_bins,
+                seed=seed, n_boot=n_boot, n_permutations=variance_permutations, n_bins=n_bins,
                 n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
                 uncertainty_name="sd", n_workers=n_workers, progress=progress)
             warnings += list(variance_result.warnings)
