@@ -309,3 +309,25 @@ def test_consistency_factors_are_the_per_bin_root_mean_squares():
         inside = (u >= low) & (u <= high)
         expected = math.sqrt(float(np.mean((e[inside] / u[inside]) ** 2)))
         np.testing.assert_allclose(per_row[inside], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("spread", [1.0, 1.5])
+def test_bias_and_spread_are_advised_once(spread):
+    """E = uE (spread·D + 0.8): a bias of 0.8 uE and a spread `spread`. sqrt(ZMS) counts the
+    bias too (sqrt(spread² + 0.64)); once the offset is corrected the factor is sd(Z). So a
+    calibrated spread gets only the bias correction, a 1.5x spread error the factor sd(Z)."""
+    rng = np.random.default_rng(17)
+    m = 6000
+    u = rng.lognormal(0, 0.4, m)
+    e = u * (spread * rng.standard_normal(m) + 0.8)
+    res = uqval.validate(e, u, seed=0, **FAST)
+    a = res.advice[res.advice["stage"] == "average"]
+    assert "correct_bias" in set(a["action"])
+    z = e / u
+    if spread == 1.0:
+        assert "scale" not in set(a["action"])
+    else:
+        (factor,) = a.loc[a["action"] == "scale", "factor"]
+        assert factor == pytest.approx(np.std(z, ddof=1), rel=1e-12)  # sd(Z), not sqrt(ZMS)
+        assert abs(factor - 1.5) < 0.05
+    assert res.stages.set_index("stage").loc["average", "label"] == "not right"

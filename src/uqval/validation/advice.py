@@ -38,12 +38,13 @@ from scipy import stats
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
+from uqval.stats.intervals import cho_vv, power_interval
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
-           "is_dominated", "problem_ranges"]
+           "is_dominated", "problem_ranges", "sd_factor"]
 
 ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
                   "reason", "region"]
@@ -167,11 +168,21 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 f"{fmt_interval(r.value, r.ci_low, r.ci_high)} (median of means); "
                 f"sqrt(ZMS) = {fmt(value)} is decided by a few rows"), rows=m, m=m,
                 factor=r.value))
+    elif mz["effect"] == "relevant":
+        # a bias alone raises ZMS = Var(Z) + <Z>^2: once the predictions' offset is corrected,
+        # the uncertainties are off by sd(Z), the factor advised (when it matters) next to it
+        sd, sd_low, sd_high = sd_factor(a.errors / a.uncertainties)
+        if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
+            out.append(_row("average", "scale", (
+                f"once the bias below is corrected, the uncertainties are too "
+                f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "
+                f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
+                f"(sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
             f"the uncertainties are too {'small' if value > 1 else 'large'} on average: scale "
-            f"factor {fmt_interval(value, low, high)}, beyond the ±"
-            f"{fmt(100 * a.tolerance, 2)} % tolerance"), rows=m, m=m, factor=value))
+            f"factor {fmt_interval(value, low, high)} {_beyond(low, high, a.tolerance)}"),
+            rows=m, m=m, factor=value))
     if mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
         out.append(_row("average", "correct_bias", (
@@ -180,6 +191,29 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             f"{fmt(mz['ci_high'], 2)}]): correct the predictions' offset, not the "
             "uncertainties"), rows=m, m=m))
     return out
+
+
+def sd_factor(z: NDArray[np.float64], confidence: float = 0.95) -> tuple[float, float, float]:
+    """sd(Z) (n - 1 denominator) with its delta-method interval on Cho et al.'s variance of
+    the sample variance (P000 Sect. III.3.4; :func:`uqval.stats.intervals.cho_vv`): the factor
+    the uncertainties are off by once the mean of Z is removed.
+
+    >>> rng = np.random.default_rng(0)
+    >>> [round(x, 2) for x in sd_factor(1.5 * rng.standard_normal(4000) + 0.8)]
+    [1.5, 1.47, 1.53]
+    """
+    n = z.size
+    d = z - z.mean()
+    m2, m4 = float(np.mean(d**2)), float(np.mean(d**4))
+    ci = power_interval(m2 * n / (n - 1.0), cho_vv(n, m2, m4), 0.5, confidence)
+    return float(ci.value), max(float(ci.ci_low), 0.0), float(ci.ci_high)
+
+
+def _beyond(low: float, high: float, tolerance: float) -> str:
+    """"beyond the ±t tolerance" when the whole interval is, else "at the edge of" it."""
+    band = factor_band(tolerance)
+    where = "beyond" if low > band[1] or high < band[0] else "at the edge of"
+    return f"({where} the ±{fmt(100 * tolerance, 2)} % tolerance)"
 
 
 def _relevant(verdicts: pd.DataFrame, stage: str, name: str, kind: str) -> bool:
@@ -251,6 +285,10 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     # E[Z^2] = Var(Z) + <Z>^2: a bias alone moves the bin-free tests of Z^2 - 1; with a
     # relevant bias, ranges of the spread are advised only when the binned LZMS test fails too
     spread = _relevant(a.verdicts, stage, name, "LZMS" if bias else "spread")
+    bias_ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0,
+                                             simultaneous=True)
+                   if abs(r["mean"]) > a.tolerance and _wide_enough(a, r, m)] if bias else []
+    x_all = a.uncertainties if stage == "consistency" else a.features[name]
     if spread:
         # relevant: the range's factor for the given uncertainties, relative to the global
         # factor advised (1 when none), lies outside the band
@@ -283,6 +321,19 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                 if band[0] <= given / global_factor <= band[1]:
                     continue
                 where += " (without the dominant rows)"
+            biased = _inside_bias_ranges(x_all, r, bias_ranges)
+            if biased.any():
+                # the range is also biased: judge its spread by sd(Z) there, once the bias is
+                # corrected (advising both the factor of <Z^2> and the bias over-corrects)
+                keep = biased.copy()
+                keep[a.dominant] = False
+                if keep.sum() < rules.MIN_BIN_COUNT:
+                    continue
+                sd, sd_low, sd_high = sd_factor(a.errors[keep] / a.uncertainties[keep])
+                if (sd_low <= 1.0 <= sd_high) or band[0] <= sd / global_factor <= band[1]:
+                    continue  # the bias advised below explains the range
+                given = sd
+                where += " (sd(Z) once the bias there is corrected)"
             instead = "" if global_factor == 1.0 else f" instead of the global {fmt(global_factor)}"
             if band[0] <= given <= band[1]:
                 text = (f"{where}: the given uncertainties are right there (factor "
@@ -295,11 +346,8 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
             out.append(_row(stage, "recalibrate_per_range", text, variable=name, low=r["low"],
                             high=r["high"], rows=r["n"], m=m, factor=given))
     if bias:
-        ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0,
-                                            simultaneous=True)
-                  if abs(r["mean"]) > a.tolerance and _wide_enough(a, r, m)]
         spread_text = "" if spread else "spread right; "
-        for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
+        for r in sorted(sorted(bias_ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):
             direction = "too low" if r["mean"] > 0 else "too high"
             out.append(_row(stage, "correct_bias", (
@@ -309,6 +357,20 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                 "that depends on it), not the uncertainties"),
                 variable=name, low=r["low"], high=r["high"], rows=r["n"], m=m))
     return out
+
+
+def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
+                        bias_ranges: list[dict]) -> NDArray[np.bool_]:
+    """Rows of the range ``r`` that lie in a range advised for a bias (empty mask when fewer
+    than half of its rows do: the range is then judged by its <Z^2> as before)."""
+    inside = (x >= r["low"]) & (x <= r["high"])
+    if not bias_ranges:
+        return np.zeros_like(inside)
+    biased = np.zeros_like(inside)
+    for b in bias_ranges:
+        biased |= (x >= b["low"]) & (x <= b["high"])
+    both = inside & biased
+    return both if both.sum() >= 0.5 * inside.sum() else np.zeros_like(inside)
 
 
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
