@@ -331,3 +331,22 @@ def test_bias_and_spread_are_advised_once(spread):
         assert factor == pytest.approx(np.std(z, ddof=1), rel=1e-12)  # sd(Z), not sqrt(ZMS)
         assert abs(factor - 1.5) < 0.05
     assert res.stages.set_index("stage").loc["average", "label"] == "not right"
+
+
+def test_a_lone_bin_beyond_the_band_is_advised_with_heavy_tails():
+    """Heavy-tailed z-scores (t with 4 degrees of freedom: ZMS flagged unreliable) and a
+    3x error in the top 4 % of x, one bin of 25: the bin's simultaneous interval clears the
+    tolerance band by itself, so the range is a finding although it is a lone bin."""
+    rng = np.random.default_rng(23)
+    m = 5000
+    u = rng.lognormal(0, 0.3, m)
+    x = rng.uniform(0, 1, m)
+    d = rng.standard_t(4, m) / np.sqrt(2.0)
+    e = u * d * np.where(x > 0.96, 3.0, 1.0)
+    res = uqval.validate(e, u, {"x": x}, seed=0, n_bins=25, **FAST)
+    assert not res.screening.zms_reliable
+    a = res.advice
+    mine = a[(a["variable"] == "x") & (a["action"] == "recalibrate_per_range")]
+    top = mine[mine["low"] > 0.9]
+    assert len(top) == 1 and top["factor"].iloc[0] > 2.0
+    assert res.stages.set_index("variable").loc["x", "label"] == "not right"

@@ -67,8 +67,10 @@ def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low
                    high: str = "ci_high", target: float = 1.0, *,
                    simultaneous: bool = False) -> list[dict]:
     """Ranges of adjacent bins whose interval lies on the same side of ``target``; each with
-    side (``above``/``below``), low, high, n, the first and last bin and the count-weighted
-    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>).
+    side (``above``/``below``), low, high, n, the first and last bin, the count-weighted
+    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>) and ``near``, the end of its
+    bins' intervals nearest the target (the smallest lower end above it, the largest upper
+    end below it).
 
     ``simultaneous=True`` widens each bin's 95 % interval to a Bonferroni interval over the
     K bins (half-width on the target's side times Phi^-1(1 - 0.025/K)/Phi^-1(0.975)), so
@@ -80,6 +82,8 @@ def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low
         widen = stats.norm.ppf(1 - 0.025 / len(table)) / stats.norm.ppf(0.975)
         lo, hi = v - widen * (v - lo), v + widen * (hi - v)
     side = np.where(lo > target, "above", np.where(hi < target, "below", ""))
+    # the end of each bin's interval nearest the target (its lower end above, upper below)
+    near = np.where(side == "above", lo, hi)
     out: list[dict] = []
     for i, s in enumerate(side):
         if not s:
@@ -88,10 +92,12 @@ def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low
         if out and out[-1]["side"] == s and out[-1]["last"] == i - 1:
             r = out[-1]
             r.update(high=row["high"], n=r["n"] + row["n"], sum=r["sum"] + row["n"] * row[value],
-                     last=i)
+                     last=i, near=min(r["near"], near[i]) if s == "above"
+                     else max(r["near"], near[i]))
         else:
             out.append({"side": s, "low": row["low"], "high": row["high"], "n": int(row["n"]),
-                        "sum": row["n"] * row[value], "first": i, "last": i})
+                        "sum": row["n"] * row[value], "first": i, "last": i,
+                        "near": float(near[i])})
     for r in out:
         r["mean"] = r.pop("sum") / r["n"]
     return out
@@ -262,14 +268,24 @@ def _explained_by_consistency(a: AdviceInputs, name: str, low: float, high: floa
     return band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]
 
 
-def _wide_enough(a: AdviceInputs, r: dict, m: int) -> bool:
+def _wide_enough(a: AdviceInputs, r: dict, m: int, relative: float | None = None) -> bool:
     """A range is advised when it covers at least :data:`MIN_RANGE_SHARE` of the rows and,
-    when the screening finds Z^2 heavy-tailed (mean-square intervals unreliable), at least
-    two adjacent bins: one bin's interval then under-covers (P003 Sect. III.B.1) and a lone
-    flagged bin is weak evidence; it stays in the bins table."""
+    when the screening finds Z^2 heavy-tailed (mean-square intervals unreliable), either at
+    least two adjacent bins, or one bin whose simultaneous interval lies wholly beyond the
+    tolerance band (``relative``: the factor that turns the bins' sqrt(<Z^2>) into the factor
+    relative to the global one advised; spread ranges only). One bin's interval under-covers
+    with heavy tails (P003 Sect. III.B.1), so a lone bin that merely misses 1 is weak
+    evidence and stays in the bins table; one whose simultaneous interval clears the band
+    by itself is a finding."""
     if r["n"] < MIN_RANGE_SHARE * m:
         return False
-    return a.zms_reliable or r["last"] > r["first"]
+    if a.zms_reliable or r["last"] > r["first"]:
+        return True
+    if relative is None:
+        return False
+    band = factor_band(a.tolerance)
+    edge = math.sqrt(max(float(r["near"]), 0.0)) * relative
+    return edge > band[1] if r["side"] == "above" else edge < band[0]
 
 
 def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float,
@@ -294,7 +310,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         # factor advised (1 when none), lies outside the band
         ranges = [r for r in problem_ranges(table, simultaneous=True)
                   if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
-                  and _wide_enough(a, r, m)]
+                  and _wide_enough(a, r, m, a.scale[0] / global_factor)]
         if per_row is not None and stage == "adaptivity":
             explained = [r for r in ranges
                          if _explained_by_consistency(a, name, r["low"], r["high"], per_row, band)]
