@@ -1,7 +1,8 @@
 """False-alarm rates and power of ``uqval.validate`` (rule "uqval") by simulation.
 
 Datasets: uE lognormal(0, 0.5); features x1 ~ U(0, 1), x2 ~ N(0, 1), both unrelated to
-uE; errors E = uE·D with D standard normal or unit-variance Student t(6). Cases:
+uE; errors E = uE·D with D standard normal or unit-variance Student t(6) or t(4) (``--errors``).
+Cases:
 
 * ``calibrated``: E = uE·D (every fail is a false alarm);
 * ``global x1.3``: E = 1.3·uE·D (average must fail; after scaling, the conditional stages
@@ -15,7 +16,11 @@ uE; errors E = uE·D with D standard normal or unit-variance Student t(6). Cases
 * ``dominated``: calibrated, but 0.2 % of the rows state a 40x too small uE: the advice
   must be ``inspect_rows`` first, never a global ``scale``;
 * ``bias x1``: E = uE·(D + 0.3) where x1 > 0.5: a bias, the advice must be ``correct_bias``
-  and not a recalibration of the uncertainties.
+  and not a recalibration of the uncertainties;
+* ``bias 0.5``: E = uE·(D + 0.5) everywhere: the spread is right, so the advice must be
+  ``correct_bias`` without a global ``scale`` (sqrt(ZMS) = 1.12 counts the bias);
+* ``top 4 % x3``: E = 3·uE·D where x1 > 0.96 (one bin of 25 at M = 10³ and 10⁴): the range
+  must be advised (``recalibrate_per_range``), also when the z-scores are heavy-tailed.
 
 Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
 row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
@@ -40,9 +45,9 @@ import pandas as pd
 
 import uqval
 
-ERRORS = ("normal", "t6")
+ERRORS = ("normal", "t6", "t4")
 CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
-         "dominated", "bias x1")
+         "dominated", "bias x1", "bias 0.5", "top 4 % x3")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
 ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range")
 COLUMNS = (*STAGES, "adaptivity (any feature)", *(f"advice: {a}" for a in ADVICE))
@@ -53,7 +58,11 @@ def dataset(m: int, seed: int, errors: str, case: str):
     rng = np.random.default_rng([seed, m, ERRORS.index(errors), CASES.index(case)])
     u = rng.lognormal(0.0, 0.5, m)
     x1, x2 = rng.uniform(0.0, 1.0, m), rng.normal(size=m)
-    d = rng.normal(size=m) if errors == "normal" else rng.standard_t(6, m) * np.sqrt(4 / 6)
+    if errors == "normal":
+        d = rng.normal(size=m)
+    else:
+        nu = int(errors[1:])
+        d = rng.standard_t(nu, m) * np.sqrt((nu - 2) / nu)
     e = u * d
     if case == "global x1.3":
         e = 1.3 * e
@@ -69,6 +78,10 @@ def dataset(m: int, seed: int, errors: str, case: str):
         u[bad] /= 40.0
     elif case == "bias x1":
         e = np.where(x1 > 0.5, e + 0.3 * u, e)
+    elif case == "bias 0.5":
+        e = e + 0.5 * u
+    elif case == "top 4 % x3":
+        e = np.where(x1 > 0.96, 3.0 * e, e)
     return e, u, {"x1": x1, "x2": x2}
 
 
@@ -81,16 +94,18 @@ def advised(res, action: str) -> bool:
     return not rows.empty
 
 
-def run(sizes: dict[int, int], cases: tuple[str, ...] = CASES) -> pd.DataFrame:
+def run(sizes: dict[int, int], cases: tuple[str, ...] = CASES,
+        errors_kinds: tuple[str, ...] = ERRORS[:2]) -> pd.DataFrame:
     rows = []
     for m, n_seeds in sizes.items():
-        for errors in ERRORS:
+        for errors in errors_kinds:
             for case in cases:
                 t0 = time.time()
                 fails = dict.fromkeys(COLUMNS, 0)
                 for seed in range(n_seeds):
                     e, u, feats = dataset(m, seed, errors, case)
-                    res = uqval.validate(e, u, feats, seed=seed, n_boot=500, n_permutations=999)
+                    res = uqval.validate(e, u, feats, seed=seed, n_boot=500, n_permutations=999,
+                                         n_bins=25 if case == "top 4 % x3" else None)
                     verdicts = res.stage_verdicts
                     for stage in STAGES:
                         fails[stage] += verdicts[stage] == "fail"
@@ -112,6 +127,8 @@ def main() -> None:
     parser.add_argument("--null-only", action="store_true", help="calibrated case only")
     parser.add_argument("--cases", help="comma-separated subset of the cases, e.g. "
                         "'calibrated,nearly x1.03,dominated,bias x1'")
+    parser.add_argument("--errors", default="normal,t6",
+                        help=f"comma-separated error laws from {list(ERRORS)}")
     parser.add_argument("--name", default="validation_error_rates", help="output file stem")
     args = parser.parse_args()
     sizes = {1000: 10, 10_000: 5} if args.quick else {1000: 200, 10_000: 100, 100_000: 15}
@@ -123,7 +140,10 @@ def main() -> None:
         unknown = set(cases) - set(CASES)
         if unknown:
             parser.error(f"unknown case(s) {sorted(unknown)}; choose from {list(CASES)}")
-    table = run(sizes, cases)
+    errors_kinds = tuple(x.strip() for x in args.errors.split(","))
+    if set(errors_kinds) - set(ERRORS):
+        parser.error(f"unknown error law(s); choose from {list(ERRORS)}")
+    table = run(sizes, cases, errors_kinds)
     OUT.mkdir(parents=True, exist_ok=True)
     table.to_csv(OUT / f"{args.name}.csv", index=False)
     shown = table.drop(columns="seconds per dataset").round(1)

@@ -243,3 +243,34 @@ def test_sigma_and_normal_routes_advise_alike(tmp_path):
                           n_ucc_permutations=99)
     written = {p.name for p in full.save(tmp_path)}
     assert "advice.csv" in written and "variance_advice.csv" not in written
+
+
+def test_conditional_undercoverage_is_advised_per_range_not_by_a_global_factor(tmp_path):
+    """Intervals that over-cover overall but under-cover far from training (the conformal
+    case): the 90 % intervals get a per-range line with its coverage, and no global
+    'narrow' at that level; the variance stages' advice and coverage advice share advice.csv."""
+    rng = np.random.default_rng(41)
+    m = 4000
+    d = rng.uniform(0, 1, m)  # distance to the training set
+    sd = np.full(m, 1.0)
+    scale = np.where(d > 0.85, 1.6, 0.85)  # too wide near training, too narrow far from it
+    y = scale * rng.standard_normal(m)
+    res = uqval.validate(y, uqval.Normal(np.zeros(m), sd), {"distance": d}, seed=0,
+                         n_boot=200, n_ucc_permutations=99)
+    a = res.advice
+    cov = a[a["stage"] == "coverage"]
+    far = cov[(cov["action"] == "recalibrate_per_range") & (cov["variable"] == "distance")
+              & (cov["level"] == 0.9) & (cov["low"] > 0.8)]
+    assert len(far) == 1 and "too narrow there" in far["reason"].iloc[0]
+    # the coverage written in the reason is the share covered there, measured here directly
+    inside = (d >= far["low"].iloc[0]) & (d <= far["high"].iloc[0])
+    q = 1.6448536269514722
+    truth = np.mean(np.abs(y[inside]) <= q)
+    assert f"cover {round(100 * truth, 1):g}" in far["reason"].iloc[0] or \
+        abs(float(far["reason"].iloc[0].split(" cover ")[1].split(" %")[0]) - 100 * truth) < 0.6
+    assert not ((cov["action"] == "narrow") & (cov["level"] == 0.9)).any()
+    names = {p.name for p in res.save(tmp_path)}
+    assert {"advice.csv", "stages.csv"} <= names
+    saved = pd.read_csv(tmp_path / "advice.csv", keep_default_na=False)
+    assert "level" in saved.columns and (saved["stage"] == "coverage").any()
+    assert "too narrow there" in res.summary()

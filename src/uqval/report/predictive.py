@@ -26,6 +26,7 @@ from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.content import rendered_figures
 from uqval.report.files import csv_safe, unique_names, write_outputs
+from uqval.report.markdown import md_text
 from uqval.report.validation import figure_specs
 
 if TYPE_CHECKING:
@@ -151,31 +152,11 @@ def _variance_lines(result: PredictiveValidation) -> list[str]:
 
 
 def _next_steps(result: PredictiveValidation) -> list[str]:
-    steps = []
-    if result.data_issues:
-        steps.append("- Fix the data problems at their source (listed above); the rules "
-                     "applied here only let the rest be validated.")
-    shape = result.shape
-    tails = (shape is not None and shape.verdict == "fail" and shape.effect != "negligible"
-             and "tails are" in shape.diagnosis)
-    failing = [r for r in result.coverage.levels.itertuples()
-               if r.verdict == "fail" and r.effect == "relevant" and pd.notna(r.widen)]
-    if tails and failing and shape is not None:
-        steps.append(f"- Shape first: {shape.diagnosis}. That also corrects the coverage at "
-                     f"{', '.join(_lv(r.level) + ' %' for r in failing)}, which one factor "
-                     "per level would only patch.")
-        failing = []
-    elif shape is not None and shape.verdict == "fail" and shape.effect != "negligible":
-        steps.append(f"- Shape: {shape.diagnosis}.")
-    for r in failing:
-        verb = "Widen" if r.widen > 1 else "Narrow"
-        steps.append(f"- {verb} the {_lv(r.level)} % intervals by a factor "
-                     f"{fmt(r.widen)} [{fmt(r.widen_low)}, {fmt(r.widen_high)}] about their "
-                     "midpoints (or recalibrate them, e.g. by conformal prediction).")
-    if not result.coverage.conditional.empty and \
-            (result.coverage.conditional["verdict"] == "fail").any():
-        steps.append("- Recalibrate per range of the variables whose coverage varies "
-                     "(see the coverage figures), not with one global factor.")
+    """The coverage, shape and data actions of ``result.advice`` (the variance stages'
+    actions are in their own section above)."""
+    a = result.advice
+    own = a[a["stage"].isin(["data", "shape", "coverage"])] if not a.empty else a
+    steps = [f"- {md_text(r.reason[0].upper() + r.reason[1:])}." for r in own.itertuples()]
     if not steps:
         steps.append("- Nothing to fix in coverage and shape at this sample size.")
     else:
@@ -289,11 +270,12 @@ def save_predictive(result: PredictiveValidation, directory: Path) -> list[Path]
     if result.data_issues:
         files.append(("data_issues.csv", _csv(_issues_table(result))))
     if result.variance is not None:
+        files.append(("stages.csv", _csv(result.variance.stages)))
         vstems = unique_names(map(str, result.variance.bins))
         files += [(f"variance_bins_{vstems[str(n)]}.csv", _csv(t))
                   for n, t in result.variance.bins.items()]
-        if not result.variance.advice.empty:
-            files.append(("advice.csv", _csv(result.variance.advice)))
+    if not result.advice.empty:
+        files.append(("advice.csv", _csv(result.advice)))
     figs = _figures(result)
     return write_outputs(directory, files, figs,
                          lambda page: write_predictive_html(result, page, figs))

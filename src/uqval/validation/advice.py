@@ -141,8 +141,11 @@ def _dominant_reason(a: AdviceInputs, m: int) -> str:
     rest = np.ones(m, dtype=bool)
     rest[a.dominant] = False
     ratio = float(np.median(u[rest]) / np.median(u[a.dominant]))
-    what = [f"{n} row(s) ({fmt(100 * n / m, 2)} % of the rows) carry "
-            f"{fmt(100 * share, 2)} % of sum(Z^2) in the top 1 %"]
+    z2 = np.square(a.errors / u)
+    own = float(z2[a.dominant].sum() / z2.sum())
+    top = max(1, int(np.ceil(0.01 * m)))
+    what = [f"{n} row(s) ({fmt(100 * n / m, 2)} % of the rows) carry {fmt(100 * own, 2)} % of "
+            f"sum(Z^2) (the top 1 %, {top} rows, carry {fmt(100 * share, 2)} %)"]
     if ratio >= 3.0:
         what.append(f"their uncertainties are {fmt(ratio, 2)}x smaller than the others' "
                     "(median): zero-spread ensembles, crossing quantiles or points of the "

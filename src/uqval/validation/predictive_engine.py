@@ -39,6 +39,11 @@ from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.inputs import Features, clean_predictive_inputs
+from uqval.validation.predictive_judgement import (
+    INTERVALS,
+    PREDICTIVE_ADVICE_COLUMNS,
+    predictive_advice,
+)
 
 if TYPE_CHECKING:
     from uqval.validation.result import ValidationResult
@@ -64,6 +69,10 @@ class PredictiveValidation:
             variance).
         scores: score, value (mean over the rows), se (standard error), n.
         data_issues: the predictive's data problems (1-based input rows, rule applied).
+        advice: the actions, one row each (advice.csv): data problems first, then the
+            variance stages' advice (:mod:`uqval.validation.judgement`), then coverage and
+            shape (:mod:`uqval.validation.predictive_judgement`); column ``level`` for the
+            coverage rows.
         row_counts: rows in input, removed (and why), used.
         kind: kind of predictive (normal, t, laplace, ensemble, samples, quantiles, intervals).
         parameters: seed, alpha, tolerance, levels, permutations, ...
@@ -98,6 +107,7 @@ class PredictiveValidation:
     features: dict[str, NDArray[np.float64]] = field(compare=False)
     warnings: tuple[str, ...] = ()
     input_sha256: str | None = None
+    advice: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -244,8 +254,18 @@ def validate_predictive(
         "n_permutations": n_permutations, "n_boot": n_boot, "predictive": repr(predictive),
         "rule": "uqval",
     }
+    intervals = INTERVALS.get(predictive.kind, "central intervals (quantiles of the "
+                              f"{predictive.kind} distribution)")
+    own = predictive_advice(cov, shape, predictive.data_issues.sentences()
+                            if predictive.data_issues else [], int(y.size), intervals)
+    variance_advice = (variance_result.advice if variance_result is not None
+                       else pd.DataFrame(columns=PREDICTIVE_ADVICE_COLUMNS))
+    parts = [own[own["stage"] == "data"], variance_advice.assign(level=math.nan),
+             own[own["stage"] != "data"]]
+    advice = pd.concat([part for part in parts if not part.empty] or [own],
+                       ignore_index=True).reindex(columns=PREDICTIVE_ADVICE_COLUMNS)
     result = PredictiveValidation(
-        verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result,
+        verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result, advice=advice,
         scores=_scores(y, pred, levels_used), data_issues=predictive.data_issues,
         row_counts=inputs.row_counts, kind=predictive.kind, parameters=parameters,
         names={"features": list(inputs.features)}, y_true=y, point=point,

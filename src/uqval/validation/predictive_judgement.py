@@ -1,0 +1,136 @@
+"""The judgement of a predictive's coverage and shape: the actions, as rows.
+
+What ``validate(y_true, predictive)`` advises beyond the variance stages (whose advice is
+:mod:`uqval.validation.judgement`'s), in the columns of ``advice.csv``
+(:data:`uqval.validation.advice.ADVICE_COLUMNS` and ``level``), most important first:
+
+1. ``fix_data`` (stage ``data``): the predictive has data problems (crossing quantiles, NaN
+   members, ...): fix them at their source first.
+2. ``fix_shape`` (stage ``shape``): the PIT test fails with a relevant effect and its
+   diagnosis names the tails; coverage failures at the levels it explains are then not
+   advised one by one (a factor per level would only patch a wrong shape).
+3. ``recalibrate_per_range`` (stage ``coverage``): at a level whose coverage depends on a
+   variable (its conditional test fails with a relevant effect), each range of adjacent bins
+   whose coverage misses the level on one side (simultaneous intervals over the bins,
+   :func:`uqval.validation.advice.problem_ranges`) and covers at least 1 % of the rows, with
+   its coverage; no global factor is then advised at that level unless every such range
+   misses on the side the global coverage does (a global factor would make the other
+   ranges worse).
+4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
+   effect: the factor k_L about the intervals' midpoints with its interval.
+
+Which intervals: the central intervals of the predictive at each level (for an ensemble the
+empirical quantiles of its members, for quantile sets the given quantiles, for a parametric
+predictive its quantiles), named in every reason.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from uqval._internal.formatting import fmt, fmt_range
+from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE, problem_ranges
+from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
+
+__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "predictive_advice"]
+
+INTERVALS = {
+    "ensemble": "central intervals (empirical quantiles of the members)",
+    "samples": "central intervals (empirical quantiles of the samples)",
+    "quantiles": "central intervals (between the given quantiles)",
+    "intervals": "given intervals",
+}
+"""The intervals judged, by predictive kind; parametric predictives: their central
+intervals (quantiles of the distribution)."""
+
+PREDICTIVE_ADVICE_COLUMNS = [*ADVICE_COLUMNS, "level"]
+"""``advice.csv`` of a predictive: the variance advice's columns and the nominal level."""
+
+
+def _pct(level: float) -> str:
+    return f"{fmt(100 * level, 3)} %"
+
+
+def _row(stage: str, action: str, reason: str, m: int, *, variable: str = "",
+         low: float = math.nan, high: float = math.nan, rows: int | None = None,
+         factor: float = math.nan, level: float = math.nan) -> dict:
+    rows = m if rows is None else rows
+    return {"stage": stage, "variable": variable, "low": low, "high": high, "rows": rows,
+            "share": rows / m, "action": action, "factor": factor, "reason": reason,
+            "region": "", "level": level}
+
+
+def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
+                intervals: str) -> list[dict]:
+    """The ranges of ``name`` whose coverage at ``level`` misses it (module docstring, 3)."""
+    bins = coverage.bins.get(name)
+    if bins is None:
+        return []
+    table = bins[bins["level"] == level].reset_index(drop=True)
+    if table.empty:
+        return []
+    span = float(table["high"].max() - table["low"].min())
+    out = []
+    for r in problem_ranges(table, target=level, simultaneous=True):
+        if r["n"] < MIN_RANGE_SHARE * m:
+            continue
+        few = r["side"] == "below"
+        where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
+        out.append(_row("coverage", "recalibrate_per_range", (
+            f"where {where} the {_pct(level)} {intervals} cover {fmt(100 * r['mean'], 3)} % of "
+            f"the rows: too {'narrow' if few else 'wide'} there; recalibrate them per range "
+            f"({'widen' if few else 'narrow'} them there, e.g. by conformal prediction "
+            f"conditional on {name}), not with one factor for all rows"),
+            m, variable=name, low=float(r["low"]), high=float(r["high"]), rows=int(r["n"]),
+            level=level))
+        out[-1]["side"] = r["side"]
+    return out
+
+
+def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_sentences:
+                      list[str], m: int, intervals: str) -> pd.DataFrame:
+    """The coverage, shape and data actions (module docstring); ``intervals`` names the
+    intervals judged ("central intervals (empirical quantiles of the members)")."""
+    rows: list[dict] = []
+    if data_sentences:
+        rows.append(_row("data", "fix_data", (
+            "the predictive has data problems (" + "; ".join(data_sentences) + "): fix them "
+            "at their source; the rules applied here only let the rest be validated"), m))
+    levels = coverage.levels
+    failing = levels[(levels["verdict"] == "fail") & (levels["effect"] == "relevant")
+                     & levels["widen"].notna()] if not levels.empty else levels
+    tails = (shape is not None and shape.verdict == "fail" and shape.effect != "negligible"
+             and "tails are" in shape.diagnosis)
+    if shape is not None and shape.verdict == "fail" and shape.effect != "negligible":
+        explained = (" That also corrects the coverage at "
+                     + ", ".join(_pct(x) for x in failing["level"]) + ", which one factor per "
+                     "level would only patch." if tails and not failing.empty else "")
+        rows.append(_row("shape", "fix_shape", f"{shape.diagnosis}.{explained}".rstrip("."),
+                         m))
+    if tails:
+        failing = failing.iloc[:0]
+    cond = coverage.conditional
+    per_range: dict[float, list[dict]] = {}
+    if not cond.empty:
+        for r in cond[(cond["verdict"] == "fail") & (cond["effect"] == "relevant")].itertuples():
+            per_range.setdefault(float(r.level), []).extend(
+                _range_rows(coverage, float(r.level), str(r.variable), m, intervals))
+    for ranges in per_range.values():
+        rows += [{k: v for k, v in r.items() if k != "side"} for r in ranges]
+    for r in failing.itertuples():
+        level = float(r.level)
+        side = "below" if r.widen > 1 else "above"
+        ranges = per_range.get(level, [])
+        if ranges and any(x["side"] != side for x in ranges):
+            continue  # ranges on both sides: one global factor would worsen some of them
+        action = "widen" if r.widen > 1 else "narrow"
+        rows.append(_row("coverage", action, (
+            f"the {_pct(level)} {intervals} cover {fmt(100 * r.value, 3)} % "
+            f"[{fmt(100 * r.ci_low, 3)}, {fmt(100 * r.ci_high, 3)}] of the rows: {action} them, "
+            f"multiplying their half-widths about their midpoints by {fmt(r.widen)} "
+            f"[{fmt(r.widen_low)}, {fmt(r.widen_high)}] (or recalibrate them, e.g. by "
+            "conformal prediction)"), m,
+            factor=float(r.widen), level=level))
+    return pd.DataFrame(rows, columns=PREDICTIVE_ADVICE_COLUMNS)
