@@ -52,7 +52,7 @@ def test_every_kind_runs_and_reports(table, tmp_path, capsys, options, kind, exp
     verdicts = pd.read_csv(out / "verdicts.csv")
     assert "coverage" in set(verdicts["stage"])
     scores = pd.read_csv(out / "scores.csv")
-    assert "crps" in set(scores["score"])
+    assert ("crps" in set(scores["score"])) == (kind != "intervals")  # no CRPS of intervals
 
 
 @pytest.mark.parametrize(("options", "message"), [

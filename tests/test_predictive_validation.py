@@ -131,7 +131,8 @@ def test_validate_predictive_end_to_end(tmp_path):
     assert {"verdicts.csv", "scores.csv", "coverage.csv", "summary.md", "report.html",
             "data_issues.csv", "coverage_levels.png"} <= written
     scores = pd.read_csv(tmp_path / "out" / "scores.csv").set_index("score")
-    assert {"crps", "interval_score_0.9", "check_score"} <= set(scores.index)
+    assert {"interval_score_0.9", "check_score"} <= set(scores.index)
+    assert "crps" not in scores.index  # two interval ends are no distribution
 
 
 def test_validate_with_a_variance_runs_every_stage():

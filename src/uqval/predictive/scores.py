@@ -2,8 +2,10 @@
 oriented, units of y except the NLL).
 
 * ``crps``: :meth:`~uqval.predictive.Predictive.crps` (closed forms, ensemble CRPS,
-  2 × mean pinball of a quantile set; :mod:`uqval.predictive.crps`); ``crps_fair`` for
-  ensembles and samples (Ferro 2014);
+  2 × mean pinball of a quantile set; :mod:`uqval.predictive.crps`); not for
+  :class:`~uqval.predictive.Intervals`, whose two ends per level are no distribution (2 ×
+  their pinball would read like a CRPS next to real ones); ``crps_fair`` for ensembles and
+  samples (Ferro 2014);
 * ``interval_score_L``: (high - low) + (2/α)(low - y)1{y < low} + (2/α)(y - high)1{y > high},
   α = 1 - L, for each level L of the central intervals (Gneiting and Raftery 2007, Eq. 43);
 * ``check_score``: the pinball loss ρ_τ(y - q_τ) averaged over the levels: the given levels
@@ -25,7 +27,7 @@ from uqval.predictive.base import Predictive, observations
 from uqval.predictive.crps import pinball
 from uqval.predictive.ensemble import Ensemble
 from uqval.predictive.parametric import _LocationScale
-from uqval.predictive.quantiles import Quantiles
+from uqval.predictive.quantiles import Intervals, Quantiles
 
 __all__ = ["CHECK_LEVELS", "interval_score_rows", "score_rows"]
 
@@ -56,7 +58,9 @@ def score_rows(y_true: ArrayLike, predictive: Predictive,
     ['abs_error', 'check_score', 'crps', 'interval_score_0.9', 'nll', 'sq_error']
     """
     y = observations(y_true, len(predictive))
-    out: dict[str, FloatArray] = {"crps": predictive.crps(y)}
+    out: dict[str, FloatArray] = {}
+    if not isinstance(predictive, Intervals):  # two ends are no distribution: no CRPS
+        out["crps"] = predictive.crps(y)
     if isinstance(predictive, Ensemble):
         out["crps_fair"] = predictive.crps(y, fair=True)
     for level in levels:
