@@ -177,9 +177,11 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 f"{fmt_interval(r.value, r.ci_low, r.ci_high)} (median of means); "
                 f"sqrt(ZMS) = {fmt(value)} is decided by a few rows"), rows=m, m=m,
                 factor=r.value))
-    elif mz["effect"] == "relevant":
+    elif mz["effect"] == "relevant" and zms["verdict"] == "fail":
         # a bias alone raises ZMS = Var(Z) + <Z>^2: once the predictions' offset is corrected,
-        # the uncertainties are off by sd(Z), the factor advised (when it matters) next to it
+        # the uncertainties are off by sd(Z), the factor advised (when it matters) next to it;
+        # only when the ZMS test itself fails (with heavy tails: beyond |zeta| > 3), since the
+        # delta-method interval of sd(Z) under-covers as much as the ZMS interval does
         sd, sd_low, sd_high = sd_factor(a.errors / a.uncertainties)
         if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
             out.append(_row("average", "scale", (
