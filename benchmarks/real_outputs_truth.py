@@ -1,0 +1,225 @@
+"""Independent ground truth for ``benchmarks/real_outputs.py`` (does not import uqval).
+
+What would a statistician advise for each (dataset, model) output file, from first
+principles? Only numpy, scipy and pandas (reading the CSV files) are used; every random step
+is seeded. The file's columns tell the kind of output: ``sd`` (a normal predictive or
+errors with standard uncertainties), ``member_*`` (an ensemble), ``q_*`` (quantiles),
+``lo_0.9``/``hi_0.9`` (a 90 % interval); ``f_*`` are the features, ``y`` the observations
+and ``pred`` the point predictions.
+
+The vocabulary of findings (several may hold; none of them: ``none``):
+
+``scale``  all uncertainties should be multiplied by one factor.
+``bias``   the errors are offset.
+``local:V`` some range of the variable V (``uncertainty``, or a feature) needs a different
+           factor (or has a different coverage) than the rest.
+``coverage`` the intervals cover too much or too little on average.
+
+Rules (tolerance t = 10 %, alpha = 5 %, B = 2000 percentile-bootstrap replicates, K = 5
+equal-count bins; a factor is "beyond the tolerance" outside [1/(1 + t), 1 + t]):
+
+Standard deviations (sd columns and ensembles), z = (y - pred)/sd:
+
+1. ``bias`` if |mean z| > 0.1 and its 95 % bootstrap interval excludes 0.
+2. Global factor f = sqrt(mean z^2), or sd(z) when ``bias`` holds (the spread once the offset
+   is corrected, so that an offset is not advised twice). ``scale`` if the 95 % bootstrap
+   interval of f excludes 1 and f is beyond the tolerance.
+3. Along each variable V (the sd itself unless it is constant, and each feature): K
+   equal-count bins of V; the ratio r_k = f_k/f of the bin's factor to the global one, with a
+   bootstrap resampling rows within each bin (so that f is recomputed from the same
+   replicate); Bonferroni-adjusted percentile intervals at level 1 - alpha/(K n_V), n_V the
+   number of variables. ``local:V`` if at least one bin's interval lies entirely beyond
+   the tolerance band. Relative to the global factor: a scale error alone is not local.
+4. Ensembles of m members: sd^2 = (1 + 1/m) s^2 with s^2 the unbiased member variance. Even
+   a perfect ensemble (y and members i.i.d. normal) then has z ~ t_(m-1) and
+   E(z^2) = (m - 1)/(m - 3) (1.4 for m = 8): the finite-member floor, not a miscalibration.
+   The ensemble's z is divided by sqrt((m - 1)/(m - 3)) before rules 1-3.
+
+Intervals (a 90 % interval, or the 5 %-95 % quantiles sorted per row):
+
+5. Coverage c = share of y inside; the tolerance band is the coverage of a normal interval
+   whose width is off by the factor 1 + t either way: [2 Phi(q/(1 + t)) - 1,
+   2 Phi(q (1 + t)) - 1] with q = Phi^-1(0.95), i.e. [0.866, 0.930]. ``coverage`` if the
+   Clopper-Pearson 95 % interval of c excludes 0.9 and c is outside the band.
+6. Quantiles: the share below the median, target 0.5, band [Phi(-0.1), Phi(0.1)] (a shift of
+   a tenth of a sd); ``bias`` if its Clopper-Pearson interval excludes 0.5 and it is outside
+   the band.
+7. Along each variable V (interval width hi - lo, called ``uncertainty``, and each feature),
+   K equal-count bins: ``local:V`` if the coverage differs between bins (chi-square test of
+   homogeneity, p < alpha/n_V) and at least one bin's Clopper-Pearson interval at level
+   1 - alpha/(K n_V) lies entirely outside the band.
+
+Equal-count bins: rows sorted by V (ties broken by row order), split into K blocks of sizes
+differing by at most one.
+
+Usage: ``python benchmarks/real_outputs_truth.py [FOLDER]`` prints the findings of every
+``*.csv`` output file in FOLDER (default ``benchmarks/results/real_outputs``) and writes
+``truth.csv`` there.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+TOL = 0.10
+ALPHA = 0.05
+B = 2000
+K = 5
+Q90 = stats.norm.ppf(0.95)
+FACTOR_BAND = (1 / (1 + TOL), 1 + TOL)
+COVERAGE_BAND = (2 * stats.norm.cdf(Q90 / (1 + TOL)) - 1, 2 * stats.norm.cdf(Q90 * (1 + TOL)) - 1)
+MEDIAN_BAND = (stats.norm.cdf(-TOL), stats.norm.cdf(TOL))
+
+
+def equal_count_bins(v: np.ndarray, k: int = K) -> list[np.ndarray]:
+    return np.array_split(np.argsort(v, kind="stable"), k)
+
+
+def clopper_pearson(x: int, n: int, level: float) -> tuple[float, float]:
+    a = 1 - level
+    lo = stats.beta.ppf(a / 2, x, n - x + 1) if x > 0 else 0.0
+    hi = stats.beta.ppf(1 - a / 2, x + 1, n - x) if x < n else 1.0
+    return float(lo), float(hi)
+
+
+def outside(lo: float, hi: float, band: tuple[float, float]) -> bool:
+    """The interval [lo, hi] lies entirely on one side of the band."""
+    return hi < band[0] or lo > band[1]
+
+
+def _variables(df: pd.DataFrame, unc: np.ndarray) -> dict[str, np.ndarray]:
+    out = {}
+    if np.ptp(unc) > 1e-12 * np.abs(unc).max():
+        out["uncertainty"] = unc
+    for c in df.columns:
+        if c.startswith("f_") and np.ptp(df[c].to_numpy()) > 0:
+            out[c[2:]] = df[c].to_numpy(float)
+    return out
+
+
+def judge_sd(df: pd.DataFrame, z: np.ndarray, sd: np.ndarray, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    n = z.size
+    idx = rng.integers(0, n, (B, n))
+    zb = z[idx]
+    found, info = [], {}
+    mz = z.mean()
+    mz_lo, mz_hi = np.percentile(zb.mean(1), [2.5, 97.5])
+    info["mean_z"] = f"{mz:.3f} [{mz_lo:.3f}, {mz_hi:.3f}]"
+    biased = abs(mz) > 0.1 and (mz_lo > 0 or mz_hi < 0)
+    if biased:
+        found.append("bias")
+    spread = (lambda a: a.std(axis=-1)) if biased else (lambda a: np.sqrt((a**2).mean(-1)))
+    f = float(spread(z))
+    f_lo, f_hi = np.percentile(spread(zb), [2.5, 97.5])
+    info["factor"] = f"{f:.3f} [{f_lo:.3f}, {f_hi:.3f}]"
+    if (f_lo > 1 or f_hi < 1) and (f < FACTOR_BAND[0] or f > FACTOR_BAND[1]):
+        found.append("scale")
+    variables = _variables(df, sd)
+    level = 1 - ALPHA / (K * max(len(variables), 1))
+    for name, v in variables.items():
+        bins = equal_count_bins(v)
+        # stratified bootstrap: rows resampled within each bin, global factor from the union
+        reps = [b[rng.integers(0, b.size, (B, b.size))] for b in bins]
+        zz = np.concatenate([z[r] for r in reps], axis=1)
+        g = spread(zz)
+        worst = None
+        for b, r in zip(bins, reps):
+            ratio = spread(z[b]) / f
+            lo, hi = np.percentile(spread(z[r]) / g, [50 * (1 - level), 100 - 50 * (1 - level)])
+            if outside(lo, hi, FACTOR_BAND):
+                worst = f"{v[b].min():.3g}..{v[b].max():.3g}: ratio {ratio:.2f} [{lo:.2f}, {hi:.2f}]"
+        if worst:
+            found.append(f"local:{name}")
+            info[f"local:{name}"] = worst
+    return found, info
+
+
+def judge_interval(df: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, median=None):
+    y = df["y"].to_numpy(float)
+    n = y.size
+    found, info = [], {}
+    cov = (y >= lo) & (y <= hi)
+    c = cov.mean()
+    c_lo, c_hi = clopper_pearson(int(cov.sum()), n, 0.95)
+    info["coverage"] = f"{c:.3f} [{c_lo:.3f}, {c_hi:.3f}]"
+    if (c_lo > 0.9 or c_hi < 0.9) and not COVERAGE_BAND[0] <= c <= COVERAGE_BAND[1]:
+        found.append("coverage")
+    if median is not None:
+        below = y <= median
+        m = below.mean()
+        m_lo, m_hi = clopper_pearson(int(below.sum()), n, 0.95)
+        info["below_median"] = f"{m:.3f} [{m_lo:.3f}, {m_hi:.3f}]"
+        if (m_lo > 0.5 or m_hi < 0.5) and not MEDIAN_BAND[0] <= m <= MEDIAN_BAND[1]:
+            found.append("bias")
+    variables = _variables(df, hi - lo)
+    level = 1 - ALPHA / (K * max(len(variables), 1))
+    for name, v in variables.items():
+        bins = equal_count_bins(v)
+        counts = np.array([[cov[b].sum(), (~cov[b]).sum()] for b in bins])
+        p = stats.chi2_contingency(counts)[1] if (counts.sum(0) > 0).all() else 1.0
+        bad = []
+        for b, (x, _) in zip(bins, counts):
+            lo_b, hi_b = clopper_pearson(int(x), b.size, level)
+            if outside(lo_b, hi_b, COVERAGE_BAND):
+                bad.append(f"{v[b].min():.3g}..{v[b].max():.3g}: {x / b.size:.2f} "
+                           f"[{lo_b:.2f}, {hi_b:.2f}]")
+        if p < ALPHA / len(variables) and bad:
+            found.append(f"local:{name}")
+            info[f"local:{name}"] = f"chi2 p={p:.2g}; " + "; ".join(bad)
+    return found, info
+
+
+def judge(df: pd.DataFrame) -> tuple[str, list[str], dict[str, str]]:
+    """(kind, findings, details) of one output file."""
+    y = df["y"].to_numpy(float)
+    members = [c for c in df.columns if c.startswith("member_")]
+    quant = sorted((c for c in df.columns if c.startswith("q_")), key=lambda c: float(c[2:]))
+    if "sd" in df:
+        sd = df["sd"].to_numpy(float)
+        kind, (found, info) = "normal", judge_sd(df, (y - df["pred"].to_numpy(float)) / sd, sd)
+    elif members:
+        x = df[members].to_numpy(float)
+        m = x.shape[1]
+        sd = np.sqrt((1 + 1 / m) * x.var(1, ddof=1))
+        z = (y - x.mean(1)) / sd / np.sqrt((m - 1) / (m - 3))
+        kind, (found, info) = "ensemble", judge_sd(df, z, sd)
+        info["floor"] = f"E(z^2) target {(m - 1) / (m - 3):.3f} for m = {m}"
+    elif quant:
+        q = np.sort(df[quant].to_numpy(float), axis=1)
+        taus = [float(c[2:]) for c in quant]
+        kind = "quantiles"
+        found, info = judge_interval(df, q[:, taus.index(0.05)], q[:, taus.index(0.95)],
+                                     median=q[:, taus.index(0.5)])
+    else:
+        kind = "intervals"
+        found, info = judge_interval(df, df["lo_0.9"].to_numpy(float),
+                                     df["hi_0.9"].to_numpy(float))
+    return kind, sorted(found), info
+
+
+def main(folder: Path) -> pd.DataFrame:
+    rows = []
+    for path in sorted(folder.glob("*__*.csv")):
+        if path.name.endswith(".advice.csv"):
+            continue
+        dataset, model = path.stem.split("__")
+        kind, found, info = judge(pd.read_csv(path))
+        rows.append({"dataset": dataset, "model": model, "kind": kind,
+                     "truth": ";".join(found) or "none",
+                     "details": "; ".join(f"{k} {v}" for k, v in info.items())})
+    table = pd.DataFrame(rows)
+    table.to_csv(folder / "truth.csv", index=False)
+    return table
+
+
+if __name__ == "__main__":
+    here = Path(__file__).resolve().parent / "results" / "real_outputs"
+    out = main(Path(sys.argv[1]) if len(sys.argv) > 1 else here)
+    with pd.option_context("display.width", 250, "display.max_colwidth", 120):
+        print(out)
