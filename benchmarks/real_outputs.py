@@ -16,7 +16,9 @@ perfect ensemble, quantile gradient boosting, CQR intervals).
 4. Maps uqval's advice onto the truth's vocabulary (scale / bias / local:V / coverage / none)
    and writes the agreement table to ``benchmarks/real_outputs.md``.
 
-Mapping: ``scale`` -> scale; ``correct_bias`` -> bias; ``recalibrate_per_range`` and
+Mapping: ``scale`` -> scale; ``correct_bias`` of the average stage -> bias, of a range of
+V -> bias:V, of a joint region over several features -> listed only (the truth has no joint
+stage); ``recalibrate_per_range`` and
 ``recalibrate_monotone`` along V -> local:V (the interval width of intervals and quantiles
 is ``uncertainty``); ``widen``/``narrow`` of the whole set -> coverage, of a range of V ->
 local:V; ``fix_shape`` -> shape (listed, never compared: the truth does not judge
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import platform
 import sys
 import time
@@ -71,7 +74,10 @@ def generate(refit: bool) -> dict[str, str]:
                 notes[f"{name}__{model}"] = out["note"]
         print(f"{name}: {[len(s) for s in ds['split']]} rows (train, calibration, test), "
               f"{ds['split_kind']} split, fitted in {time.time() - t:.0f} s", flush=True)
-    return notes
+    path = OUT / "notes.json"
+    if notes:
+        path.write_text(json.dumps(notes, indent=1))
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def run_uqval(frame: pd.DataFrame):
@@ -104,8 +110,15 @@ def vocabulary(advice: pd.DataFrame, kind: str, features: set[str]) -> tuple[lis
         coverage_row = has_level and pd.notna(level)
         if action == "scale":
             label = "scale"
+        elif action == "correct_bias" and str(row.get("stage", "")) == "joint":
+            listed.add("joint-bias")  # a region over several features: no truth rule
+            continue
         elif action == "correct_bias":
-            label = "bias"
+            label = "bias" if str(row.get("stage", "")) == "average" else f"bias:{var}"
+        elif action in ("recalibrate_per_range", "recalibrate_monotone") and str(
+                row.get("stage", "")) == "joint":
+            listed.add("joint-range")
+            continue
         elif action in ("recalibrate_per_range", "recalibrate_monotone"):
             label = f"local:{var}"
         elif action == "fix_shape":
@@ -185,12 +198,12 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
         "| dataset | model | kind | rows | truth | uqval | agree | uqval, not compared |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for r in table.itertuples():
+    for _, r in table.iterrows():
         lines.append(f"| {r.dataset} | {r.model} | {r.kind} | {r.rows} | {r.truth} | {r.uqval} | "
-                     f"{r.agree} | {getattr(r, '_9') or ''} |")
+                     f"{r.agree} | {r['uqval, not compared'] or ''} |")
     lines += ["", "## Truth details", ""]
-    for r in table.itertuples():
-        lines.append(f"- {r.dataset} / {r.model}: {getattr(r, '_10')}")
+    for _, r in table.iterrows():
+        lines.append(f"- {r.dataset} / {r.model}: {r['truth details']}")
     if notes:
         lines += ["", "## Fitting notes", ""] + [f"- {k}: {v}" for k, v in notes.items()]
     lines += ["", "## Disagreements", "", "DISAGREEMENTS", ""]

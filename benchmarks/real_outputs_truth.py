@@ -13,6 +13,7 @@ The vocabulary of findings (several may hold; none of them: ``none``):
 ``bias``   the errors are offset.
 ``local:V`` some range of the variable V (``uncertainty``, or a feature) needs a different
            factor (or has a different coverage) than the rest.
+``bias:V`` the errors are offset in some range of V (relative to the global offset).
 ``coverage`` the intervals cover too much or too little on average.
 
 Rules (tolerance t = 10 %, alpha = 5 %, B = 2000 percentile-bootstrap replicates, K = 5
@@ -30,10 +31,16 @@ Standard deviations (sd columns and ensembles), z = (y - pred)/sd:
    replicate); Bonferroni-adjusted percentile intervals at level 1 - alpha/(K n_V), n_V the
    number of variables. ``local:V`` if at least one bin's interval lies entirely beyond
    the tolerance band. Relative to the global factor: a scale error alone is not local.
+   ``bias:V`` if at least one bin's offset, mean z in the bin minus the global mean z (same
+   stratified replicates and level), has its interval entirely beyond +-0.1.
 4. Ensembles of m members: sd^2 = (1 + 1/m) s^2 with s^2 the unbiased member variance. Even
    a perfect ensemble (y and members i.i.d. normal) then has z ~ t_(m-1) and
    E(z^2) = (m - 1)/(m - 3) (1.4 for m = 8): the finite-member floor, not a miscalibration.
-   The ensemble's z is divided by sqrt((m - 1)/(m - 3)) before rules 1-3.
+   The ensemble's z is divided by sqrt((m - 1)/(m - 3)) before rules 1-3. Along the
+   ensemble's own sd, binning on a noisy s puts the rows whose s came out small into the low
+   bins, where even a perfect ensemble has large z: each bin's ratio is divided by its
+   expected value for a perfect ensemble (simulated, 200 replicates, the given sd taken as
+   the true one) before rule 3.
 
 Intervals (a 90 % interval, or the 5 %-95 % quantiles sorted per row):
 
@@ -102,7 +109,28 @@ def _variables(df: pd.DataFrame, unc: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def judge_sd(df: pd.DataFrame, z: np.ndarray, sd: np.ndarray, seed: int = 0):
+def ensemble_null_ratios(sd: np.ndarray, m: int, seed: int = 0, reps: int = 200) -> np.ndarray:
+    """Expected bin ratios along the ensemble's own sd for a perfect m-member ensemble.
+
+    Rows are binned on the estimated sd, whose chi-square noise puts the rows whose s^2 came
+    out small into the low bins: their z^2 is large even for a perfect ensemble. Simulated
+    with the given sd as the true one: E ~ N(0, sd^2 (1 + 1/m)), s^2 ~ sd^2 chi2_(m-1)/(m-1).
+    """
+    rng = np.random.default_rng(seed)
+    c = (m - 1) / (m - 3)
+    out = np.zeros(K)
+    for _ in range(reps):
+        e = sd * np.sqrt(1 + 1 / m) * rng.standard_normal(sd.size)
+        s2 = sd**2 * rng.chisquare(m - 1, sd.size) / (m - 1)
+        u = np.sqrt((1 + 1 / m) * s2)
+        z = e / u / np.sqrt(c)
+        f = np.sqrt(np.mean(z**2))
+        out += [np.sqrt(np.mean(z[b] ** 2)) / f for b in equal_count_bins(u)]
+    return out / reps
+
+
+def judge_sd(df: pd.DataFrame, z: np.ndarray, sd: np.ndarray, seed: int = 0,
+             null: np.ndarray | None = None):
     rng = np.random.default_rng(seed)
     n = z.size
     idx = rng.integers(0, n, (B, n))
@@ -129,14 +157,26 @@ def judge_sd(df: pd.DataFrame, z: np.ndarray, sd: np.ndarray, seed: int = 0):
         zz = np.concatenate([z[r] for r in reps], axis=1)
         g = spread(zz)
         worst = None
-        for b, r in zip(bins, reps):
-            ratio = spread(z[b]) / f
-            lo, hi = np.percentile(spread(z[r]) / g, [50 * (1 - level), 100 - 50 * (1 - level)])
+        ref = null if (null is not None and name == "uncertainty") else np.ones(K)
+        for b, r, r0 in zip(bins, reps, ref):
+            ratio = spread(z[b]) / f / r0
+            lo, hi = np.percentile(spread(z[r]) / g / r0,
+                                   [50 * (1 - level), 100 - 50 * (1 - level)])
             if outside(lo, hi, FACTOR_BAND):
                 worst = f"{v[b].min():.3g}..{v[b].max():.3g}: ratio {ratio:.2f} [{lo:.2f}, {hi:.2f}]"
         if worst:
             found.append(f"local:{name}")
             info[f"local:{name}"] = worst
+        # local offsets: bin mean of z minus the global mean, same stratified replicates
+        gm = zz.mean(1)
+        for b, r in zip(bins, reps):
+            d = z[b].mean() - z.mean()
+            lo, hi = np.percentile(z[r].mean(1) - gm, [50 * (1 - level), 100 - 50 * (1 - level)])
+            if outside(lo, hi, (-0.1, 0.1)):
+                found.append(f"bias:{name}")
+                info[f"bias:{name}"] = (f"{v[b].min():.3g}..{v[b].max():.3g}: mean z - global "
+                                        f"{d:.2f} [{lo:.2f}, {hi:.2f}]")
+                break
     return found, info
 
 
@@ -188,7 +228,7 @@ def judge(df: pd.DataFrame) -> tuple[str, list[str], dict[str, str]]:
         m = x.shape[1]
         sd = np.sqrt((1 + 1 / m) * x.var(1, ddof=1))
         z = (y - x.mean(1)) / sd / np.sqrt((m - 1) / (m - 3))
-        kind, (found, info) = "ensemble", judge_sd(df, z, sd)
+        kind, (found, info) = "ensemble", judge_sd(df, z, sd, null=ensemble_null_ratios(sd, m))
         info["floor"] = f"E(z^2) target {(m - 1) / (m - 3):.3f} for m = {m}"
     elif quant:
         q = np.sort(df[quant].to_numpy(float), axis=1)
