@@ -69,7 +69,7 @@ def generate(refit: bool) -> dict[str, str]:
         ds = make()
         models = data.fit_models(ds)
         for model, out in models.items():
-            data.to_frame(out, ds["features"]).to_csv(OUT / f"{name}__{model}.csv", index=False)
+            data.to_frame(out, ds["features"], ds.get("groups")).to_csv(OUT / f"{name}__{model}.csv", index=False)
             if "note" in out:
                 notes[f"{name}__{model}"] = out["note"]
         print(f"{name}: {[len(s) for s in ds['split']]} rows (train, calibration, test), "

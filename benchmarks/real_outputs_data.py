@@ -102,10 +102,12 @@ def chembl_met(seed: int = 0) -> dict:
                          for i in rows])
 
     mw = np.array([Descriptors.MolWt(m) for m in mols])
+    scaf_id = {sc: k for k, sc in enumerate(sorted(set(scaf)))}
     return {"name": "chembl_met", "x": x, "y": df.Act.to_numpy(float),
             "split": (train_i, cal_i, test_i), "scaled": False,
             "features": {"distance": dist(test_i), "mol_weight": mw[test_i]},
-            "cal_distance": dist(cal_i), "split_kind": "Bemis-Murcko scaffold"}
+            "groups": np.array([scaf_id[s] for s in np.array(scaf, dtype=object)[test_i]]),
+            "split_kind": "Bemis-Murcko scaffold"}
 
 
 def seattle_weather(seed: int = 0) -> dict:
@@ -213,8 +215,9 @@ def fit_models(ds: dict, seed: int = 0) -> dict[str, dict]:
     return out
 
 
-def to_frame(model: dict, features: dict[str, np.ndarray]) -> pd.DataFrame:
-    """The outputs a user would have: y, prediction, sd | members | quantiles | interval."""
+def to_frame(model: dict, features: dict[str, np.ndarray], groups=None) -> pd.DataFrame:
+    """The outputs a user would have: y, prediction, sd | members | quantiles | interval,
+    the features (``f_*``) and, for the compounds, their scaffold (``group``)."""
     cols: dict[str, np.ndarray] = {"y": model["y"]}
     kind = model["kind"]
     if kind == "normal":
@@ -232,4 +235,6 @@ def to_frame(model: dict, features: dict[str, np.ndarray]) -> pd.DataFrame:
         cols["lo_0.9"], cols["hi_0.9"] = model["lo"], model["hi"]
     for k, v in features.items():
         cols[f"f_{k}"] = v
+    if groups is not None:
+        cols["group"] = groups
     return pd.DataFrame(cols)
