@@ -295,8 +295,9 @@ SUMMARY = """\
   log(1 + visits) is discrete, the conformal offset is 0 and ties make the intervals cover more
   than 90 %; both are right. (One global factor leaves the GP's per-range failures in place:
   both find precipitation on seattle_weather for gp and gp_recal alike.) The constant sd is
-  caught where the spread depends on a feature (seattle_weather: precipitation, temperature) and scaled where it is the GP's in-sample RMSE (chembl_met: the GP
-  interpolates its training compounds, factor 4.8).
+  caught where the spread depends on a feature (seattle_weather: precipitation, temperature)
+  and scaled where it is the GP's in-sample RMSE (chembl_met: the GP interpolates its training
+  compounds, factor 4.8).
 - Defect 1 (all three perfect ensembles): uqval has no finite-member reference for ensembles.
   A perfect 8-member ensemble gets 'scale' (1.16-1.27) and per-range factors along its sd;
   the same artefact adds a range along the sd of the MLP ensembles.
