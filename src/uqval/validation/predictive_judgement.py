@@ -74,8 +74,8 @@ def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
     span = float(table["high"].max() - table["low"].min())
     out = []
     for r in problem_ranges(table, target=level, simultaneous=True):
-        if r["n"] < MIN_RANGE_SHARE * m:
-            continue
+        if r["n"] < MIN_RANGE_SHARE * m or (r["first"] == 0 and r["last"] == len(table) - 1):
+            continue  # too few rows, or every bin: a global miss, advised by level below
         few = r["side"] == "below"
         where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
         out.append(_row("coverage", "recalibrate_per_range", (
