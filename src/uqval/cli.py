@@ -341,7 +341,7 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
 def _run_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_level, spec_columns
     from uqval.report.files import check_output_folder
 
@@ -376,7 +376,7 @@ def _run_predictive(args: argparse.Namespace) -> int:
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
         raise DataError(f"{args.file}: {message.replace('drop_invalid=True', '--drop-invalid')}"
                         ) from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     for warning in result.warnings:
         print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
@@ -390,7 +390,7 @@ def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
     from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.report.files import check_output_folder
 
     _check_options(args)
@@ -459,7 +459,7 @@ def _run(args: argparse.Namespace) -> int:
             )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     for warning in result.warnings:
         source = (f"column {args.error!r}" if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r})")
@@ -493,7 +493,7 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 def _run_compare_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_model, spec_columns
     from uqval.report.files import check_output_folder
 
@@ -522,7 +522,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
                          n_boot=args.n_boot)
     except ValueError as exc:
         raise DataError(f"{args.file}: {exc}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     _save(result, args.out)
     print(_text(result.summary(), keep_newlines=True))
     print(_text(f"Report: {args.out / 'report.html'}"))
@@ -532,7 +532,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
@@ -574,7 +574,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         if re.search(r"\brows? \d", message):
             message += ROWS_NOTE
         raise DataError(f"{args.file}: {message}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     for name, res in result.validations.items():
         for warning in res.warnings:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)

