@@ -21,7 +21,7 @@ import pytest
 from conftest import DATASET_SCHEMA
 from uqval._internal import tables
 from uqval._internal.errors import DataError
-from uqval.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from uqval.cli import EXIT_BAD_INPUT, EXIT_CANNOT_WRITE, EXIT_OK, main
 from uqval.pipeline.prepare import prepare_dataset
 from uqval.pipeline.registry import load_registry
 
@@ -249,6 +249,48 @@ def test_prepare_records_the_digest_of_the_bytes_it_parsed(make_family, monkeypa
     text = (raw / "T" / "a.csv").read_bytes()
     prepared = prepare_dataset(spec, raw)
     assert prepared.report["source_sha256"]["T/a.csv"] == sha(text)
+
+
+# --- Low: write errors of the command line ---------------------------------------------------
+# Before the fix `uqval validate ... > /dev/full` exited 1 with a traceback (the summary's
+# write failed at the interpreter's last flush, or inside print).
+
+
+def test_a_full_standard_output_is_one_line_and_exit_code_three(tmp_path):
+    import subprocess
+    import sys
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    path = tmp_path / "t.csv"
+    write_csv(path, columns())
+    with open("/dev/full", "w") as full:
+        res = subprocess.run(
+            [sys.executable, "-m", "uqval", "validate", str(path), "--error", "err",
+             "--uncertainty", "sigma", "--out", str(tmp_path / "o"), *FAST],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=600)
+    assert res.returncode == EXIT_CANNOT_WRITE
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert res.stderr.startswith("uqval: error: cannot write to standard output: No space left")
+    assert (tmp_path / "o" / "report.html").is_file()  # the report itself is complete
+
+
+def test_a_write_error_of_standard_output_in_process(tmp_path, monkeypatch, capsys):
+    import errno
+    import io
+    import sys
+
+    class Full(io.StringIO):
+        def write(self, text):
+            raise OSError(errno.EIO, "Input/output error")
+
+    path = tmp_path / "t.csv"
+    write_csv(path, columns())
+    monkeypatch.setattr(sys, "stdout", Full())
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == EXIT_CANNOT_WRITE
+    assert "cannot write to standard output: Input/output error" in one_line_error(capsys)
 
 
 # --- Low: Excel's `sep=` first line ----------------------------------------------------------

@@ -1,9 +1,10 @@
 """Command line: ``uqval validate FILE ...`` and ``uqval compare FILE ...`` (see ``--help``).
 
 Exit codes: 0 the validation (or comparison) ran (whatever the verdicts); 1 a test failed and
-``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr); 3 the report
-cannot be written where ``--out`` says (one line on stderr; checked before the computation
-where possible).
+``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr); 3 an output
+cannot be written: the report where ``--out`` says (checked before the computation where
+possible) or standard output (a full disk; the report is then complete), one line on stderr.
+A closed pipe (``| head``) ends the printing quietly with the run's own code.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ min(2 GiB, max(16 MiB, 100 x its size)).
 """
 
 _EXIT_WRITE = """\
-  3  the report cannot be written to --out (an existing file, a folder that cannot be
-     created or written, a folder holding the input file, a name too long; one line on
-     stderr), checked before computing where possible
+  3  an output cannot be written: the report to --out (an existing file, a folder that
+     cannot be created or written, a folder holding the input file, a name too long;
+     checked before computing where possible), or standard output (a full disk: the
+     report is then complete); one line on stderr
 """
 
 _EPILOG = """\
@@ -381,8 +383,7 @@ def _run_predictive(args: argparse.Namespace) -> int:
         print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _print_summary(_text(result.summary(), keep_newlines=True), args.out)
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -466,8 +467,7 @@ def _run(args: argparse.Namespace) -> int:
         print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_terminal(result.summary()))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _print_summary(_terminal(result.summary()), args.out)
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -524,8 +524,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
         raise DataError(f"{args.file}: {exc}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
     _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _print_summary(_text(result.summary(), keep_newlines=True), args.out)
     return EXIT_OK
 
 
@@ -580,8 +579,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
-    print(_terminal(result.summary()))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _print_summary(_terminal(result.summary()), args.out)
     return EXIT_OK
 
 
@@ -597,6 +595,40 @@ def _save(result, out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{printable(out, None)}: cannot write the report: "
                           f"{printable(exc.strerror or exc, 200)}") from None
+
+
+def _print_summary(summary: str, out: Path) -> None:
+    """Print the summary and where the report is; a failure to write standard output (a full
+    disk, an I/O error) becomes an OutputError (exit code 3). A closed pipe (``| head``) is
+    left to :func:`main`, which stops quietly."""
+    _write_stdout(f"{summary}\n{_text(f'Report: {out / PAGE}')}\n",
+                  f" (the report was written: {_text(out / PAGE)})")
+
+
+PAGE = "report.html"
+
+
+def _write_stdout(text: str, note: str = "") -> None:
+    from uqval.report.files import OutputError
+
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        _discard_stdout()
+        raise OutputError(f"cannot write to standard output: "
+                          f"{_text(exc.strerror or exc)}{note}") from None
+
+
+def _discard_stdout() -> None:
+    """Send what is left of standard output to /dev/null, so that the interpreter's last
+    flush at exit does not fail again (and print a traceback)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _terminal(summary_md: str) -> str:
@@ -670,6 +702,20 @@ def _column_names(message: str, args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``uqval`` console script; returns the exit code."""
+    code = _main(argv)
+    try:  # what argparse printed (--help, --version) and anything still buffered
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    except OSError as exc:
+        _discard_stdout()
+        print(f"uqval: error: cannot write to standard output: {_text(exc.strerror or exc)}",
+              file=sys.stderr)
+        return EXIT_CANNOT_WRITE
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -696,5 +742,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("uqval: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `uqval validate ... | head`: stop writing quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return EXIT_OK
