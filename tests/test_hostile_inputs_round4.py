@@ -322,3 +322,92 @@ def test_excel_separator_line_keeps_file_line_numbers_and_refuses_unknown_separa
     with pytest.raises(DataError, match="line 1: Excel's separator line 'sep=' names ':', not a "
                                         "separator uqval reads"):
         tables.read_table(path)
+
+
+# --- Medium: valid extreme data refused with a misleading message ----------------------------
+# Before the fix E and uE spread log-uniformly over 1e-300..1e300 (every Z finite) gave
+# "overflow encountered in square" and then "sample contains 105 non-finite values", naming
+# no column and no row; a single uE of 1e-300 among ordinary values gave NaN warnings (and
+# a consistency verdict computed from them).
+
+
+def log_uniform(decades: float, m: int = 400, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    u = 10.0 ** rng.uniform(-decades, decades, m)
+    return {"err": u * rng.standard_normal(m), "sigma": u, "T": rng.uniform(0, 1, m)}
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_values_over_600_decades_are_refused_naming_column_and_rows(tmp_path, capsys):
+    path = tmp_path / "extreme.csv"
+    pd.DataFrame(log_uniform(300)).to_csv(path, index=False, float_format="%.17g")
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--out",
+                 str(tmp_path / "o"), *FAST])
+    assert code == EXIT_BAD_INPUT
+    err = one_line_error(capsys)
+    assert "column 'err' has" in err and "too far from the others to share a unit" in err
+    assert "(rows " in err and "less than 150 orders of magnitude apart" in err
+    assert "non-finite" not in err
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
+                 "T", "--out", str(tmp_path / "o"), "--drop-invalid", *FAST])
+    assert code == EXIT_OK
+    page = (tmp_path / "o" / "report.html").read_text()
+    assert "removed: uncertainties too far from the others for one unit" in page
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_one_tiny_uncertainty_among_ordinary_ones_is_named():
+    from uqval import validate
+
+    data = columns()
+    e, u = data["err"].copy(), data["sigma"].copy()
+    e[5], u[5] = 0.7e-300, 1e-300
+    with pytest.raises(ValueError, match=r"uncertainties has 1 value\(s\) \(row 6\) too far from "
+                                         r"the others to share a unit with them \(row 6: 1e-300"):
+        validate(e, u, n_boot=100, n_permutations=199, n_ucc_permutations=199)
+    res = validate(e, u, n_boot=100, n_permutations=199, n_ucc_permutations=199,
+                   drop_invalid=True)
+    assert res.row_counts["removed: uncertainties too far from the others for one unit"] == 1
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_values_over_148_decades_are_validated_in_a_common_unit(tmp_path, capsys):
+    data = log_uniform(74)
+    path = tmp_path / "wide.csv"
+    pd.DataFrame(data).to_csv(path, index=False, float_format="%.17g")
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
+                 "T", "--out", str(tmp_path / "o"), *FAST])
+    assert code == EXIT_OK, capsys.readouterr().err
+    from uqval import validate
+
+    res = validate(data["err"], data["sigma"], {"T": data["T"]}, n_boot=100,
+                   n_permutations=199, n_ucc_permutations=199)
+    z = data["err"] / data["sigma"]
+    assert res.scale_factor.value == pytest.approx(np.sqrt(np.mean(z**2)), rel=1e-12)
+
+
+def test_the_common_unit_keeps_squares_and_fourth_powers_normal():
+    from uqval._internal.checks import unit_outliers, unit_scaled
+
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        centre, half = rng.uniform(-300, 300), rng.uniform(0, 80)
+        u = 10.0 ** np.clip(centre + rng.uniform(-half, half, 50), -307, 307)
+        e = u * rng.standard_normal(50)
+        bad_e, bad_u = unit_outliers(e, u)
+        keep = ~(bad_e | bad_u)
+        e_unit, u_unit, unit = unit_scaled(e[keep], u[keep])
+        with np.errstate(all="raise"):
+            fourth = np.square(np.square(np.r_[e_unit, u_unit]))
+        assert np.isfinite(fourth).all() and (np.square(np.square(u_unit)) > 2.3e-308).all()
+        assert np.array_equal(e_unit / u_unit, e[keep] / u[keep])  # Z unchanged, exactly
+        if half < 74:  # less than 150 decades: every row is kept
+            assert keep.all()
+
+
+def test_ordinary_values_are_never_rescaled():
+    from uqval._internal.checks import unit_scaled
+
+    data = columns()
+    e, u, unit = unit_scaled(data["err"], data["sigma"])
+    assert unit == 1.0 and e is data["err"] and u is data["sigma"]

@@ -27,10 +27,15 @@ from uqval._internal.checks import (
     first_rows,
     flag,
     numeric_values,
+    unit_outliers,
 )
 from uqval._internal.tables import cell_excerpt
 from uqval.predictive import Predictive
-from uqval.validation.degenerate import z_overflow_message, z_square_overflow
+from uqval.validation.degenerate import (
+    unit_outlier_message,
+    z_overflow_message,
+    z_square_overflow,
+)
 
 __all__ = ["MIN_ROWS", "CleanInputs", "CleanPredictive", "clean_inputs",
            "clean_predictive_inputs"]
@@ -207,6 +212,20 @@ def clean_inputs(
             raise ValueError(f"{message}, or pass drop_invalid=True")
         counts["removed: (E/uE)^2 overflows"] = int(overflow.sum())
         keep &= ~overflow
+    kept = np.flatnonzero(keep)
+    outside = unit_outliers(arrays["errors"][kept], unc_all[kept])
+    for name, inside in zip(("errors", what), outside, strict=True):
+        bad = np.zeros(n, dtype=bool)
+        bad[kept[inside]] = True
+        bad &= keep  # a row is counted once
+        if not bad.any():
+            continue
+        if not drop_invalid:
+            message = unit_outlier_message(name, arrays[name], bad, arrays["errors"][kept],
+                                           unc_all[kept])
+            raise ValueError(f"{message}, or pass drop_invalid=True")
+        counts[f"removed: {labels[name]} too far from the others for one unit"] = int(bad.sum())
+        keep &= ~bad
     m = int(keep.sum())
     counts["rows used"] = m
     if m < MIN_ROWS:
