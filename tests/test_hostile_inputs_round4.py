@@ -411,3 +411,60 @@ def test_ordinary_values_are_never_rescaled():
     data = columns()
     e, u, unit = unit_scaled(data["err"], data["sigma"])
     assert unit == 1.0 and e is data["err"] and u is data["sigma"]
+
+
+# --- Low: a table concatenated with itself ---------------------------------------------------
+# Before the fix the doubled rows were validated without a word (the scale factor's interval
+# narrowed from [0.976, 1.12] to [1.000, 1.10]).
+
+
+def test_a_table_concatenated_with_itself_is_counted_and_warned(tmp_path, capsys):
+    path = tmp_path / "twice.csv"
+    text = write_csv(path, columns()).decode()
+    header, _, body = text.partition("\n")
+    path.write_text(header + "\n" + body + body)
+    out = tmp_path / "o"
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature",
+                 "T", "--out", str(out), *FAST])
+    assert code == EXIT_OK
+    err = capsys.readouterr().err
+    assert (f"uqval: warning: {path}: 400 of the 800 rows (50 %) repeat an earlier row exactly"
+            in err)
+    summary = (out / "summary.md").read_text()
+    assert "**Check your input.** 400 of the 800 rows (50 %) repeat an earlier row" in summary
+    assert "rows repeating an earlier row (kept)</th><td class=\"num\">400" in (
+        out / "report.html").read_text()
+
+
+def test_a_few_repeated_rows_are_counted_without_a_warning():
+    from uqval import validate
+
+    data = columns()
+    e, u = data["err"].copy(), data["sigma"].copy()
+    e[10:20], u[10:20] = e[:10], u[:10]  # 10 of 400 rows (2.5 %) are copies
+    res = validate(e, u, {"T": data["T"]}, n_boot=100, n_permutations=199,
+                   n_ucc_permutations=199)
+    assert "rows repeating an earlier row (kept)" not in res.row_counts  # T differs: not copies
+    res = validate(e, u, n_boot=100, n_permutations=199, n_ucc_permutations=199)
+    assert res.row_counts["rows repeating an earlier row (kept)"] == 10
+    assert not any("repeat an earlier row" in w for w in res.warnings)
+    assert list(res.row_counts)[-1] == "rows used" and res.row_counts["rows used"] == 400
+
+
+def test_repeated_rows_count_exact_copies_only():
+    from uqval.validation.inputs import repeated_rows
+
+    a = np.array([1.0, 1.0, 0.0, -0.0, 2.0, 1.0])
+    b = np.array([3.0, 3.0, 5.0, 5.0, 3.0, 3.0 + 1e-15])
+    assert repeated_rows([a, b]) == 2  # rows 2 and 4 (-0.0 equals 0.0); row 6 differs
+    assert repeated_rows([np.arange(5.0)]) == 0
+
+
+def test_recalibrated_validation_warns_once_about_repeated_rows():
+    from uqval.validation.recalibrated import validate_recalibrated
+
+    data = columns()
+    e, u = np.r_[data["err"], data["err"]], np.r_[data["sigma"], data["sigma"]]
+    res = validate_recalibrated(e, u, None, method="sigma", n_boot=100, n_permutations=199)
+    assert sum("repeat an earlier row" in w for w in res.warnings) == 1
+    assert res.row_counts["rows repeating an earlier row (kept)"] == 400

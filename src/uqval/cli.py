@@ -461,10 +461,13 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
+    from uqval.validation.inputs import REPEATED_ROWS
+
     for warning in result.warnings:
-        source = (f"column {args.error!r}" if args.error
-                  else f"errors ({args.y_true!r} - {args.y_pred!r})")
-        print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
+        source = (f"column {args.error!r}: " if args.error
+                  else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
+        source = "" if REPEATED_ROWS in warning else source  # about whole rows
+        print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out)
     _print_summary(_terminal(result.summary()), args.out)
