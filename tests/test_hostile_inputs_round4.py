@@ -468,3 +468,79 @@ def test_recalibrated_validation_warns_once_about_repeated_rows():
     res = validate_recalibrated(e, u, None, method="sigma", n_boot=100, n_permutations=199)
     assert sum("repeat an earlier row" in w for w in res.warnings) == 1
     assert res.row_counts["rows repeating an earlier row (kept)"] == 400
+
+
+# --- Medium: raw HTML from a dataset YAML's title/citation in results/validate/*.md ----------
+# Before the fix md_text wrote "<" as "\<": a CommonMark renderer shows it as text, but
+# Python-Markdown (MkDocs) and Markdown.pl do not treat "\<" as an escape and passed
+# "\<script>" / "\<img onerror=...>" on as raw HTML; a title starting with "# " became a
+# heading. Pipeline logs printed YAML values with their escape sequences, and CSV tables kept
+# control characters.
+
+HOSTILE_REPORT = {"title": "# <script>alert(1)</script> & co", "M": 400, "n_raw": 400,
+                  "units": "<b>eV</b> | **x**", "citation": "<img src=x onerror=alert(1)>"}
+
+
+def _flowchart_text() -> str:
+    from uqval.report.flowchart import flowchart_summary_markdown
+    from uqval.validation.flowchart import validate_variance
+
+    data = columns()
+    table = pd.DataFrame({"E": data["err"], "uE": data["sigma"], "X_T": data["T"]})
+    return flowchart_summary_markdown("d1", HOSTILE_REPORT, validate_variance(table, ["T"], 100, 0))
+
+
+def test_the_pipeline_summary_holds_no_raw_html_in_any_markdown_flavour():
+    text = _flowchart_text()
+    assert "<" not in text.replace("`", "")  # no tag can open, whatever the renderer
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text and "&lt;b&gt;eV&lt;/b&gt; \\|" in text
+    from uqval.report.markdown import render_markdown
+
+    rendered = render_markdown(text)
+    assert "<script" not in rendered and "<img" not in rendered and "<b>" not in rendered
+    assert "# &lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in rendered  # shown as typed
+    assert rendered.count("<h1>") == 1  # the title line is a paragraph, not a heading
+
+
+def test_a_commonmark_renderer_shows_the_yaml_fields_as_text():
+    markdown_it = pytest.importorskip("markdown_it")
+    rendered = markdown_it.MarkdownIt("commonmark").render(_flowchart_text())
+    assert "<script" not in rendered and "<img" not in rendered and "<b>" not in rendered
+    assert "&lt;script&gt;" in rendered and rendered.count("<h1>") == 1
+
+
+@pytest.mark.parametrize("text", ["<b>", "a & b", "&lt;", "# title", "- item", "+ x", "12. x",
+                                  "3) y", "-", "-1.5", "x > y", "&amp;amp;", "1.5"])
+def test_md_text_round_trips_through_the_terminal_and_the_page(text):
+    import html
+
+    from uqval.report.markdown import md_plain, md_text, render_inline
+
+    assert md_plain(md_text(text)) == text
+    assert render_inline(md_text(text)) == html.escape(text)
+    assert "<" not in md_text(text)
+
+
+def test_pipeline_logs_and_csv_tables_hold_no_escape_sequences(tmp_path, capsys):
+    from uqval._internal.errors import ConfigError
+    from uqval.pipeline.datasets_summary import summarize_reports
+    from uqval.pipeline.scripting import run_logged
+
+    log = tmp_path / "job.log"
+    smk = SimpleNamespace(log=[str(log)], rule="prepare_dataset")
+
+    def fail(_):
+        raise ConfigError("dataset 'd1': quantities.uE = 'sigma\x1b[2J\x1b[31m' is wrong")
+
+    with pytest.raises(SystemExit):
+        run_logged(smk, fail)
+    assert "\x1b" not in log.read_text() and "\x1b" not in capsys.readouterr().err
+    assert "quantities.uE = 'sigma[2J[31m' is wrong" in log.read_text()
+    report = {"id": "d1", "family": "F", "title": "\x1b[31m=cmd", "M": 100, "n_raw": 100,
+              "filters": [], "kind": "variance", "features": [], "units": "eV\x07",
+              "citation": "ok"}
+    path = tmp_path / "d1.json"
+    path.write_text(__import__("json").dumps(report))
+    table = summarize_reports([path])
+    assert table.loc[0, "title"] == "[31m=cmd" and table.loc[0, "units"] == "eV"

@@ -78,6 +78,7 @@ from typing import Any
 import pandas as pd
 
 from uqval._internal.errors import DataError
+from uqval._internal.sanitize import _CONTROL, EXCERPT_CHARS, printable
 
 __all__ = [
     "CheckedText",
@@ -115,8 +116,6 @@ MAX_LINE_BYTES = 1 * MIB
 """Longest line of a text table, in bytes."""
 SNIFF_BYTES = 64 * KIB
 """Bytes of the decoded start of a file that the separator sniffing looks at."""
-EXCERPT_CHARS = 40
-"""Longest excerpt of a value quoted in a message."""
 
 _CHUNK = MAX_LINE_BYTES  # lines inside a chunk are shorter than a chunk: see _check_text
 _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
@@ -149,27 +148,7 @@ _BINARY_HINTS = ((b"\x1f\x8b", " (it looks gzip-compressed: name it .csv.gz)"),
                  (b"\xff\xfe", " (it looks like UTF-16 text: save it as UTF-8)"),
                  (b"\xfe\xff", " (it looks like UTF-16 text: save it as UTF-8)"),
                  (b"PAR1", " (it looks like Parquet: name it .parquet)"))
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_CONTROL_KEEP_NEWLINES = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _EXPECTED_FIELDS = re.compile(r"Expected \d+ fields in line \d+, saw \d+")
-
-
-def printable(value: object, limit: int | None = EXCERPT_CHARS, *,
-              keep_newlines: bool = False) -> str:
-    """``value`` as text without control characters (C0, C1, zero-width and bidirectional
-    controls, line separators), cut to ``limit`` characters (ending in ``...``).
-
-    >>> printable("a\\x1b[31mb\\nc")
-    'a[31mbc'
-    >>> printable("x" * 50, 10)
-    'xxxxxxx...'
-    """
-    pattern = _CONTROL_KEEP_NEWLINES if keep_newlines else _CONTROL
-    text = pattern.sub("", str(value))
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 3)] + "..."
-    return text
 
 
 def cell_excerpt(value: object) -> str:
