@@ -544,3 +544,92 @@ def test_pipeline_logs_and_csv_tables_hold_no_escape_sequences(tmp_path, capsys)
     path.write_text(__import__("json").dumps(report))
     table = summarize_reports([path])
     assert table.loc[0, "title"] == "[31m=cmd" and table.loc[0, "units"] == "eV"
+
+
+# --- Medium: a corrupt archive member --------------------------------------------------------
+# Before the fix a stored member with a bad CRC made `python -m uqval.pipeline.jacobs` exit 1
+# with a traceback (zipfile.BadZipFile), leaving the members copied before it in the mirror.
+
+
+def _jacobs_archive(tmp_path: Path, method: int) -> tuple[Path, dict[str, bytes], str]:
+    import shutil
+    import zipfile
+
+    import yaml
+
+    shipped = ROOT / "config" / "datasets" / "JAC2024.yaml"
+    ddir = tmp_path / "datasets"
+    ddir.mkdir()
+    shutil.copy(shipped, ddir / "JAC2024.yaml")
+    rng = np.random.default_rng(0)
+    files = {}
+    for f in yaml.safe_load(shipped.read_text())["files"]:
+        inner = "/".join(f["path"].split("/")[1:])
+        column = "residuals" if "residuals" in inner else "model_errors"
+        files[inner] = (column + "\n" + "".join(f"{x:.6f}\n" for x in rng.uniform(
+            0.2, 1.0, 80))).encode()
+    archive = tmp_path / "figshare.zip"
+    with zipfile.ZipFile(archive, "w", method) as zf:
+        for inner, data in files.items():
+            zf.writestr("deposit/" + inner, data)
+    victim = list(files)[len(files) // 2]  # half the members are copied before it
+    return archive, files, victim
+
+
+def _corrupt(archive: Path, data: bytes) -> None:
+    content = bytearray(archive.read_bytes())
+    at = content.find(data) + len(data) // 2
+    assert at > len(data) // 2
+    content[at] ^= 0x20
+    archive.write_bytes(bytes(content))
+
+
+@pytest.mark.parametrize("method", ["stored", "deflated"])
+def test_a_corrupt_member_is_one_line_exit_two_and_nothing_stays(tmp_path, capsys, method):
+    import zipfile
+    import zlib
+
+    from uqval.pipeline import jacobs
+
+    kind = zipfile.ZIP_STORED if method == "stored" else zipfile.ZIP_DEFLATED
+    archive, files, victim = _jacobs_archive(tmp_path, kind)
+    if method == "stored":
+        _corrupt(archive, files[victim])  # a bad CRC-32
+    else:  # a damaged deflate stream
+        compressed = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+        stream = compressed.compress(files[victim]) + compressed.flush()
+        _corrupt(archive, stream)
+    mirror = tmp_path / "work" / "mirror"
+    family = tmp_path / "datasets" / "JAC2024.yaml"
+    code = jacobs.main([str(archive), "--family-file", str(family), "--mirror", str(mirror)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"deposit/{victim}: cannot be read from the archive (" in err
+    assert "nothing was written" in err
+    assert not (tmp_path / "work").exists()  # no staging folder, no copied file, no folder
+    assert not (tmp_path / "datasets" / "JAC2024.lock").exists()
+
+
+def test_a_failed_import_keeps_the_previous_one_whole(tmp_path, capsys):
+    import zipfile
+
+    from uqval.pipeline import jacobs
+
+    archive, files, victim = _jacobs_archive(tmp_path, zipfile.ZIP_STORED)
+    family = tmp_path / "datasets" / "JAC2024.yaml"
+    mirror = tmp_path / "mirror"
+    lock = jacobs.install_archive(archive, family, mirror)
+    before = {p: p.read_bytes() for p in mirror.rglob("*") if p.is_file()}
+    locked = lock.read_text()
+    assert yaml_sha(locked) == sha(archive.read_bytes())  # the archive's bytes as read
+    _corrupt(archive, files[victim])
+    assert jacobs.main([str(archive), "--family-file", str(family), "--mirror",
+                        str(mirror)]) == 2
+    assert {p: p.read_bytes() for p in mirror.rglob("*") if p.is_file()} == before
+    assert not list(mirror.glob(".jacobs-import-*")) and lock.read_text() == locked
+
+
+def yaml_sha(text: str) -> str:
+    import yaml
+
+    return yaml.safe_load(text)["archive"]["sha256"]
