@@ -633,3 +633,81 @@ def yaml_sha(text: str) -> str:
     import yaml
 
     return yaml.safe_load(text)["archive"]["sha256"]
+
+
+# --- Medium: pipeline settings without an upper bound ----------------------------------------
+# Before the fix n_bins, n_perm, perms_per_job, download.attempts (and most counts) had no
+# maximum: `n_bins: 100000000` passed the dry run and a job then failed with a traceback.
+
+SCHEMA = ROOT / "config" / "schema" / "config.schema.yaml"
+
+
+def _numeric_nodes(node, path=""):
+    if isinstance(node, dict):
+        kinds = node.get("type")
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if any(k in ("integer", "number") for k in kinds):
+            yield path, node
+        for key, value in node.items():
+            yield from _numeric_nodes(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numeric_nodes(value, f"{path}/{i}")
+
+
+def test_every_numeric_setting_has_a_maximum_and_every_list_a_length():
+    import yaml
+
+    schema = yaml.safe_load(SCHEMA.read_text())
+    settings = [(p, n) for p, n in _numeric_nodes(schema) if not p.startswith("/properties/datasets")]
+    assert len(settings) > 60
+    unbounded = [p for p, n in settings if "maximum" not in n and "exclusiveMaximum" not in n]
+    assert unbounded == []
+    lists = [p.rpartition("/items")[0] for p, _ in settings if p.endswith("/items")]
+    assert lists
+    for path in lists:
+        node = schema
+        for key in path.strip("/").split("/"):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        assert "maxItems" in node, path
+
+
+@pytest.mark.parametrize(("section", "key", "value"), [
+    (("analysis", "adaptivity"), "n_bins", 100_000_000),
+    (("analysis", "adaptivity"), "n_perm", 10**12),
+    (("analysis", "adaptivity"), "perms_per_job", 10**12),
+    (("download",), "attempts", 10**9),
+    (("analysis", "validate"), "n_bins", 100_000_000),
+    (("analysis",), "seed", 2**64),
+    (("analysis", "simref", "large_sets"), "max_points", 1e300),
+])
+def test_huge_settings_are_refused_at_load(section, key, value):
+    import copy
+
+    import jsonschema
+    import yaml
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    schema = yaml.safe_load(SCHEMA.read_text())
+    jsonschema.validate(config, schema)
+    bad = copy.deepcopy(config)
+    node = bad
+    for name in section:
+        node = node[name]
+    node[key] = value
+    with pytest.raises(jsonschema.ValidationError, match="greater than the maximum"):
+        jsonschema.validate(bad, schema)
+
+
+@pytest.mark.workflow
+def test_a_dry_run_stops_on_a_setting_above_its_maximum(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "big.yaml").write_text("analysis:\n  adaptivity:\n    n_bins: 100000000\n")
+    res = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--cores", "1", "-n",
+         "--configfile", "big.yaml"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert res.returncode != 0
+    assert "100000000 is greater than the maximum of 1000" in res.stdout
