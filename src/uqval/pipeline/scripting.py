@@ -7,13 +7,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from uqval._internal.sanitize import printable
+from uqval._internal.terminal import printable
 
 
 class PrintableFormatter(logging.Formatter):
     """Log records as printable text: control characters (terminal escape sequences, ...)
     removed from the message and the traceback, line breaks kept
-    (:func:`uqval._internal.sanitize.printable`)."""
+    (:func:`uqval._internal.terminal.printable`)."""
 
     def format(self, record: logging.LogRecord) -> str:
         return printable(super().format(record), None, keep_newlines=True)

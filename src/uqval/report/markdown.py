@@ -27,7 +27,7 @@ from __future__ import annotations
 import html
 import re
 
-from uqval._internal.sanitize import _CONTROL
+from uqval._internal.terminal import _CONTROL
 
 __all__ = ["md_code", "md_plain", "md_text", "render_inline", "render_markdown"]
 
