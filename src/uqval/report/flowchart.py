@@ -16,9 +16,9 @@ __all__ = ["flowchart_summary_markdown"]
 
 
 def _test(name: str) -> str:
-    """A test's name (``<Z>``, ``f_v(LZM)``) as Markdown text: ``<`` and ``>`` as entities,
-    else ``<Z>`` would be an HTML tag (and vanish) in CommonMark renderers."""
-    return name.replace("<", "&lt;").replace(">", "&gt;")
+    """A test's name (``<Z>``, ``f_v(LZM)``) as Markdown text: ``<`` as ``&lt;``, else
+    ``<Z>`` would be an HTML tag (and vanish) in CommonMark renderers."""
+    return name.replace("<", "&lt;")
 
 
 def flowchart_summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str:

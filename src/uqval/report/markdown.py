@@ -12,11 +12,11 @@ character itself, as in CommonMark.
 
 Untrusted text (column, feature and model names, dataset titles, citations and units from
 YAML files) is put into Markdown through :func:`md_text` (or :func:`md_code`): control
-characters removed, ``<``, ``>`` and ``&`` written as the entities ``&lt;``, ``&gt;`` and
-``&amp;`` (raw HTML is then impossible in every Markdown flavour: Python-Markdown and the
-original Markdown.pl do not treat ``\<`` as an escape and would pass ``\<script>`` on as
-HTML), every other character that could start inline markup (emphasis, code, links, images,
-table cells) backslash-escaped, and a leading block marker (``#``, ``- ``, ``+ ``, ``1. ``)
+characters removed, ``<`` and ``&`` written as the entities ``&lt;`` and ``&amp;`` (raw
+HTML is then impossible in every Markdown flavour: Python-Markdown and the original
+Markdown.pl do not treat ``\<`` as an escape and would pass ``\<script>`` on as HTML),
+every other character that could start inline markup (emphasis, code, links, images, table
+cells) backslash-escaped, and a leading block marker (``#``, ``>``, ``- ``, ``+ ``, ``1. ``)
 escaped, so that a name such as ``<img src=x onerror=...>``, ``**x** | y`` or ``# x`` reads
 as itself in any renderer (GitHub, Snakemake reports, MkDocs) and in this one, which decodes
 entity references as CommonMark does.
@@ -32,15 +32,15 @@ from uqval._internal.terminal import _CONTROL
 __all__ = ["md_code", "md_plain", "md_text", "render_inline", "render_markdown"]
 
 _MD_SPECIAL = re.compile(r"([\\`*_|~])")
-_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-_LEADING_MARK = re.compile(r"^(\s*)(#|[+-](?=\s)|\d{1,9}(?=[.)](?:\s|$)))")
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;"}  # ">" alone opens no tag (and reads as itself)
+_LEADING_MARK = re.compile(r"^(\s*)(#|>|[+-](?=\s)|\d{1,9}(?=[.)](?:\s|$)))")
 
 
 def md_text(value: object) -> str:
     r"""``value`` as literal Markdown text (module docstring).
 
     >>> print(md_text("<b>x</b> | *y* & z"))
-    &lt;b&gt;x&lt;/b&gt; \| \*y\* &amp; z
+    &lt;b>x&lt;/b> \| \*y\* &amp; z
     >>> render_inline(md_text("[a](http://e) **b**"))
     '[a](http://e) **b**'
     >>> print(md_text("# 1. x"))
