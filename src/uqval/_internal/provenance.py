@@ -57,7 +57,7 @@ class FileBytes:
     """The bytes of one input file across the passes of one command (module docstring,
     "Provenance"): :attr:`sha256` is the digest of the bytes read, recorded by the first pass
     that read the whole file; a later whole pass with another digest, or a change of the file's
-    identity (device, inode, size, modification or change time) between or during passes,
+    identity (inode, size, modification or change time) between or during passes,
     raises :func:`changed_error`.
 
     >>> import tempfile
@@ -76,7 +76,8 @@ class FileBytes:
         self._identity: tuple[int, ...] | None = None
 
     def _check(self, info: os.stat_result) -> None:
-        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        # not st_dev: stat and fstat may disagree on it on layered file systems
+        identity = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         if self._identity is None:
             self._identity = identity
         elif identity != self._identity:

@@ -41,7 +41,7 @@ when pandas reports such rows.
 
 **Provenance.** The SHA-256 recorded for an input is that of the bytes parsed: every pass
 over the file hashes the (compressed) bytes it reads (:class:`FileBytes`), and two passes that
-read the whole file must give the same digest, while the file's identity (device, inode, size,
+read the whole file must give the same digest, while the file's identity (inode, size,
 modification and change times) must stay what it was when first opened. A file that changes
 while it is read (another program writing it, ``cp`` over it) is refused with one line
 (:func:`changed_error`); one that changes *after* it was read does not matter, since its digest

@@ -242,8 +242,8 @@ class _Sources:
         self.n_rows = next(iter(lengths.values()))
 
     def check_unchanged(self) -> None:
-        """DataError when a source file changed since it was read: its identity (device,
-        inode, size, modification or change time) differs from when it was first opened, or
+        """DataError when a source file changed since it was read: its identity (inode,
+        size, modification or change time) differs from when it was first opened, or
         its SHA-256 is no longer that of the bytes parsed. The job then fails and keeps no
         output, so the next run prepares the dataset again (a prepared table older than an
         edit is never kept as if it were current)."""
