@@ -15,6 +15,7 @@ def main(smk):
         logging.info("filter %s (%s): removed %d, %d left", f["name"], f["description"], f["removed"], f["remaining"])
     write_csv(prepared.table, smk.output.table, float_format="%.17g")
     write_json(prepared.report, smk.output.report)
+    prepared.confirm_written([smk.output.table, smk.output.report])  # no source edited meanwhile
     logging.info("%s: M = %d of %d raw rows", prepared.report["id"], prepared.report["M"], prepared.report["n_raw"])
 
 

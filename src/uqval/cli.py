@@ -2,8 +2,8 @@
 
 Exit codes: 0 the validation (or comparison) ran (whatever the verdicts); 1 a test failed and
 ``--fail-on-miscalibration`` was given; 2 bad input or usage (one line on stderr); 3 the report
-cannot be written where ``--out`` says (one line on stderr; checked before the computation
-where possible).
+(``--out``, checked before the computation where possible) or standard output (a full disk)
+cannot be written, one line on stderr; a closed pipe (``| head``) stops the printing quietly.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import math
 import os
 import re
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from uqval import __version__
+from uqval._internal.terminal import StdoutError, discard_stdout, printable, progress, write_stdout
 
 __all__ = ["main"]
 
@@ -43,8 +43,8 @@ min(2 GiB, max(16 MiB, 100 x its size)).
 
 _EXIT_WRITE = """\
   3  the report cannot be written to --out (an existing file, a folder that cannot be
-     created or written, a folder holding the input file, a name too long; one line on
-     stderr), checked before computing where possible
+     created or written, a folder holding the input file, a name too long; checked before
+     computing where possible) or standard output (a full disk); one line on stderr
 """
 
 _EPILOG = """\
@@ -225,16 +225,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(enabled: bool):
-    start = time.monotonic()
-
-    def say(message: str) -> None:
-        if enabled:
-            print(f"[{time.monotonic() - start:6.1f} s] {message}", file=sys.stderr, flush=True)
-
-    return say
-
-
 def _check_options(args: argparse.Namespace) -> None:
     """Refuse option values the tests cannot work with, naming the option and the bound."""
     from uqval._internal.checks import MAX_RESAMPLES
@@ -341,7 +331,7 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
 def _run_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_level, spec_columns
     from uqval.report.files import check_output_folder
 
@@ -362,7 +352,7 @@ def _run_predictive(args: argparse.Namespace) -> int:
     numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
     from uqval.validation import validate
 
-    say = _progress(sys.stderr.isatty())
+    say = progress(sys.stderr.isatty())
     say(f"read {len(table)} rows from {_text(args.file)}")
     try:
         predictive = build_predictive(kind, spec, numeric, args.variance)
@@ -376,13 +366,11 @@ def _run_predictive(args: argparse.Namespace) -> int:
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
         raise DataError(f"{args.file}: {message.replace('drop_invalid=True', '--drop-invalid')}"
                         ) from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     for warning in result.warnings:
         print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
-    _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _save(result, args.out, _text(result.summary(), keep_newlines=True))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -390,7 +378,7 @@ def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
     from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.report.files import check_output_folder
 
     _check_options(args)
@@ -424,9 +412,10 @@ def _run(args: argparse.Namespace) -> int:
     require_columns(table, used, args.file)
     _check_bins(args, len(table))
     from uqval.validation import validate
+    from uqval.validation.inputs import REPEATED_ROWS
     from uqval.validation.recalibrated import validate_recalibrated
 
-    say = _progress(sys.stderr.isatty())
+    say = progress(sys.stderr.isatty())
     say(f"read {len(table)} rows from {_text(args.file)}")
     if args.error:
         errors = table[args.error]
@@ -459,15 +448,13 @@ def _run(args: argparse.Namespace) -> int:
             )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
-    for warning in result.warnings:
-        source = (f"column {args.error!r}" if args.error
-                  else f"errors ({args.y_true!r} - {args.y_pred!r})")
-        print(_text(f"uqval: warning: {args.file}: {source}: {warning}"), file=sys.stderr)
+    result = dataclasses.replace(result, input_sha256=table.sha256)
+    for warning in result.warnings:  # repeated rows are about whole rows, not a column
+        source = ("" if REPEATED_ROWS in warning else f"column {args.error!r}: " if args.error
+                  else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
+        print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
-    _save(result, args.out)
-    print(_terminal(result.summary()))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _save(result, args.out, _terminal(result.summary()))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -493,7 +480,7 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 def _run_compare_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_model, spec_columns
     from uqval.report.files import check_output_folder
 
@@ -522,17 +509,15 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
                          n_boot=args.n_boot)
     except ValueError as exc:
         raise DataError(f"{args.file}: {exc}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
-    _save(result, args.out)
-    print(_text(result.summary(), keep_newlines=True))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
+    _save(result, args.out, _text(result.summary(), keep_newlines=True))
     return EXIT_OK
 
 
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.batched import read_columns
     from uqval._internal.errors import DataError
-    from uqval._internal.tables import file_sha256, require_columns
+    from uqval._internal.tables import require_columns
     from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
@@ -551,7 +536,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     if len(table) < MIN_ROWS:
         raise DataError(f"{args.file}: {len(table)} data rows; compare needs at least "
                         f"{MIN_ROWS} (each model is validated in at least two bins of 30 rows)")
-    say = _progress(sys.stderr.isatty())
+    say = progress(sys.stderr.isatty())
     numeric = {c: _numeric(table[c], c, args.file)
                for c in {*columns, *args.feature, *([args.y_true] if args.y_true else [])}}
     data = {}
@@ -574,20 +559,18 @@ def _run_compare(args: argparse.Namespace) -> int:
         if re.search(r"\brows? \d", message):
             message += ROWS_NOTE
         raise DataError(f"{args.file}: {message}") from None
-    result = dataclasses.replace(result, input_sha256=file_sha256(args.file))
+    result = dataclasses.replace(result, input_sha256=table.sha256)
     for name, res in result.validations.items():
         for warning in res.warnings:
             print(_text(f"uqval: warning: model {name!r}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
-    _save(result, args.out)
-    print(_terminal(result.summary()))
-    print(_text(f"Report: {args.out / 'report.html'}"))
+    _save(result, args.out, _terminal(result.summary()))
     return EXIT_OK
 
 
-def _save(result, out: Path) -> None:
-    """``result.save(out)``; any write failure becomes an OutputError (exit code 3)."""
-    from uqval._internal.tables import printable
+def _save(result, out: Path, summary: str) -> None:
+    """``result.save(out)``, then the summary and where the report is on standard output; any
+    write failure becomes an OutputError or a StdoutError (exit code 3)."""
     from uqval.report.files import OutputError
 
     try:
@@ -597,6 +580,8 @@ def _save(result, out: Path) -> None:
     except OSError as exc:
         raise OutputError(f"{printable(out, None)}: cannot write the report: "
                           f"{printable(exc.strerror or exc, 200)}") from None
+    page = _text(out / "report.html")
+    write_stdout(f"{summary}\nReport: {page}\n", f" (the report was written: {page})")
 
 
 def _terminal(summary_md: str) -> str:
@@ -609,8 +594,6 @@ def _terminal(summary_md: str) -> str:
 
 def _text(value: object, keep_newlines: bool = False) -> str:
     """Text for the terminal: control characters (escape sequences, ...) removed."""
-    from uqval._internal.tables import printable
-
     return printable(value, None, keep_newlines=keep_newlines)
 
 
@@ -670,6 +653,19 @@ def _column_names(message: str, args: argparse.Namespace) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``uqval`` console script; returns the exit code."""
+    code = _main(argv)
+    try:  # what argparse printed (--help) and anything still buffered, unless it failed
+        if code != EXIT_CANNOT_WRITE:
+            write_stdout("")
+    except BrokenPipeError:
+        pass
+    except StdoutError as exc:
+        print(f"uqval: error: {exc}", file=sys.stderr)
+        return EXIT_CANNOT_WRITE
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -686,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # threads do not spin on a busy machine (the command's threads are --jobs)
         with threadpool_limits(limits=1, user_api="blas"):
             return _run(args)
-    except OutputError as exc:
+    except (OutputError, StdoutError) as exc:
         print(f"uqval: error: {_text(str(exc).replace(chr(10), ' '))}", file=sys.stderr)
         return EXIT_CANNOT_WRITE
     except UqvalError as exc:
@@ -696,5 +692,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("uqval: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `uqval validate ... | head`: stop writing quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_stdout()
         return EXIT_OK

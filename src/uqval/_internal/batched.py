@@ -60,6 +60,7 @@ from uqval._internal.tables import (
     _CHUNK,
     _EXPECTED_FIELDS,
     CheckedText,
+    FileBytes,
     _decompressed,
     _read_parquet,
     _where,
@@ -85,12 +86,15 @@ _LOST_FIELDS = "does not match length of data"
 class ColumnTable:
     """Columns read from a table file: ``columns`` every column name of the file (as text),
     ``rows`` its number of data rows, ``values`` the columns read (pandas Series named as the
-    column, with a RangeIndex). ``table[name]`` and ``len(table)`` work as on a DataFrame."""
+    column, with a RangeIndex), ``sha256`` the SHA-256 of the file's bytes that were parsed
+    (:class:`uqval._internal.tables.FileBytes`). ``table[name]`` and ``len(table)`` work as on
+    a DataFrame."""
 
     path: Path
     columns: tuple[str, ...]
     rows: int
     values: Mapping[str, pd.Series] = field(repr=False)
+    sha256: str | None = None
 
     def __len__(self) -> int:
         return self.rows
@@ -162,6 +166,8 @@ class TableFile:
         if not self.path.is_file():
             raise DataError(f"{_where(self.path)}: not a file")
         self.format = table_format(self.path)
+        self.raw = FileBytes(self.path)
+        """The file's bytes across the passes (their SHA-256 once read)."""
         self._frame: pd.DataFrame | None = None  # the in-memory read, for files it must take
         self._checked: CheckedText | None = None
         self._parquet: Any = None
@@ -177,15 +183,15 @@ class TableFile:
         if self.format.kind == "parquet":
             return self._open_parquet()
         with csv_failures(self.path, self.format):
-            self._checked = checked_text(self.path, self.format)
-            with _decompressed(self.path, self.format) as raw:
-                head = pd.read_csv(io.BufferedReader(raw, _CHUNK), encoding="utf-8",
+            self._checked = checked_text(self.path, self.format, raw=self.raw)
+            with _decompressed(self.path, self.format, self.raw) as stream:
+                head = pd.read_csv(io.BufferedReader(stream, _CHUNK), encoding="utf-8",
                                    compression=None, index_col=False, nrows=0,
                                    **self._checked.options)
         return [str(c) for c in head.columns]
 
     def _open_parquet(self) -> list[str]:
-        self._parquet = parquet_file(self.path)
+        self._parquet = parquet_file(self.path, self.raw)
         with parquet_failures(self.path):
             schema = self._parquet.schema_arrow
             names = [str(c) for c in schema.empty_table().to_pandas().columns]
@@ -193,7 +199,7 @@ class TableFile:
                      if isinstance(c, str)}
             self._fields = [n for n in schema.names if n not in index]
         if len(set(names)) != len(names) or len(self._fields) != len(names):
-            self._frame = _read_parquet(self.path)  # refuses duplicates, as it always did
+            self._frame = _read_parquet(self.path, self.raw)  # refuses duplicates, as before
             return list(self._frame.columns)
         return names
 
@@ -212,13 +218,14 @@ class TableFile:
         if self._frame is not None:
             frame = self._frame
             values = {c: frame[c].reset_index(drop=True) for c in wanted}
-            return ColumnTable(self.path, self.columns, len(frame), values)
+            return ColumnTable(self.path, self.columns, len(frame), values, self.raw.sha256)
         if self.format.kind == "parquet":
             rows, filled = self._read_parquet(wanted, batch_rows)
+            self.raw.verify()
         else:
             rows, filled = self._read_csv(wanted, batch_rows)
         return ColumnTable(self.path, self.columns, rows,
-                           {c: filled[c].series(c) for c in wanted})
+                           {c: filled[c].series(c) for c in wanted}, self.raw.sha256)
 
     def _read_parquet(self, wanted: list[str], batch_rows: int) -> tuple[int, dict[str, _Column]]:
         import pyarrow as pa
@@ -231,7 +238,7 @@ class TableFile:
         if not wanted:
             return rows, filled
         fields = [self._fields[self.columns.index(c)] for c in wanted]
-        with parquet_failures(self.path):
+        with parquet_failures(self.path, self.raw):
             # one iterator per row group: pyarrow 26's iterator over the whole file keeps
             # every batch it decoded until it ends (397 MiB held at 10^7 rows x 5 columns)
             for group in range(self._parquet.metadata.num_row_groups):
@@ -249,8 +256,9 @@ class TableFile:
         with csv_failures(self.path, self.format):
             found = self._csv_pass(checked.options, wanted, batch_rows)
             if found is None:  # rows longer than the header: refused, or their extras dropped
-                found = self._csv_pass(extra_fields_options(self.path, self.format, checked),
-                                       wanted, batch_rows)
+                found = self._csv_pass(
+                    extra_fields_options(self.path, self.format, checked, self.raw), wanted,
+                    batch_rows)
         assert found is not None  # the second pass reads at most n_fields fields per row
         rows, filled = found
         if rows == 0:
@@ -265,11 +273,11 @@ class TableFile:
         filled = {c: _Column(self._checked.lines) for c in wanted}
         positions = [self.columns.index(c) for c in wanted]
         rows, lost = 0, False
-        with _decompressed(self.path, self.format) as raw, \
+        with _decompressed(self.path, self.format, self.raw) as stream, \
                 warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                with pd.read_csv(io.BufferedReader(raw, _CHUNK), encoding="utf-8",
+                with pd.read_csv(io.BufferedReader(stream, _CHUNK), encoding="utf-8",
                                  compression=None, index_col=False, chunksize=batch_rows,
                                  **options) as reader:
                     for chunk in reader:

@@ -42,11 +42,13 @@ from uqval._internal.types import FloatArray
 __all__ = [
     "MAX_LISTED_ROWS",
     "MAX_RESAMPLES",
+    "MAX_UNIT_SPAN_DECADES",
     "flag",
     "numeric_values",
     "aligned",
     "refuse_masked",
     "seed_value",
+    "unit_outliers",
     "unit_scaled",
     "bin_count",
     "errors_uncertainties",
@@ -395,22 +397,69 @@ def bin_count(n_bins: object, m: int, name: str = "n_bins") -> int:
     return n
 
 
-_SAFE_LOG2 = 400  # values within 2^-400 .. 2^400 square without under- or overflow
+_SAFE_LOG2 = 250  # values within 2^-250 .. 2^250 (about 1e±75): fourth powers stay normal
+MAX_UNIT_SPAN_DECADES = 2 * _SAFE_LOG2 * math.log10(2.0)
+"""Largest ratio, in orders of magnitude (about 150), between the largest |E| or uE and the
+smallest uE that one common unit holds (:func:`unit_outliers`)."""
+
+
+def _exponents(x: FloatArray) -> NDArray[np.int64]:
+    """Binary exponents q of the non-zero finite values (x = m 2^q, 0.5 <= |m| < 1)."""
+    x = np.abs(x[np.isfinite(x) & (x != 0)])
+    return np.frexp(x)[1].astype(np.int64)
+
+
+def _unit_range(e: FloatArray, u: FloatArray) -> tuple[int, int]:
+    """The exponents k of the units 2^k in which every |E| and uE stays below 2^250 and every
+    uE at or above 2^-250: k from the first to the second number (none when first > second)."""
+    top = max(int(_exponents(e).max(initial=-1074)), int(_exponents(u).max(initial=-1074)))
+    bottom = int(_exponents(u).min(initial=1024))
+    return top - _SAFE_LOG2, bottom - 1 + _SAFE_LOG2
+
+
+def unit_outliers(e: FloatArray, u: FloatArray) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Rows of ``e`` and of ``u`` (positive, finite) that no common unit holds with the others:
+    none when one power of two keeps every |E| and uE below 2^250 (about 1e75) and every uE
+    at or above 2^-250 (their squares and fourth powers finite and normal: every statistic
+    that squares them, or squares their squares, is safe), that is when the smallest uE and
+    the largest |E| or uE are less than :data:`MAX_UNIT_SPAN_DECADES` (about 150) orders of
+    magnitude apart; else the rows outside the window of the median uncertainty's unit.
+
+    >>> bad_e, bad_u = unit_outliers(np.array([1.0, -2.0, 1e-300]), np.array([1.0, 2.0, 1e-300]))
+    >>> bad_e.tolist(), bad_u.tolist()
+    ([False, False, False], [False, False, True])
+    """
+    low, high = _unit_range(e, u)
+    none = np.zeros(e.shape, dtype=bool), np.zeros(u.shape, dtype=bool)
+    if low <= high or u.size == 0:
+        return none
+    k = math.frexp(float(np.median(u)))[1]
+    with np.errstate(divide="ignore"):
+        e_exp = np.frexp(np.abs(e))[1]
+        u_exp = np.frexp(u)[1]
+    bad_e = (e != 0) & (e_exp - k > _SAFE_LOG2)
+    bad_u = (u_exp - k > _SAFE_LOG2) | (u_exp - 1 - k < -_SAFE_LOG2)
+    return bad_e, bad_u
 
 
 def unit_scaled(e: FloatArray, u: FloatArray) -> tuple[FloatArray, FloatArray, float]:
     """Errors and uncertainties ``(e, u)`` divided by a common power of two ``unit`` when
     their magnitudes would under- or overflow on squaring (values near 1e-300 or 1e300),
     else unchanged (``unit`` 1): ``(e / unit, u / unit, unit)``. Exact in floating point, so
-    Z = E/uE and every statistic of Z are unchanged.
+    Z = E/uE and every statistic of Z are unchanged. Unchanged when every |E| and uE lies
+    below 2^250 (about 1e75) and every uE at or above 2^-250; else the unit is that of the
+    median uncertainty, moved just enough (when the values spread widely) that they do; the
+    input checks refuse (or drop) the rows for which no unit does (:func:`unit_outliers`).
 
     >>> e, u, unit = unit_scaled(np.array([1e300, -2e300]), np.array([1e300, 1e300]))
     >>> float(e[1] / u[1]), bool(np.isfinite(np.square(u)).all())
     (-2.0, True)
     """
-    scale = float(np.median(u))
-    exponent = math.frexp(scale)[1]
-    if abs(exponent) < _SAFE_LOG2 and np.isfinite(np.square(e)).all():
+    low, high = _unit_range(e, u)
+    if low <= 0 <= high:
         return e, u, 1.0
+    exponent = math.frexp(float(np.median(u)))[1]
+    if low <= high:  # the median's unit, or the nearest unit that holds every value
+        exponent = min(max(exponent, low), high)
     factor = math.ldexp(1.0, -exponent)
     return e * factor, u * factor, math.ldexp(1.0, exponent)

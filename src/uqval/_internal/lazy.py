@@ -85,7 +85,7 @@ def report_call(module: str, function: str, *args: Any) -> Any:
     computed here; the report only reads the record.
 
     >>> report_call("markdown", "md_text", "<b>")
-    '\\\\<b>'
+    '&lt;b>'
     """
     if not module.isidentifier() or not function.isidentifier():
         raise ValueError(f"not a report function: {module}.{function}")

@@ -26,6 +26,9 @@ Rules, in the order they are checked:
   byte position (1-based, in the decompressed text) and line; a line may hold at most 1 MiB.
 * **Header.** Duplicate column names are refused with both positions; names with control
   characters are refused.
+* **Excel's separator line.** A first line ``sep=X`` (written by Excel to name the separator)
+  gives the separator (over the suffix's) and is not read as the header; line numbers in
+  messages still count it.
 * **Fields.** ``index_col=False``: the first column is never taken as an index. A row with more
   fields than the header (or the given names) is refused with its 1-based line number, unless
   the extra fields are empty (writers that print ``value,`` in a loop): those are dropped.
@@ -35,6 +38,15 @@ in 1 MiB chunks to check the size, NUL bytes, UTF-8 and line lengths before pand
 anything; only then does pandas read the table (a second stream, counted against the same
 limit). A row with extra fields is located by a third, streaming pass with :mod:`csv`, only
 when pandas reports such rows.
+
+**Provenance.** The SHA-256 recorded for an input is that of the bytes parsed: every pass
+over the file hashes the (compressed) bytes it reads (:class:`FileBytes`), and two passes that
+read the whole file must give the same digest, while the file's identity (inode, size,
+modification and change times) must stay what it was when first opened. A file that changes
+while it is read (another program writing it, ``cp`` over it) is refused with one line
+(:func:`changed_error`); one that changes *after* it was read does not matter, since its digest
+was taken from the bytes read. A zip file (read by seeking) and a Parquet file are hashed by
+one sequential pass first, then read from the same unchanged file.
 
 :func:`read_table` returns the whole table; ``uqval validate`` and ``uqval compare`` read
 through :mod:`uqval._internal.batched` instead (same rules and messages, only the columns they
@@ -65,16 +77,20 @@ from typing import Any
 import pandas as pd
 
 from uqval._internal.errors import DataError
+from uqval._internal.provenance import FileBytes, changed_error
+from uqval._internal.terminal import _CONTROL, EXCERPT_CHARS, printable
 
 __all__ = [
     "CheckedText",
     "EXCERPT_CHARS",
+    "FileBytes",
     "MAX_DECOMPRESSED_BYTES",
     "MAX_EXPANSION",
     "MAX_LINE_BYTES",
     "MIN_DECOMPRESSED_LIMIT",
     "SNIFF_BYTES",
     "TableFormat",
+    "changed_error",
     "checked_text",
     "csv_failures",
     "decompressed_limit",
@@ -100,8 +116,6 @@ MAX_LINE_BYTES = 1 * MIB
 """Longest line of a text table, in bytes."""
 SNIFF_BYTES = 64 * KIB
 """Bytes of the decoded start of a file that the separator sniffing looks at."""
-EXCERPT_CHARS = 40
-"""Longest excerpt of a value quoted in a message."""
 
 _CHUNK = MAX_LINE_BYTES  # lines inside a chunk are shorter than a chunk: see _check_text
 _COMPRESSIONS = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip"}
@@ -134,27 +148,7 @@ _BINARY_HINTS = ((b"\x1f\x8b", " (it looks gzip-compressed: name it .csv.gz)"),
                  (b"\xff\xfe", " (it looks like UTF-16 text: save it as UTF-8)"),
                  (b"\xfe\xff", " (it looks like UTF-16 text: save it as UTF-8)"),
                  (b"PAR1", " (it looks like Parquet: name it .parquet)"))
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_CONTROL_KEEP_NEWLINES = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _EXPECTED_FIELDS = re.compile(r"Expected \d+ fields in line \d+, saw \d+")
-
-
-def printable(value: object, limit: int | None = EXCERPT_CHARS, *,
-              keep_newlines: bool = False) -> str:
-    """``value`` as text without control characters (C0, C1, zero-width and bidirectional
-    controls, line separators), cut to ``limit`` characters (ending in ``...``).
-
-    >>> printable("a\\x1b[31mb\\nc")
-    'a[31mbc'
-    >>> printable("x" * 50, 10)
-    'xxxxxxx...'
-    """
-    pattern = _CONTROL_KEEP_NEWLINES if keep_newlines else _CONTROL
-    text = pattern.sub("", str(value))
-    if limit is not None and len(text) > limit:
-        text = text[: max(0, limit - 3)] + "..."
-    return text
 
 
 def cell_excerpt(value: object) -> str:
@@ -275,22 +269,26 @@ def _size_error(path: Path, compressed: int, limit: int) -> DataError:
 
 
 @contextmanager
-def _decompressed(path: Path, fmt: TableFormat) -> Iterator[_Limited]:
-    """The (decompressed) bytes of ``path``, counted against :func:`decompressed_limit`."""
+def _decompressed(path: Path, fmt: TableFormat, raw: FileBytes | None = None
+                  ) -> Iterator[_Limited]:
+    """The (decompressed) bytes of ``path``, counted against :func:`decompressed_limit`; the
+    file's bytes are read (and hashed) through ``raw`` (module docstring, "Provenance")."""
+    raw = FileBytes(path) if raw is None else raw
     size = path.stat().st_size
     limit = None if fmt.compression is None else decompressed_limit(size)
     with ExitStack() as stack:
+        handle = stack.enter_context(raw.open(whole_first=fmt.compression == "zip"))
         source: Any  # a binary file object with read(n)
         if fmt.compression is None:
-            source = stack.enter_context(path.open("rb"))
+            source = handle
         elif fmt.compression == "gzip":
-            source = stack.enter_context(gzip.open(path, "rb"))
+            source = stack.enter_context(gzip.GzipFile(fileobj=handle, mode="rb"))
         elif fmt.compression == "bz2":
-            source = stack.enter_context(bz2.open(path, "rb"))
+            source = stack.enter_context(bz2.BZ2File(handle, "rb"))
         elif fmt.compression == "xz":
-            source = stack.enter_context(lzma.open(path, "rb"))
+            source = stack.enter_context(lzma.LZMAFile(handle, "rb"))
         else:
-            archive = stack.enter_context(zipfile.ZipFile(path))
+            archive = stack.enter_context(zipfile.ZipFile(handle))
             members = [m for m in archive.infolist() if not m.is_dir()]
             if len(members) != 1:
                 raise DataError(f"{_where(path)}: a .zip file must hold exactly one table, "
@@ -311,13 +309,13 @@ def _first_break(chunk: bytes) -> int:
     return min(found) if found else -1
 
 
-def _check_text(path: Path, fmt: TableFormat) -> _TextFacts:
+def _check_text(path: Path, fmt: TableFormat, raw: FileBytes) -> _TextFacts:
     """First pass: size limit, NUL bytes, UTF-8 and line lengths, one chunk at a time."""
     where = _where(path)
     decoder = codecs.getincrementaldecoder("utf-8")()
     total, line, since_break = 0, 1, 0
     head = bytearray()
-    with _decompressed(path, fmt) as stream:
+    with _decompressed(path, fmt, raw) as stream:
         while chunk := stream.read(_CHUNK):
             nul = chunk.find(b"\0")
             if nul >= 0:
@@ -421,20 +419,25 @@ def _check_names(path: Path, names: Sequence[str], hint: str) -> None:
                         f"{shown}{more}; {hint}")
 
 
-def _locate_extra_fields(path: Path, fmt: TableFormat, sep: str, n_fields: int, header: bool,
-                         skipinitialspace: bool, what: str) -> bool:
+def _locate_extra_fields(path: Path, fmt: TableFormat, raw: FileBytes, checked: CheckedText
+                         ) -> bool:
     """Third pass, only when pandas reports rows with more fields than ``n_fields``: raise a
     DataError naming the first row whose extra fields are not all empty; return whether some
     rows had (empty) extra fields."""
     where = _where(path)
+    sep, n_fields, what = checked.sep, checked.n_fields, checked.what
     wider = False
-    with _decompressed(path, fmt) as raw, _field_limit(MAX_LINE_BYTES + 4):
-        text = io.TextIOWrapper(io.BufferedReader(raw, _CHUNK), encoding="utf-8-sig",
+    with _decompressed(path, fmt, raw) as stream, _field_limit(MAX_LINE_BYTES + 4):
+        text = io.TextIOWrapper(io.BufferedReader(stream, _CHUNK), encoding="utf-8-sig",
                                 newline="")
-        reader = csv.reader(text, **_reader_options(sep, skipinitialspace))
-        data_row = 0 if not header else -1
+        reader = csv.reader(text, **_reader_options(sep, checked.skipinitialspace))
+        data_row = 0 if not checked.header else -1
+        skip = checked.skiprows
         try:
             for record in reader:
+                if skip:  # Excel's "sep=" line
+                    skip -= 1
+                    continue
                 if not record:
                     continue  # a blank line (pandas skips them too)
                 data_row += 1
@@ -454,14 +457,15 @@ def _locate_extra_fields(path: Path, fmt: TableFormat, sep: str, n_fields: int, 
     return wider
 
 
-def _pandas_read(path: Path, fmt: TableFormat, options: dict[str, Any]) -> tuple[pd.DataFrame,
-                                                                                 bool]:
+def _pandas_read(path: Path, fmt: TableFormat, raw: FileBytes,
+                 options: dict[str, Any]) -> tuple[pd.DataFrame, bool]:
     """Parse with pandas from a fresh (decompressed, limited) stream; also return whether pandas
     warned that it dropped fields (rows longer than the header)."""
-    with _decompressed(path, fmt) as raw, warnings.catch_warnings(record=True) as caught:
+    with _decompressed(path, fmt, raw) as stream, \
+            warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = pd.read_csv(io.BufferedReader(raw, _CHUNK), encoding="utf-8", compression=None,
-                            index_col=False, **options)
+        table = pd.read_csv(io.BufferedReader(stream, _CHUNK), encoding="utf-8",
+                            compression=None, index_col=False, **options)
     lost = any(issubclass(w.category, pd.errors.ParserWarning)
                and "does not match length of data" in str(w.message) for w in caught)
     return table, lost
@@ -491,7 +495,8 @@ def csv_failures(path: Path, fmt: TableFormat) -> Iterator[None]:
 class CheckedText:
     """A text table that passed the first pass (:func:`checked_text`): its separator, the
     number of fields of its first line (or of the given names), how a message names that
-    number, the lines counted (newlines + 1) and the options of :func:`pandas.read_csv`."""
+    number, the lines counted (newlines + 1), the options of :func:`pandas.read_csv` and the
+    lines skipped before the header (1 after Excel's ``sep=`` line)."""
 
     sep: str
     n_fields: int
@@ -500,16 +505,44 @@ class CheckedText:
     header: bool
     skipinitialspace: bool
     options: dict[str, Any]
+    skiprows: int = 0
+
+
+_EXCEL_SEP = re.compile(r"\A\ufeff?sep=(.?)[ \t]*(?:\r\n|\n|\r|\Z)", re.IGNORECASE)
+_EXCEL_SEPARATORS = {",": ",", ";": ";", "\t": "\t", "|": "|"}
+
+
+def _excel_separator(path: Path, head: bytes) -> str | None:
+    """The separator named by Excel's first line ``sep=X``, or None without such a line."""
+    text = head[:64].decode("utf-8", errors="replace")
+    found = _EXCEL_SEP.match(text)
+    if found is None:
+        return None
+    named = found.group(1)
+    if named not in _EXCEL_SEPARATORS:
+        shown = repr(named) if named else "nothing"
+        raise DataError(f"{_where(path)}: line 1: Excel's separator line 'sep=' names {shown}, "
+                        "not a separator uqval reads (comma, semicolon, tab or bar); fix the "
+                        "line or remove it")
+    return _EXCEL_SEPARATORS[named]
 
 
 def checked_text(path: Path, fmt: TableFormat, *, header: bool = True,
                  names: Sequence[str] | None = None, skipinitialspace: bool = False,
-                 duplicate_hint: str = "rename them") -> CheckedText:
+                 duplicate_hint: str = "rename them", raw: FileBytes | None = None
+                 ) -> CheckedText:
     """The first pass over a text table (size, NUL bytes, UTF-8, line lengths), its separator
-    and the checks of its header line; call inside :func:`csv_failures`."""
-    facts = _check_text(path, fmt)
-    sep = fmt.separator or _sniff(path, facts.head)
-    first = _first_record(path, facts.head, sep, skipinitialspace)
+    and the checks of its header line; call inside :func:`csv_failures`. ``raw``: the file's
+    bytes across the passes of one command (module docstring, "Provenance")."""
+    facts = _check_text(path, fmt, FileBytes(path) if raw is None else raw)
+    excel = _excel_separator(path, facts.head)
+    skiprows = 0 if excel is None else 1
+    head = facts.head
+    if excel is not None:
+        cut = _first_break(head)
+        head = head[cut + (2 if head[cut:cut + 2] == b"\r\n" else 1):] if cut >= 0 else b""
+    sep = excel or fmt.separator or _sniff(path, head)
+    first = _first_record(path, head, sep, skipinitialspace)
     if header and names is None:
         _check_names(path, first, duplicate_hint)
     n_fields = len(names) if names is not None else len(first)
@@ -517,47 +550,53 @@ def checked_text(path: Path, fmt: TableFormat, *, header: bool = True,
             else "the header has" if header else "the first line has")
     options: dict[str, Any] = {
         "sep": sep, "header": 0 if header else None, "skipinitialspace": skipinitialspace}
+    if skiprows:
+        options["skiprows"] = skiprows
     if names is not None:
         options["names"] = list(names)
-    return CheckedText(sep, n_fields, what, facts.lines, header, skipinitialspace, options)
+    return CheckedText(sep, n_fields, what, facts.lines, header, skipinitialspace, options,
+                       skiprows)
 
 
-def extra_fields_options(path: Path, fmt: TableFormat, checked: CheckedText) -> dict[str, Any]:
+def extra_fields_options(path: Path, fmt: TableFormat, checked: CheckedText,
+                         raw: FileBytes | None = None) -> dict[str, Any]:
     """When pandas reported rows longer than the header: raise a DataError naming the first
     row whose extra fields are not all empty, else return the options that read the table
     without its (empty) extra fields."""
-    if not _locate_extra_fields(path, fmt, checked.sep, checked.n_fields, checked.header,
-                                checked.skipinitialspace, checked.what):
+    if not _locate_extra_fields(path, fmt, FileBytes(path) if raw is None else raw, checked):
         raise DataError(f"{_where(path)}: some rows have more than {checked.n_fields} fields "
                         f"({checked.what} {checked.n_fields}); they would be cut")
     return {**checked.options, "usecols": range(checked.n_fields)}
 
 
 def read_csv_table(path: Path, *, header: bool = True, names: Sequence[str] | None = None,
-                   skipinitialspace: bool = False,
-                   duplicate_hint: str = "rename them") -> pd.DataFrame:
+                   skipinitialspace: bool = False, duplicate_hint: str = "rename them",
+                   raw: FileBytes | None = None) -> pd.DataFrame:
     """The text table in ``path`` under the rules of the module docstring.
 
     ``header``: the first line holds the column names (replaced by ``names`` if given);
     ``names`` name the columns of a file without header line; ``skipinitialspace`` ignores
-    spaces after a separator. Column names are returned as text.
+    spaces after a separator. Column names are returned as text. ``raw``: give a
+    :class:`FileBytes` to learn the SHA-256 of the bytes parsed (its ``sha256``).
     """
     path = Path(path)
     where = _where(path)
     fmt = table_format(path)
     if fmt.kind != "csv":
         raise DataError(f"{where}: not a text table (CSV or TSV)")
+    raw = FileBytes(path) if raw is None else raw
     with csv_failures(path, fmt):
         checked = checked_text(path, fmt, header=header, names=names,
-                               skipinitialspace=skipinitialspace, duplicate_hint=duplicate_hint)
+                               skipinitialspace=skipinitialspace, duplicate_hint=duplicate_hint,
+                               raw=raw)
         try:
-            table, lost = _pandas_read(path, fmt, checked.options)
+            table, lost = _pandas_read(path, fmt, raw, checked.options)
         except pd.errors.ParserError as exc:
             if not _EXPECTED_FIELDS.search(str(exc)):
                 raise
             lost = True
         if lost:
-            table, _ = _pandas_read(path, fmt, extra_fields_options(path, fmt, checked))
+            table, _ = _pandas_read(path, fmt, raw, extra_fields_options(path, fmt, checked, raw))
     if len(table) == 0:
         raise DataError(f"{where}: the file has a header but no data rows" if header
                         else f"{where}: the file has no data rows")
@@ -565,15 +604,17 @@ def read_csv_table(path: Path, *, header: bool = True, names: Sequence[str] | No
     return table
 
 
-def parquet_file(path: Path) -> Any:
+def parquet_file(path: Path, raw: FileBytes | None = None) -> Any:
     """``pyarrow.parquet.ParquetFile(path)`` once its metadata passed the size limit (module
-    docstring); call inside :func:`parquet_failures`."""
+    docstring); call inside :func:`parquet_failures`. The file is first hashed whole through
+    ``raw`` (module docstring, "Provenance"): call ``raw.verify()`` once it was read."""
     where = _where(path)
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise DataError(f"{where}: reading Parquet needs pyarrow (pip install pyarrow), "
                         "or save the table as CSV") from None
+    (FileBytes(path) if raw is None else raw).hash_whole()
     with parquet_failures(path):
         parquet = pq.ParquetFile(path)
         meta = parquet.metadata
@@ -590,22 +631,27 @@ def parquet_file(path: Path) -> Any:
 
 
 @contextmanager
-def parquet_failures(path: Path) -> Iterator[None]:
-    """Turn pyarrow's failures (ArrowInvalid, OSError, ...) into a one-line DataError."""
+def parquet_failures(path: Path, raw: FileBytes | None = None) -> Iterator[None]:
+    """Turn pyarrow's failures (ArrowInvalid, OSError, ...) into a one-line DataError; one
+    caused by a change of the file since ``raw`` hashed it says so."""
     try:
         yield
     except DataError:
         raise
     except Exception as exc:  # pyarrow raises its own types (ArrowInvalid, OSError, ...)
+        if raw is not None and raw.changed():
+            raise changed_error(path) from None
         reason = printable(str(exc).strip().splitlines()[0] if str(exc).strip() else
                            type(exc).__name__, 200)
         raise DataError(f"{_where(path)}: cannot read the Parquet file ({reason})") from None
 
 
-def _read_parquet(path: Path) -> pd.DataFrame:
-    parquet_file(path)
-    with parquet_failures(path):
+def _read_parquet(path: Path, raw: FileBytes | None = None) -> pd.DataFrame:
+    raw = FileBytes(path) if raw is None else raw
+    parquet_file(path, raw)
+    with parquet_failures(path, raw):
         table = pd.read_parquet(path)
+    raw.verify()
     table.columns = [str(c) for c in table.columns]
     _check_names(path, list(table.columns), "rename them")
     if table.empty:
@@ -613,18 +659,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return table
 
 
-def read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path, raw: FileBytes | None = None) -> pd.DataFrame:
     """The table in ``path`` for the command line: Parquet (``.parquet``/``.pq``, needs
-    pyarrow) or a text table with a header line (:func:`read_csv_table`)."""
+    pyarrow) or a text table with a header line (:func:`read_csv_table`); ``raw`` as there."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"{_where(path)}: file not found")
     if not path.is_file():
         raise DataError(f"{_where(path)}: not a file")
-    if table_format(path).kind == "parquet":
-        return _read_parquet(path)
     try:
-        return read_csv_table(path)
+        if table_format(path).kind == "parquet":
+            return _read_parquet(path, raw)
+        return read_csv_table(path, raw=raw)
     except OSError as exc:  # e.g. permission denied
         raise DataError(f"{_where(path)}: cannot read the file "
                         f"({printable(exc.strerror or exc, 200)})") from None

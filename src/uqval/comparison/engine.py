@@ -119,7 +119,7 @@ def _checked(
                 f"models[{name!r}]: the values reach {big:.3g} (median uncertainty "
                 f"{float(np.median(u)):.3g}): the scores square errors and uncertainties (and NLL "
                 "takes their logarithm), which under- or overflows in floating point; express "
-                "them in a unit where they lie between about 1e-100 and 1e100")
+                "them in a unit where they lie between about 1e-75 and 1e75")
     sizes = {len(e) for e, _ in data.values()}
     if len(sizes) != 1:
         raise ValueError(f"models have different numbers of points: {sorted(sizes)}")

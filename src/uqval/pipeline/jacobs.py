@@ -28,17 +28,30 @@ never from the archive), symbolic links are refused, only the 66 expected member
 and each may hold at most :data:`MAX_FILE_BYTES` (counted while copying, whatever size the
 archive declares), :data:`MAX_TOTAL_BYTES` in all; an archive listing more than
 :data:`MAX_MEMBERS` entries is refused. In a folder, symbolic links are refused too.
+
+All or nothing: the files are copied into a hidden staging folder inside the mirror
+(``.jacobs-import-<pid>-<random>``) and moved into place only when every one was read whole;
+a member that cannot be read (a bad CRC, a truncated or corrupt archive, an unknown
+compression method, an encrypted member) stops the import with one line naming it (exit code
+2), and the staging folder, with every file copied before it, is removed (folders the import
+created are removed too). The archive's own SHA-256 in the lock is that of the bytes read:
+it is hashed through the handle the members are then read from, and an archive that changes
+meanwhile is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import lzma
 import os
 import re
+import shutil
 import stat
 import sys
+import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,10 +60,9 @@ from typing import IO, Any
 
 import yaml
 
-from uqval._internal.atomic import atomic_path, write_text
+from uqval._internal.atomic import pid_alive, write_text
 from uqval._internal.errors import ConfigError, DataError
-from uqval._internal.tables import printable
-from uqval.pipeline.fetch import sha256_file
+from uqval._internal.tables import FileBytes, printable
 from uqval.pipeline.registry import LOCK_SUFFIX, apply_lock, load_yaml, lock_path
 
 __all__ = [
@@ -75,6 +87,12 @@ MAX_TOTAL_BYTES = 4 << 30
 MAX_MEMBERS = 100_000
 """Most entries an archive may list."""
 _CHUNK = 1 << 20
+STAGING_PREFIX = ".jacobs-import-"
+"""Prefix of the hidden folder inside the mirror that an import copies into first."""
+# what reading a zip member raises on a bad CRC, a truncation, a corrupt stream, an unknown
+# method (NotImplementedError) or an encrypted member (RuntimeError)
+_MEMBER_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError,
+                  NotImplementedError, RuntimeError, ValueError)
 
 
 @dataclass(frozen=True)
@@ -124,12 +142,23 @@ class _Source:
         self.zip: zipfile.ZipFile | None = None
         self.members: dict[str, Any] = {}
         self.unsafe = 0
+        self.sha256: str | None = None
+        """The zip file's SHA-256, of the bytes the members are read from."""
+        self._raw: FileBytes | None = None
+        self._stack: Any = None
         if archive.is_dir():
             self._list_folder()
         elif archive.is_file():
-            try:
-                self.zip = zipfile.ZipFile(archive)
-            except (zipfile.BadZipFile, OSError) as exc:
+            from contextlib import ExitStack
+
+            self._raw = FileBytes(archive)
+            self._stack = ExitStack()
+            try:  # hashed whole, then read (by seeking) through the same unchanged handle
+                handle = self._stack.enter_context(self._raw.open(whole_first=True))
+                self.sha256 = self._raw.sha256
+                self.zip = zipfile.ZipFile(handle)
+            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+                self._stack.close()
                 raise DataError(f"{printable(archive, None)}: not a zip archive nor a folder "
                                 f"({printable(exc, 120)})") from None
             infos = self.zip.infolist()
@@ -186,9 +215,20 @@ class _Source:
             with self.zip.open(member) as handle:
                 yield handle
 
+    def close_quietly(self) -> None:
+        """Close the archive after a failure (whose error is the one to report)."""
+        try:
+            self.close()
+        except (DataError, OSError):
+            pass
+
     def close(self) -> None:
+        """Close the archive; DataError when the zip file changed while it was read."""
         if self.zip is not None:
             self.zip.close()
+        if self._stack is not None:
+            self._stack.close()
+            self._stack = None
 
 
 def _find_prefix(source: _Source, layout: ArchiveLayout) -> tuple[str, list[str]]:
@@ -233,22 +273,50 @@ def _missing_text(missing: list[str], layout: ArchiveLayout, source: _Source) ->
 
 
 def _copy(source: _Source, name: str, dest: Path, budget: list[int]) -> str:
-    """Copy one member to ``dest`` atomically, counting bytes; its SHA-256."""
+    """Copy one member to ``dest`` (in the staging folder), counting bytes; its SHA-256. A
+    member that cannot be read whole raises a one-line DataError naming it."""
     where = f"{printable(source.archive, None)}: {printable(name, None)}"
     digest = hashlib.sha256()
     copied = 0
-    with source.open(name) as handle, atomic_path(dest) as tmp, open(tmp, "wb") as out:
-        while block := handle.read(_CHUNK):
-            copied += len(block)
-            budget[0] -= len(block)
-            if copied > MAX_FILE_BYTES:
-                raise DataError(f"{where}: expands beyond {MAX_FILE_BYTES} bytes; refused")
-            if budget[0] < 0:
-                raise DataError(f"{where}: the files copied exceed {MAX_TOTAL_BYTES} bytes in "
-                                "all; refused")
-            digest.update(block)
-            out.write(block)
+    try:
+        with source.open(name) as handle, open(dest, "xb") as out:
+            while block := handle.read(_CHUNK):
+                copied += len(block)
+                budget[0] -= len(block)
+                if copied > MAX_FILE_BYTES:
+                    raise DataError(f"{where}: expands beyond {MAX_FILE_BYTES} bytes; refused")
+                if budget[0] < 0:
+                    raise DataError(f"{where}: the files copied exceed {MAX_TOTAL_BYTES} bytes "
+                                    "in all; refused")
+                digest.update(block)
+                out.write(block)
+    except _MEMBER_ERRORS as exc:
+        reason = printable(str(exc).strip() or type(exc).__name__, 160)
+        raise DataError(f"{where}: cannot be read from the archive ({reason}): a corrupt or "
+                        "truncated download? Download the deposit again; nothing was "
+                        "written") from None
     return digest.hexdigest()
+
+
+def _remove_stale_staging(mirror: Path) -> None:
+    """Remove the staging folders of imports whose process no longer runs (killed)."""
+    try:
+        entries = list(os.scandir(mirror))
+    except OSError:
+        return
+    for entry in entries:
+        found = re.match(re.escape(STAGING_PREFIX) + r"(\d+)-", entry.name)
+        if found and entry.is_dir(follow_symlinks=False) and not pid_alive(int(found[1])):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _created_folders(folder: Path) -> list[Path]:
+    """``folder`` and its parents that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def install_archive(archive: str | Path, family_file: str | Path,
@@ -256,12 +324,14 @@ def install_archive(archive: str | Path, family_file: str | Path,
     """Check the archive's layout, copy its files under ``mirror`` and write the lock file
     beside ``family_file`` (module docstring); return the lock file's path.
 
-    Raises DataError naming what is missing or unsafe; nothing is written unless the layout
-    is complete.
+    Raises DataError naming what is missing, unsafe or unreadable; nothing is written unless
+    every file was read whole (module docstring, "All or nothing").
     """
     layout = expected_layout(family_file)
     mirror = Path(mirror).resolve()
     source = _Source(Path(archive).expanduser())
+    created = _created_folders(mirror)
+    staging: Path | None = None
     try:
         prefix, missing = _find_prefix(source, layout)
         n_files, n_folders = len(layout.files), len(layout.folders)
@@ -273,20 +343,34 @@ def install_archive(archive: str | Path, family_file: str | Path,
                 f"{_missing_text(missing, layout, source)}; nothing was written")
         for inner in layout.files.values():
             source.check_member(prefix + inner)
+        mirror.mkdir(parents=True, exist_ok=True)
+        _remove_stale_staging(mirror)
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=mirror))
         budget = [MAX_TOTAL_BYTES]
         digests = {}
         for rel, inner in layout.files.items():
+            staged = staging / PurePosixPath(rel)
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            digests[rel] = _copy(source, prefix + inner, staged, budget)
+        source.close()  # the zip file must not have changed while it was read
+        for rel in layout.files:  # every file read whole: move them into place
             dest = mirror / PurePosixPath(rel)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            digests[rel] = _copy(source, prefix + inner, dest, budget)
-    finally:
-        source.close()
-    archive_digest = None
-    if Path(archive).is_file():
-        archive_digest = sha256_file(archive)
+            os.replace(staging / PurePosixPath(rel), dest)
+    except BaseException:
+        source.close_quietly()
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        for folder in created:  # deepest first; only if still empty
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
+    shutil.rmtree(staging, ignore_errors=True)
     lock = {
         "family": FAMILY, "enabled": True, "mirror": str(mirror),
-        "archive": {"name": Path(archive).name, "sha256": archive_digest},
+        "archive": {"name": Path(archive).name, "sha256": source.sha256},
         "files": digests,
     }
     text = ("# Written by `python -m uqval.pipeline.jacobs`: the SHA-256 of each file of the\n"
@@ -313,8 +397,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         lock = install_archive(args.archive, args.family_file, args.mirror)
-    except (DataError, ConfigError, OSError) as exc:
-        text = str(exc) if not isinstance(exc, OSError) else f"{exc.filename}: {exc.strerror}"
+    except (DataError, ConfigError, OSError, *_MEMBER_ERRORS) as exc:
+        if isinstance(exc, (DataError, ConfigError)):
+            text = str(exc)
+        elif isinstance(exc, OSError):
+            text = f"{exc.filename}: {exc.strerror}"
+        else:  # a reading error outside a member's copy: still one line
+            text = f"{args.archive}: cannot be read ({type(exc).__name__}: {exc})"
         print(f"uqval: error: {printable(text.replace(chr(10), ' '), None)}", file=sys.stderr)
         return 2
     layout = expected_layout(args.family_file)

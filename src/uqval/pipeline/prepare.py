@@ -27,10 +27,18 @@ non-numeric or missing values, an empty file, values whose square overflows or u
 CSV sources are read by the one table reader of uqval, :mod:`uqval._internal.tables` (the rules
 of ``uqval validate``: separator from the suffix, bounded decompression, NUL bytes, line length,
 rows with extra non-empty fields refused with their line number).
+
+The SHA-256 recorded for each source (``source_sha256``) is that of the bytes parsed: they are
+hashed as they are read (a pinned file is hashed and verified first, and the parse must read
+the same bytes). A source that changes while it is read, or before both outputs are written
+(:meth:`PreparedDataset.confirm_written`, called by the rule after writing), fails the job
+and leaves no output, so the next run prepares the dataset again.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from uqval._internal.errors import DataError
-from uqval._internal.tables import cell_excerpt, read_csv_table
+from uqval._internal.tables import FileBytes, cell_excerpt, read_csv_table
 from uqval.pipeline.expression import evaluate, referenced_names
 from uqval.pipeline.fetch import sha256_file
 from uqval.pipeline.formula import formula_property
@@ -69,10 +77,36 @@ class FilterCount:
 
 @dataclass
 class PreparedDataset:
-    """The tidy table and the facts recorded in its JSON sidecar."""
+    """The tidy table and the facts recorded in its JSON sidecar; once both are written,
+    :meth:`confirm_written` checks that no source changed meanwhile."""
 
     table: pd.DataFrame
     report: dict[str, Any] = field(default_factory=dict)
+    sources: _Sources | None = field(default=None, repr=False)
+
+    def confirm_written(self, outputs: Sequence[str | Path]) -> None:
+        """After the outputs were written: when a source file changed since it was read,
+        remove them and raise a DataError (the job fails, the next run prepares the dataset
+        again). Waits first until the clock is past the outputs' modification times, so that
+        an edit after this check is newer than the outputs and makes the next run prepare
+        the dataset again, however coarse the file system's clock."""
+        written = [Path(o) for o in outputs]
+        newest = max((o.stat().st_mtime_ns for o in written if o.exists()), default=0)
+        wait_ns = newest + _CLOCK_MARGIN_NS - time.time_ns()
+        if wait_ns > 0:
+            time.sleep(min(wait_ns, _CLOCK_MARGIN_NS) / 1e9)
+        if self.sources is None:
+            return
+        try:
+            self.sources.check_unchanged()
+        except DataError:
+            for o in written:
+                o.unlink(missing_ok=True)
+            raise
+
+
+_CLOCK_MARGIN_NS = 50_000_000
+"""50 ms: more than the tick of a file system's coarse clock (1-10 ms)."""
 
 
 def _rows_text(mask: np.ndarray) -> str:
@@ -87,16 +121,11 @@ def _short(text: object, limit: int = 200) -> str:
     return text if len(text) <= limit else f"{text[:limit]}..."
 
 
-def _fingerprint(path: Path) -> tuple[int, int, int]:
-    info = path.stat()
-    return info.st_size, info.st_mtime_ns, info.st_ino
-
-
 def _duplicates(names: list[str]) -> list[str]:
     return sorted({n for n in names if names.count(n) > 1})
 
 
-def _read_csv(src: dict[str, Any], path: Path) -> pd.DataFrame:
+def _read_csv(src: dict[str, Any], path: Path, raw: FileBytes) -> pd.DataFrame:
     """A CSV source through the one table reader of uqval (:mod:`uqval._internal.tables`):
     the rules of ``uqval validate`` (bounded decompression, NUL bytes, line length, duplicate
     header names, rows with extra non-empty fields refused with their line) plus
@@ -106,21 +135,28 @@ def _read_csv(src: dict[str, Any], path: Path) -> pd.DataFrame:
     if names is not None and _duplicates(list(names)):
         raise DataError(f"{path}: sources[].names has duplicate column name(s) {_duplicates(list(names))}")
     df = read_csv_table(path, header=bool(header), names=names, skipinitialspace=True,
-                        duplicate_hint="rename them or give names: [...]")
+                        duplicate_hint="rename them or give names: [...]", raw=raw)
     if _duplicates(list(df.columns)):
         raise DataError(f"{path}: duplicate column name(s) {_short(_duplicates(list(df.columns)))}")
     return df
 
 
-def _read_key_values(src: dict[str, Any], path: Path) -> dict[str, float]:
+def _read_key_values(src: dict[str, Any], path: Path, raw: FileBytes) -> dict[str, float]:
     """Constants from a text file: ``pattern`` (screened, see registry.check_key_value_pattern)
-    is applied line by line to lines of at most _MAX_KEY_VALUE_LINE characters."""
+    is applied line by line to lines of at most _MAX_KEY_VALUE_LINE characters. The bytes
+    parsed are those ``raw`` hashed."""
     pattern = check_key_value_pattern(src.get("pattern", _DEFAULT_PATTERN), f"{path}: pattern")
     template = src.get("key_template", "{key}")
     if path.stat().st_size > _MAX_KEY_VALUE_BYTES:
         raise DataError(f"{path}: larger than {_MAX_KEY_VALUE_BYTES} bytes; not a key-value file")
+    with raw.open() as reader:
+        data = reader.read(_MAX_KEY_VALUE_BYTES + 1)
+        if len(data) > _MAX_KEY_VALUE_BYTES:
+            raise DataError(f"{path}: larger than {_MAX_KEY_VALUE_BYTES} bytes; not a key-value "
+                            "file")
+        reader.read(1)  # the end of the file: the pass is whole, its digest recorded
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text: {exc}") from None
     constants: dict[str, float] = {}
@@ -167,8 +203,8 @@ class _Sources:
         self.frames: list[tuple[Path, pd.DataFrame]] = []
         self.constants: dict[str, float] = {}
         self.sha256: dict[str, str] = {}
-        """SHA-256 of each source file as read (recorded in the sidecar)."""
-        self._read: list[tuple[Path, tuple[int, int, int], str]] = []
+        """SHA-256 of each source file: that of the bytes parsed (recorded in the sidecar)."""
+        self._read: list[tuple[Path, FileBytes]] = []
         self._id = spec.id
         for src in spec.entry["sources"]:
             local = spec.local_files.get(src["file"])
@@ -179,20 +215,23 @@ class _Sources:
             if not path.is_file():
                 hint = f"(listed in {spec.config_file})" if local else "(fetch it first)"
                 raise DataError(f"dataset '{spec.id}': source file {path} does not exist {hint}")
-            before = _fingerprint(path)
-            digest = self.sha256[src["file"]] = sha256_file(path)
-            self._read.append((path, before, digest))
+            raw = FileBytes(path)
+            self._read.append((path, raw))
             pin = spec.pins.get(src["file"])
-            if pin is not None and digest != pin:
-                raise DataError(
-                    f"dataset '{spec.id}': raw file {path} no longer matches the SHA-256 pinned in "
-                    f"{spec.config_file} (expected {pin}, got {digest}); it was modified "
-                    f"or replaced after the fetch. Delete it and run again to fetch a verified copy."
-                )
+            if pin is not None:  # verified before anything is parsed; every pass must agree
+                digest = raw.hash_whole()
+                if digest != pin:
+                    raise DataError(
+                        f"dataset '{spec.id}': raw file {path} no longer matches the SHA-256 pinned in "
+                        f"{spec.config_file} (expected {pin}, got {digest}); it was modified "
+                        f"or replaced after the fetch. Delete it and run again to fetch a verified copy."
+                    )
             if src.get("format", "csv") == "key_value":
-                self.constants.update(_read_key_values(src, path))
+                self.constants.update(_read_key_values(src, path, raw))
             else:
-                self.frames.append((path, _read_csv(src, path)))
+                self.frames.append((path, _read_csv(src, path, raw)))
+            assert raw.sha256 is not None  # every reader makes one whole pass
+            self.sha256[src["file"]] = raw.sha256
         if not self.frames:
             raise DataError(f"dataset '{spec.id}': no CSV source with data rows")
         lengths = {str(p): len(df) for p, df in self.frames}
@@ -203,16 +242,17 @@ class _Sources:
         self.n_rows = next(iter(lengths.values()))
 
     def check_unchanged(self) -> None:
-        """DataError when a source file changed while it was read: its size, modification
-        time or inode differ from before, or its SHA-256 is no longer the one recorded. The
-        job then fails and writes nothing, so the next run prepares the dataset again (a
-        prepared table older than an edit is never kept as if it were current)."""
-        for path, before, digest in self._read:
-            if _fingerprint(path) != before or sha256_file(path) != digest:
+        """DataError when a source file changed since it was read: its identity (inode,
+        size, modification or change time) differs from when it was first opened, or
+        its SHA-256 is no longer that of the bytes parsed. The job then fails and keeps no
+        output, so the next run prepares the dataset again (a prepared table older than an
+        edit is never kept as if it were current)."""
+        for path, raw in self._read:
+            if raw.changed() or sha256_file(path) != raw.sha256:
                 raise DataError(
                     f"dataset '{self._id}': source file {path} changed while it was being "
-                    f"prepared (SHA-256 {digest[:16]}... when first read); nothing was written. "
-                    "Run again once the file is no longer being written")
+                    f"prepared (SHA-256 {str(raw.sha256)[:16]}... when read); nothing was "
+                    "written. Run again once the file is no longer being written")
 
     def check_columns(self, spec: DatasetSpec) -> None:
         """One DataError listing every column that an expression or a formula feature of the
@@ -495,7 +535,7 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "M": len(table),
     }
     sources.check_unchanged()
-    return PreparedDataset(table=table, report=report)
+    return PreparedDataset(table=table, report=report, sources=sources)
 
 
 def _predictive_columns(sources: _Sources, spec: DatasetSpec, kind: str,

@@ -52,7 +52,7 @@ class PlainLogFormatter(Formatter):
         if not np.isfinite(x) or x <= 0:
             return ""
         lo, hi = sorted(self.axis.get_view_interval())
-        decades = np.log10(hi / lo) if lo > 0 else np.inf
+        decades = np.log10(hi) - np.log10(lo) if lo > 0 else np.inf  # hi / lo can overflow
         exponent = int(np.floor(np.log10(x) + 1e-9))
         mantissa = int(round(x / 10.0**exponent))
         on_grid = abs(x / 10.0**exponent - mantissa) < 1e-6  # 1..9 x 10^k (else: linear fallback ticks)

@@ -208,8 +208,17 @@ def _is_number(text: str) -> bool:
     return True
 
 
+_CSV_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+"""Control characters removed from CSV cells (a terminal would run an escape sequence); tab,
+line feed and carriage return are kept (quoted by the CSV writer)."""
+
+
 def _safe_cell(value: object) -> object:
     if not isinstance(value, str) or not value:
+        return value
+    value = _CSV_CONTROL.sub("", value)
+    if not value:
         return value
     if value.startswith(_FORMULA_START) or (value[0] in "+-" and not _is_number(value)):
         return "'" + value
@@ -230,7 +239,8 @@ def _safe_index(index: pd.Index) -> pd.Index:
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells (values, column names, index) cannot be taken for
     a formula by a spreadsheet: text starting with ``=``, ``@``, a tab or a carriage return,
-    or with ``+``/``-`` and not a number, gets a leading ``'``. Numbers are untouched.
+    or with ``+``/``-`` and not a number, gets a leading ``'``; control characters other than
+    tab and line breaks (escape sequences of a terminal) are removed. Numbers are untouched.
 
     >>> table = pd.DataFrame({"name": ["=1+1", "-x", "-1.5", "ok"], "v": [1.0, -2.0, 3, 4]})
     >>> csv_safe(table)["name"].tolist(), csv_safe(table)["v"].tolist()

@@ -15,6 +15,12 @@ from uqval.validation.flowchart import Check, verdicts
 __all__ = ["flowchart_summary_markdown"]
 
 
+def _test(name: str) -> str:
+    """A test's name (``<Z>``, ``f_v(LZM)``) as Markdown text: ``<`` as ``&lt;``, else
+    ``<Z>`` would be an HTML tag (and vanish) in CommonMark renderers."""
+    return name.replace("<", "&lt;")
+
+
 def flowchart_summary_markdown(dataset: str, report: dict, checks: Sequence[Check]) -> str:
     """One-page diagnostic summary: dataset facts, the verdict per stage with reasons, and
     the table of tests."""
@@ -38,7 +44,7 @@ def flowchart_summary_markdown(dataset: str, report: dict, checks: Sequence[Chec
                 f"{md_text(c.conditioning)}: {md_text(c.note.removeprefix(NOT_TESTABLE + ': '))}"
                 for c in mine) + f"; {other}"
         else:
-            reason = "; ".join(f"{c.test} = {c.value:.3g} [{c.ci_low:.3g}, {c.ci_high:.3g}] vs "
+            reason = "; ".join(f"{_test(c.test)} = {c.value:.3g} [{c.ci_low:.3g}, {c.ci_high:.3g}] vs "
                                f"{c.target:g}" for c in mine if c.testable and not c.passed)
         lines.append(f"- **{md_text(stage)}**: {verdict}" + (f" — {reason}" if reason else ""))
     if v.get("average") == "fail":
@@ -54,9 +60,9 @@ def flowchart_summary_markdown(dataset: str, report: dict, checks: Sequence[Chec
               "|---|---|---|---|---|---|---|"]
     for c in checks:
         if not c.testable:
-            lines.append(f"| {c.stage} | {md_text(c.conditioning)} | {c.test} | - | - | - | "
+            lines.append(f"| {c.stage} | {md_text(c.conditioning)} | {_test(c.test)} | - | - | - | "
                          f"{NOT_TESTABLE} |")
             continue
-        lines.append(f"| {c.stage} | {md_text(c.conditioning)} | {c.test} | {c.value:.4g} | "
+        lines.append(f"| {c.stage} | {md_text(c.conditioning)} | {_test(c.test)} | {c.value:.4g} | "
                      f"[{c.ci_low:.4g}, {c.ci_high:.4g}] | {c.target:g} | {'yes' if c.passed else 'no'} |")
     return "\n".join(lines) + "\n"

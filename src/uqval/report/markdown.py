@@ -10,12 +10,16 @@ and inline ``**bold**``, ``*italics*``, ``_italics_``, backtick code spans and l
 external resource. Backslash escapes of ASCII punctuation (``\*``, ``\<``, ``\|``) give the
 character itself, as in CommonMark.
 
-Untrusted text (column, feature and model names, dataset titles and citations from YAML
-files) is put into Markdown through :func:`md_text` (or :func:`md_code`): control
-characters removed, and every character that could start markup (emphasis, code, links,
-images, raw HTML, table cells) backslash-escaped, so that a name such as
-``<img src=x onerror=...>`` or ``**x** | y`` reads as itself in any CommonMark renderer
-(GitHub, Snakemake reports) and in this one.
+Untrusted text (column, feature and model names, dataset titles, citations and units from
+YAML files) is put into Markdown through :func:`md_text` (or :func:`md_code`): control
+characters removed, ``<`` and ``&`` written as the entities ``&lt;`` and ``&amp;`` (raw
+HTML is then impossible in every Markdown flavour: Python-Markdown and the original
+Markdown.pl do not treat ``\<`` as an escape and would pass ``\<script>`` on as HTML),
+every other character that could start inline markup (emphasis, code, links, images, table
+cells) backslash-escaped, and a leading block marker (``#``, ``>``, ``- ``, ``+ ``, ``1. ``)
+escaped, so that a name such as ``<img src=x onerror=...>``, ``**x** | y`` or ``# x`` reads
+as itself in any renderer (GitHub, Snakemake reports, MkDocs) and in this one, which decodes
+entity references as CommonMark does.
 """
 
 from __future__ import annotations
@@ -23,21 +27,34 @@ from __future__ import annotations
 import html
 import re
 
+from uqval._internal.terminal import _CONTROL
+
 __all__ = ["md_code", "md_plain", "md_text", "render_inline", "render_markdown"]
 
-_MD_SPECIAL = re.compile(r"([\\`*_<|~&])")
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_MD_SPECIAL = re.compile(r"([\\`*_|~])")
+_HTML_SPECIAL = {"&": "&amp;", "<": "&lt;"}  # ">" alone opens no tag (and reads as itself)
+_LEADING_MARK = re.compile(r"^(\s*)(#|>|[+-](?=\s)|\d{1,9}(?=[.)](?:\s|$)))")
 
 
 def md_text(value: object) -> str:
     r"""``value`` as literal Markdown text (module docstring).
 
-    >>> print(md_text("<b>x</b> | *y*"))
-    \<b>x\</b> \| \*y\*
+    >>> print(md_text("<b>x</b> | *y* & z"))
+    &lt;b>x&lt;/b> \| \*y\* &amp; z
     >>> render_inline(md_text("[a](http://e) **b**"))
     '[a](http://e) **b**'
+    >>> print(md_text("# 1. x"))
+    \# 1. x
     """
-    text = _MD_SPECIAL.sub(r"\\\1", _CONTROL.sub("", str(value)))
+    text = "".join(_HTML_SPECIAL.get(c, c) for c in _CONTROL.sub("", str(value)))
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    mark = _LEADING_MARK.match(text)
+    if mark:  # a block marker at the start of a line would make a heading or a list
+        if mark.group(2)[0].isdigit():
+            end = mark.end()
+            text = f"{text[:end]}\\{text[end:]}"
+        else:
+            text = f"{mark.group(1)}\\{text[len(mark.group(1)):]}"
     # "[" starts a link only when "](" or "][" follows: plain intervals "[1.2, 1.5]" stay
     return text if not re.search(r"\](\(|\[)", text) else text.replace("[", "\\[")
 
@@ -60,7 +77,7 @@ def md_plain(markdown: str) -> str:
     kept as written, backticks included); headings, lists and line breaks stay.
     Control characters are not removed here (the caller's printer does that).
 
-    >>> print(md_plain(r"Across \<img src=x>: **not right** (`a\*b`); f\\_1 \[a](b)"))
+    >>> print(md_plain(r"Across &lt;img src=x>: **not right** (`a\*b`); f\\_1 \[a](b)"))
     Across <img src=x>: not right (`a\*b`); f\_1 [a](b)
     """
     kept: list[str] = []
@@ -69,8 +86,14 @@ def md_plain(markdown: str) -> str:
         kept.append(text)
         return f"\x00{len(kept) - 1}\x00"
 
-    out = _ESCAPE_OR_CODE.sub(lambda m: keep(m.group(0) if m.group(1) is None else m.group(1)),
-                              markdown.replace("\x00", ""))
+    def plain(match: re.Match[str]) -> str:
+        if match.group("esc") is not None:
+            return keep(match.group("esc"))
+        if match.group("ent") is not None:
+            return keep(html.unescape(match.group("ent")))
+        return keep(match.group(0))
+
+    out = _ESCAPE_OR_CODE.sub(plain, markdown.replace("\x00", ""))
     out = out.replace("**", "")
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], out)
 
@@ -83,8 +106,11 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 _CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 # one left-to-right pass: an escaped backtick never opens a code span, a backslash in a code
-# span is text (CommonMark); group 1 the escaped character, groups 2-3 a code span
-_ESCAPE_OR_CODE = re.compile(r"\\([!-/:-@\[-`{-~])|(`+)(?!`)(.+?)(?<!`)\2(?!`)")
+# span is text (CommonMark); an escaped character, an entity reference or a code span
+_ESCAPE_OR_CODE = re.compile(
+    r"\\(?P<esc>[!-/:-@\[-`{-~])"
+    r"|(?P<ent>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+    r"|(?P<fence>`+)(?!`)(?P<code>.+?)(?<!`)(?P=fence)(?!`)")
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 _ITALIC = re.compile(
@@ -97,10 +123,13 @@ def render_inline(text: str) -> str:
     codes: list[str] = []
 
     def keep(match: re.Match[str]) -> str:
-        if match.group(1) is not None:  # an escaped character: itself
-            codes.append(html.escape(match.group(1)))
+        if match.group("esc") is not None:  # an escaped character: itself
+            codes.append(html.escape(match.group("esc")))
             return f"\x00{len(codes) - 1}\x00"
-        code = match.group(3)
+        if match.group("ent") is not None:  # an entity reference: its character, as text
+            codes.append(html.escape(html.unescape(match.group("ent"))))
+            return f"\x00{len(codes) - 1}\x00"
+        code = match.group("code")
         if len(code) > 2 and code.startswith(" ") and code.endswith(" "):
             code = code[1:-1]
         codes.append(f"<code>{html.escape(code)}</code>")

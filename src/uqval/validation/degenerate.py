@@ -13,7 +13,11 @@
   but E^2 and uE^2 under- or overflow. :func:`unit_scaled` divides both by the same power of
   two (exact in floating point; :func:`uqval._internal.checks.unit_scaled`) for the statistics
   that square them (heavy-tail screening, UCC, the figures); the results are unchanged by a common unit. A row whose Z^2 itself overflows
-  (E/uE beyond 1.3e154) is named by the input checks (:mod:`uqval.validation.inputs`).
+  (E/uE beyond 1.3e154) is named by the input checks (:mod:`uqval.validation.inputs`), and so
+  are rows that no common unit holds with the others: values spread over more than about
+  150 orders of magnitude (uE from 1e-300 to 1e300), whose squares and fourth powers cannot
+  all be finite and non-zero in one unit (:func:`uqval._internal.checks.unit_outliers`,
+  :func:`unit_outlier_message`).
 """
 
 from __future__ import annotations
@@ -23,11 +27,12 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from uqval._internal.checks import first_rows
+from uqval._internal.checks import MAX_UNIT_SPAN_DECADES, first_rows
 
 __all__ = [
     "NOT_TESTABLE",
     "check_errors_not_all_zero",
+    "unit_outlier_message",
     "untestable_reason",
     "z_square_overflow",
 ]
@@ -103,3 +108,24 @@ def z_overflow_message(e: NDArray[np.float64], u: NDArray[np.float64],
             f"square overflows (|E/uE| must stay below {math.sqrt(np.finfo(float).max):.2g}); "
             "such a row is an input mistake (a wrong unit or a placeholder value): fix or "
             "remove it")
+
+
+def unit_outlier_message(name: str, values: NDArray[np.float64], bad: NDArray[np.bool_],
+                         e: NDArray[np.float64], u: NDArray[np.float64]) -> str:
+    """The message of rows of ``name`` (errors, uncertainties, variances) that no common unit
+    holds with the others (:func:`uqval._internal.checks.unit_outliers`): how many, where, the
+    first value and the range of the data.
+
+    >>> u = np.r_[np.ones(5), 1e-300]
+    >>> unit_outlier_message("uncertainties", u, u < 1e-200, u, u)[:71]
+    'uncertainties has 1 value(s) (row 6) too far from the others to share a'
+    """
+    i = int(np.flatnonzero(bad)[0])
+    magnitudes = np.abs(np.r_[e[e != 0], u])
+    return (f"{name} has {int(bad.sum())} value(s) ({first_rows(bad)}) too far from the others "
+            f"to share a unit with them (row {i + 1}: {values[i]:.3g}; the values range over "
+            f"{float(magnitudes.min()):.3g} to {float(magnitudes.max()):.3g} in absolute value, "
+            f"the median uncertainty is {float(np.median(u)):.3g}): the statistics that square "
+            f"errors and uncertainties need the smallest uncertainty and the largest |error| or "
+            f"uncertainty less than {int(MAX_UNIT_SPAN_DECADES)} orders of magnitude apart; such "
+            "a value is an input mistake (a wrong unit or a placeholder): fix or remove it")

@@ -286,7 +286,8 @@ def validate(
         names=names, errors=e, uncertainties=u, features=inputs.features, ucc=ucc,
         tail_shares=average.tails, robust_scale=average.robust, dominant_rows=dominant,
         ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
-        stages=judged.stages, warnings=tuple(rules.input_warnings(e_unit, average.reference)))
+        stages=judged.stages,
+        warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference)))
 
 
 def _options(features: Features, rule: str, alpha: float, tolerance: float, n_boot: int,

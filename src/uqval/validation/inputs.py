@@ -5,6 +5,12 @@ as a mapping name -> array, a DataFrame (every column a feature) or, with ``data
 of column names. With ``data=`` a DataFrame, ``errors`` and ``uncertainties`` are column
 names. Every problem raises a ``ValueError`` that names the argument (and column).
 
+**Repeated rows.** Rows that repeat an earlier row exactly (same error, uncertainty and
+features) are kept and counted (``row_counts``, :func:`repeated_rows`); when more than
+:data:`REPEATED_SHARE` of the rows are copies (a table concatenated with itself, rows written
+twice) the result carries a warning: each copy counts as one more independent point and
+narrows every interval.
+
 pandas Series are paired **by label** when their indexes hold the same labels in another
 order, and refused (naming both arguments) when the labels differ; masked arrays with
 masked values are refused (:func:`uqval._internal.checks.aligned`). Row numbers in
@@ -27,16 +33,26 @@ from uqval._internal.checks import (
     first_rows,
     flag,
     numeric_values,
+    unit_outliers,
 )
 from uqval._internal.tables import cell_excerpt
 from uqval.predictive import Predictive
-from uqval.validation.degenerate import z_overflow_message, z_square_overflow
+from uqval.validation.degenerate import (
+    unit_outlier_message,
+    z_overflow_message,
+    z_square_overflow,
+)
 
-__all__ = ["MIN_ROWS", "CleanInputs", "CleanPredictive", "clean_inputs",
-           "clean_predictive_inputs"]
+__all__ = ["MIN_ROWS", "REPEATED_ROWS", "REPEATED_SHARE", "CleanInputs", "CleanPredictive",
+           "clean_inputs", "clean_predictive_inputs", "repeated_rows"]
 
 MIN_ROWS = 60
 """Fewest rows accepted: two bins of 30 (:data:`uqval.validation.rules.MIN_BIN_COUNT`)."""
+REPEATED_SHARE = 0.10
+"""Share of the rows repeating an earlier row exactly above which the result warns."""
+REPEATED_ROWS = "repeat an earlier row exactly"
+"""Words of the repeated-rows warning (the command line does not attribute it to a column)."""
+_REPEATED_COUNT = "rows repeating an earlier row (kept)"
 
 
 Features: TypeAlias = Mapping[str, ArrayLike] | pd.DataFrame | Sequence[str] | None
@@ -51,6 +67,7 @@ class CleanInputs:
     features: dict[str, NDArray[np.float64]]
     uncertainty_name: str
     row_counts: dict[str, int]
+    warnings: tuple[str, ...] = ()
 
 
 def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
@@ -63,6 +80,33 @@ def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
         raise ValueError(f"{argument}: data has {count} columns named {name!r}; rename or drop "
                          "the copies")
     return data[name]
+
+
+def repeated_rows(columns: Sequence[NDArray[np.float64]]) -> int:
+    """How many rows repeat an earlier row exactly (every column equal; -0.0 equals 0.0).
+
+    >>> repeated_rows([np.array([1.0, 2.0, 1.0, 1.0]), np.array([5.0, 5.0, 5.0, 6.0])])
+    1
+    """
+    first = columns[0]
+    if first.size < 2:
+        return 0
+    _, inverse, counts = np.unique(first, return_inverse=True, return_counts=True)
+    candidates = counts[inverse.ravel()] > 1  # only rows whose first value repeats
+    if not candidates.any():
+        return 0
+    frame = pd.DataFrame({j: c[candidates] + 0.0 for j, c in enumerate(columns)})
+    return int(frame.duplicated().sum())
+
+
+def repeated_rows_warning(repeated: int, m: int) -> str | None:
+    """The warning when more than :data:`REPEATED_SHARE` of the ``m`` rows are copies."""
+    if repeated <= REPEATED_SHARE * m:
+        return None
+    return (f"{repeated} of the {m} rows ({100 * repeated / m:.0f} %) {REPEATED_ROWS} (same "
+            "error, uncertainty and features): a table concatenated with itself, or rows "
+            "written twice? Each copy counts as one more independent point and narrows every "
+            "interval; remove the copies unless the repeats are genuine")
 
 
 def refuse_copies(arrays: Mapping[str, NDArray[np.float64]], what: str) -> None:
@@ -207,6 +251,20 @@ def clean_inputs(
             raise ValueError(f"{message}, or pass drop_invalid=True")
         counts["removed: (E/uE)^2 overflows"] = int(overflow.sum())
         keep &= ~overflow
+    kept = np.flatnonzero(keep)
+    outside = unit_outliers(arrays["errors"][kept], unc_all[kept])
+    for name, inside in zip(("errors", what), outside, strict=True):
+        bad = np.zeros(n, dtype=bool)
+        bad[kept[inside]] = True
+        bad &= keep  # a row is counted once
+        if not bad.any():
+            continue
+        if not drop_invalid:
+            message = unit_outlier_message(name, arrays[name], bad, arrays["errors"][kept],
+                                           unc_all[kept])
+            raise ValueError(f"{message}, or pass drop_invalid=True")
+        counts[f"removed: {labels[name]} too far from the others for one unit"] = int(bad.sum())
+        keep &= ~bad
     m = int(keep.sum())
     counts["rows used"] = m
     if m < MIN_ROWS:
@@ -215,9 +273,15 @@ def clean_inputs(
         )
     clean = {k: v[keep] for k, v in arrays.items()}
     refuse_copies(clean, what)
+    repeated = repeated_rows(list(clean.values()))
+    if repeated:
+        counts = {**{k: v for k, v in counts.items() if k != "rows used"},
+                  _REPEATED_COUNT: repeated, "rows used": m}
+    warning = repeated_rows_warning(repeated, m)
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
-    return CleanInputs(clean["errors"], unc, out_features, u_name, counts)
+    return CleanInputs(clean["errors"], unc, out_features, u_name, counts,
+                       () if warning is None else (warning,))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from uqval.binning import default_n_bins
 from uqval.recalibration import binned_scaling, cross_validate
 from uqval.validation.engine import validate
-from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.inputs import REPEATED_ROWS, Features, clean_inputs
 from uqval.validation.result import ValidationResult
 
 __all__ = ["METHODS", "describe", "parse_method", "validate_recalibrated"]
@@ -115,8 +115,9 @@ def validate_recalibrated(
     text = describe(method, feature_name or "the feature", folds, seed)
     verdicts = result.verdicts.copy()
     verdicts["uncertainties"] = text
+    warnings = (*clean.warnings, *(w for w in result.warnings if REPEATED_ROWS not in w))
     return dataclasses.replace(
-        result, verdicts=verdicts, row_counts=clean.row_counts,
+        result, verdicts=verdicts, row_counts=clean.row_counts, warnings=warnings,
         parameters={**result.parameters, "variance_input": variance, "recalibration": text},
     )
 
