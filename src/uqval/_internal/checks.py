@@ -399,18 +399,18 @@ def bin_count(n_bins: object, m: int, name: str = "n_bins") -> int:
 
 _SAFE_LOG2 = 250  # values within 2^-250 .. 2^250 (about 1e±75): fourth powers stay normal
 MAX_UNIT_SPAN_DECADES = 2 * _SAFE_LOG2 * math.log10(2.0)
-"""Largest ratio, in orders of magnitude (about 150), between the largest |E| or uE and the
+"""Largest ratio, in orders of magnitude (about 150), between the largest abs(E) or uE and the
 smallest uE that one common unit holds (:func:`unit_outliers`)."""
 
 
 def _exponents(x: FloatArray) -> NDArray[np.int64]:
-    """Binary exponents q of the non-zero finite values (x = m 2^q, 0.5 <= |m| < 1)."""
+    """Binary exponents q of the non-zero finite values (x = m 2^q, 0.5 <= abs(m) < 1)."""
     x = np.abs(x[np.isfinite(x) & (x != 0)])
     return np.frexp(x)[1].astype(np.int64)
 
 
 def _unit_range(e: FloatArray, u: FloatArray) -> tuple[int, int]:
-    """The exponents k of the units 2^k in which every |E| and uE stays below 2^250 and every
+    """The exponents k of the units 2^k in which every abs(E) and uE stays below 2^250 and every
     uE at or above 2^-250: k from the first to the second number (none when first > second)."""
     top = max(int(_exponents(e).max(initial=-1074)), int(_exponents(u).max(initial=-1074)))
     bottom = int(_exponents(u).min(initial=1024))
@@ -419,10 +419,10 @@ def _unit_range(e: FloatArray, u: FloatArray) -> tuple[int, int]:
 
 def unit_outliers(e: FloatArray, u: FloatArray) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Rows of ``e`` and of ``u`` (positive, finite) that no common unit holds with the others:
-    none when one power of two keeps every |E| and uE below 2^250 (about 1e75) and every uE
+    none when one power of two keeps every abs(E) and uE below 2^250 (about 1e75) and every uE
     at or above 2^-250 (their squares and fourth powers finite and normal: every statistic
     that squares them, or squares their squares, is safe), that is when the smallest uE and
-    the largest |E| or uE are less than :data:`MAX_UNIT_SPAN_DECADES` (about 150) orders of
+    the largest abs(E) or uE are less than :data:`MAX_UNIT_SPAN_DECADES` (about 150) orders of
     magnitude apart; else the rows outside the window of the median uncertainty's unit.
 
     >>> bad_e, bad_u = unit_outliers(np.array([1.0, -2.0, 1e-300]), np.array([1.0, 2.0, 1e-300]))
@@ -446,7 +446,7 @@ def unit_scaled(e: FloatArray, u: FloatArray) -> tuple[FloatArray, FloatArray, f
     """Errors and uncertainties ``(e, u)`` divided by a common power of two ``unit`` when
     their magnitudes would under- or overflow on squaring (values near 1e-300 or 1e300),
     else unchanged (``unit`` 1): ``(e / unit, u / unit, unit)``. Exact in floating point, so
-    Z = E/uE and every statistic of Z are unchanged. Unchanged when every |E| and uE lies
+    Z = E/uE and every statistic of Z are unchanged. Unchanged when every abs(E) and uE lies
     below 2^250 (about 1e75) and every uE at or above 2^-250; else the unit is that of the
     median uncertainty, moved just enough (when the values spread widely) that they do; the
     input checks refuse (or drop) the rows for which no unit does (:func:`unit_outliers`).
