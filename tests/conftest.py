@@ -25,6 +25,26 @@ def require_shared_data(path: Path = SHARED_DATA) -> Path:
     return path
 DATASET_SCHEMA = ROOT / "config" / "schema" / "dataset.schema.yaml"
 
+def copy_project(dest: Path, names: list[str], *, root: Path = ROOT) -> None:
+    """Copy the workflow's files ``names`` (files or folders of ``root``) into ``dest``, leaving
+    out the user's dataset files in ``config/datasets/`` (the default ``datasets_dir``) so that
+    a YAML a user wrote there never reaches a test (the tests give their own ``datasets_dir``)."""
+    import shutil
+
+    users_folder = (root / "config" / "datasets").resolve()
+
+    def users_files(folder: str, entries: list[str]) -> list[str]:
+        return [e for e in entries if e != "README.md"] if Path(folder).resolve() == users_folder else []
+
+    for name in names:
+        src = root / name
+        if src.is_symlink():  # profiles -> workflow/profiles (where Snakemake looks for defaults)
+            (dest / name).symlink_to(src.readlink())
+        elif src.is_dir():
+            shutil.copytree(src, dest / name, ignore=users_files)
+        else:
+            shutil.copy(src, dest / name)
+
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()

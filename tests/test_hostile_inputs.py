@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import DATASET_SCHEMA, ROOT, sha256_bytes
+from conftest import DATASET_SCHEMA, copy_project, sha256_bytes
 from uqval._internal.atomic import remove_stale_temporaries, write_atomic, write_json
 from uqval._internal.errors import ConfigError, DataError, FetchError
 from uqval.calibration.average import (
@@ -140,19 +139,29 @@ def test_alias_bomb_is_refused_with_a_short_message(tmp_path):
     assert len(msg) < 500
 
 
-def test_alias_bomb_stops_a_dry_run_without_traceback(tmp_path):
+def test_alias_bomb_is_skipped_by_name_and_stops_only_what_needs_it(tmp_path):
+    """A user's bomb file is named in one warning line and skipped: a dry run of the other
+    datasets goes on; asking for a dataset it might define stops, naming the skipped file."""
     proj = tmp_path / "proj"
     proj.mkdir()
-    for name in ["Snakefile", "config", "workflow", "scripts", "src", "envs"]:
-        src = ROOT / name
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, proj / name)
+    copy_project(proj, ["Snakefile", "config", "workflow", "scripts", "src", "envs"])
     (proj / "bomb").mkdir()
     (proj / "bomb" / "BOMB.yaml").write_text(BOMB)
-    res = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--config", "datasets_dir=bomb"],
-                         cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+
+    def dry_run(*config: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--config",
+                               "datasets_dir=bomb", *config],
+                              cwd=proj, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+
+    res = dry_run()
+    assert res.returncode == 0, res.stdout[-2000:]
+    warnings = [ln for ln in res.stdout.splitlines() if ln.startswith("Warning: skipped bomb/BOMB.yaml")]
+    assert len(warnings) == 1 and "not valid YAML: YAML anchors and aliases" in warnings[0]
+    assert len(warnings[0]) < 500 and "Traceback" not in res.stdout
+    res = dry_run("datasets=from_the_bomb")
     assert res.returncode != 0
-    assert "Error: bomb/BOMB.yaml: not valid YAML: YAML anchors and aliases" in res.stdout
-    assert "Traceback" not in res.stdout and 'File "' not in res.stdout and len(res.stdout) < 1000
+    assert "Unknown dataset id 'from_the_bomb'" in res.stdout and "Skipped as invalid (their reasons are printed first): bomb/BOMB.yaml." in res.stdout
+    assert "Traceback" not in res.stdout and 'File "' not in res.stdout
 
 
 @pytest.mark.parametrize(

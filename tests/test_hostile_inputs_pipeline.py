@@ -73,7 +73,7 @@ def test_ids_that_differ_only_in_case_are_refused(make_family, tmp_path):
 
 def test_the_shipped_registry_passes_the_id_rules():
     root = Path(__file__).resolve().parents[1]
-    registry = load_registry(root / "config" / "datasets", DATASET_SCHEMA)
+    registry = load_registry(root / "config" / "literature", DATASET_SCHEMA)
     assert len(registry.datasets) > 50
 
 
@@ -211,7 +211,7 @@ from uqval.pipeline.fetch import fetch_file  # noqa: E402
 from uqval.pipeline.registry import lock_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "config" / "datasets" / "JAC2024.yaml"
+SHIPPED = ROOT / "config" / "literature" / "JAC2024.yaml"
 NAMES = ("residuals_leaveout.csv", "model_errors_leaveout_calibrated.csv")
 
 

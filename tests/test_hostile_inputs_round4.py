@@ -557,7 +557,7 @@ def _jacobs_archive(tmp_path: Path, method: int) -> tuple[Path, dict[str, bytes]
 
     import yaml
 
-    shipped = ROOT / "config" / "datasets" / "JAC2024.yaml"
+    shipped = ROOT / "config" / "literature" / "JAC2024.yaml"
     ddir = tmp_path / "datasets"
     ddir.mkdir()
     shutil.copy(shipped, ddir / "JAC2024.yaml")

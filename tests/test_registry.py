@@ -9,7 +9,7 @@ from uqval.pipeline.registry import load_registry
 
 
 def test_shipped_registry_lists_literature_datasets():
-    reg = load_registry(ROOT / "config" / "datasets", DATASET_SCHEMA)
+    reg = load_registry(ROOT / "config" / "literature", DATASET_SCHEMA)
     enabled = reg.enabled_ids()
     assert len([d for d in enabled if d.startswith("PAL2022_")]) == 12
     assert {"QM9_E_cal", "QM9_E_uncal", "QM9_U0", "HU2022_feature", "HU2022_latent",
@@ -28,7 +28,7 @@ def test_shipped_checksums_match_manifest():
     import pandas as pd
 
     man = pd.read_csv(manifest).set_index("file")
-    reg = load_registry(ROOT / "config" / "datasets", DATASET_SCHEMA)
+    reg = load_registry(ROOT / "config" / "literature", DATASET_SCHEMA)
     for path, entry in reg.files.items():
         if path in man.index:
             assert entry.sha256 == man.loc[path, "sha256"], path
@@ -116,3 +116,42 @@ def test_family_defaults_are_merged(tmp_path):
     spec = load_registry(ddir, DATASET_SCHEMA).get("d1")
     assert spec.units == "eV"
     assert spec.entry["filters"] == {"min_uE_rel_sd": 1e-6, "zero_error": True}
+
+
+def test_invalid_files_of_a_users_folder_are_skipped_whole_and_named(tmp_path):
+    """skip_invalid: a user's bad file (schema, YAML, an id or a file path the literature
+    registry already has, a link outside the folder) is skipped whole with its reason; the
+    user's good file and the literature registry load; a bad literature file still raises."""
+    users = tmp_path / "mine"
+    users.mkdir()
+
+    def family(name: str, ids: list[str], path: str) -> dict:
+        return {"family": name, "citation": "x", "files": [{"path": path, "sha256": "0" * 64, "url": None}],
+                "datasets": [{"id": i, "sources": [{"file": path}], "quantities": {"E": "E", "uE": "u"}}
+                             for i in ids]}
+
+    (users / "A_GOOD.yaml").write_text(yaml.safe_dump(family("GOOD", ["mine_ok"], "mine/ok.csv")))
+    (users / "B_SCHEMA.yaml").write_text("family: B\ncitation: x\nfiles: []\ndatasets: []\n")
+    (users / "C_YAML.yaml").write_text("family: [unclosed\n")
+    # a new file and a new id, then an id the literature registry defines: nothing of it is kept
+    (users / "D_TWIN.yaml").write_text(yaml.safe_dump(family("TWIN", ["twin_new", "QM9_U0"], "mine/twin.csv")))
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_text(yaml.safe_dump(family("LINK", ["linked"], "mine/link.csv")))
+    (users / "E_LINK.yaml").symlink_to(outside)
+
+    reg = load_registry([ROOT / "config" / "literature", users], DATASET_SCHEMA, skip_invalid=[users])
+    assert "mine_ok" in reg.datasets and "QM9_U0" in reg.datasets
+    assert reg.datasets["QM9_U0"].family != "TWIN"
+    assert not {"twin_new", "linked"} & set(reg.datasets)
+    assert "mine/twin.csv" not in reg.files and "mine/link.csv" not in reg.files
+    reasons = {Path(k).name: v for k, v in reg.skipped.items()}
+    assert sorted(reasons) == ["B_SCHEMA.yaml", "C_YAML.yaml", "D_TWIN.yaml", "E_LINK.yaml"]
+    assert "does not match the dataset schema" in reasons["B_SCHEMA.yaml"]
+    assert "not valid YAML" in reasons["C_YAML.yaml"]
+    assert "dataset id 'QM9_U0' is already defined" in reasons["D_TWIN.yaml"]
+    assert "symbolic link" in reasons["E_LINK.yaml"] and "elsewhere" not in reasons["E_LINK.yaml"]
+    with pytest.raises(ConfigError, match=r"(?s)Unknown dataset id 'twin_new'.*Skipped as invalid.*D_TWIN\.yaml"):
+        reg.get("twin_new")
+    # without skip_invalid the same folder stops at its first bad file
+    with pytest.raises(ConfigError, match=r"B_SCHEMA\.yaml"):
+        load_registry([ROOT / "config" / "literature", users], DATASET_SCHEMA)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, copy_project
 
 # Slow: Snakemake runs end to end. The fast tier is `pytest -m "not workflow"`.
 pytestmark = pytest.mark.workflow
@@ -28,12 +28,7 @@ def project(tmp_path):
     """A copy of the workflow with a user dataset registry containing one generated CSV."""
     proj = tmp_path / "proj"
     proj.mkdir()
-    for name in COPIED:
-        src = ROOT / name
-        if src.is_symlink():  # profiles -> workflow/profiles (where Snakemake looks for defaults)
-            (proj / name).symlink_to(src.readlink())
-        else:
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, proj / name)
+    copy_project(proj, COPIED)
     rng = np.random.default_rng(1)
     n = 500
     sigma = rng.uniform(0.1, 1.0, n)
@@ -138,11 +133,30 @@ def test_unknown_extra_dataset_is_reported(project):
 
 
 def test_malformed_dataset_yaml_names_the_file(project):
+    """A user's file that fails the schema is named and skipped; the user's other datasets
+    still build (a dry run plans my_model's jobs)."""
     proj, _ = project
     (proj / "my_datasets" / "BROKEN.yaml").write_text("family: BROKEN\ncitation: x\nfiles: []\ndatasets: []\n")
-    res = run(proj, "-n", "--config", "datasets_dir=my_datasets")
-    assert res.returncode != 0
-    assert "BROKEN.yaml: does not match the dataset schema" in res.stdout
+    res = run(proj, "-n", "results/validate/my_model.md", "--config", "datasets_dir=my_datasets", "datasets=my_model")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert "Warning: skipped my_datasets/BROKEN.yaml: does not match the dataset schema" in res.stdout
+    assert "my_model" in res.stdout
+
+
+def test_a_yaml_written_into_the_projects_config_never_reaches_a_test(tmp_path):
+    """copy_project leaves a user's config/datasets/*.yaml out of every test project, and keeps
+    the literature registry and the folder's README."""
+    src = tmp_path / "src_project"
+    (src / "config" / "datasets").mkdir(parents=True)
+    (src / "config" / "literature").mkdir()
+    (src / "config" / "datasets" / "MYLAB.yaml").write_text("family: MYLAB\n")
+    (src / "config" / "datasets" / "README.md").write_text("x")
+    (src / "config" / "literature" / "HU2022.yaml").write_text("family: HU2022\n")
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    copy_project(proj, ["config"], root=src)
+    assert sorted(p.name for p in (proj / "config" / "datasets").iterdir()) == ["README.md"]
+    assert (proj / "config" / "literature" / "HU2022.yaml").exists()
 
 
 def test_jacobs_layout_builds_tables_5_6_and_figures(project):
@@ -150,7 +164,7 @@ def test_jacobs_layout_builds_tables_5_6_and_figures(project):
     (one folder per set, single-column CSVs with a header line), builds Tables 5-6 and
     Figs 9-10 with the counts of non-positive uE and null errors."""
     proj, mirror = project
-    shipped = yaml.safe_load((ROOT / "config" / "datasets" / "JAC2024.yaml").read_text())
+    shipped = yaml.safe_load((ROOT / "config" / "literature" / "JAC2024.yaml").read_text())
     cases = ["concrete", "diffusion", "Li_conductivity"]  # numbered case-insensitively: 1 concrete, 2 diffusion, 3 Li
     rng = np.random.default_rng(7)
     files = []
@@ -490,7 +504,7 @@ def test_jacobs_archive_command_enables_the_family_and_runs_verify_it(project, t
     from uqval.pipeline import jacobs
 
     proj, _ = project
-    family_file = proj / "config" / "datasets" / "JAC2024.yaml"
+    family_file = proj / "config" / "literature" / "JAC2024.yaml"
     layout = jacobs.expected_layout(family_file)
     rng = np.random.default_rng(11)
     deposit = tmp_path / "deposit"

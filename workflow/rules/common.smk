@@ -39,8 +39,8 @@ ANALYSIS = _deep_update(
     config.get("profiles", {}).get(config["profile"], {}).get("analysis", {}),
 )
 
-# The built-in literature registry plus the user's datasets_dir. A bad dataset file stops the
-# run with uqval's message alone (one block, no traceback); so does an empty selection.
+# The built-in literature registry plus the user's datasets_dir. A bad built-in file or an empty
+# selection stops the run with uqval's message alone (one block, no traceback).
 try:
     # Datasets chosen on the command line (`--config datasets=a,b`): the run builds only these.
     _OVERRIDES = (
@@ -49,10 +49,18 @@ try:
     USER_SELECTION = selected_datasets(
         config.get("datasets"), explicit="datasets" in _OVERRIDES
     )
-    REGISTRY = load_registry(
-        registry_dirs(f"{UQVAL_DIR}/config/datasets", config["datasets_dir"]),
-        f"{UQVAL_DIR}/config/schema/dataset.schema.yaml",
+    _REGISTRY_DIRS = registry_dirs(
+        f"{UQVAL_DIR}/config/literature", config["datasets_dir"]
     )
+    # A user's file that fails its checks is skipped (and named) rather than stopping every
+    # target: only the targets that need its datasets stop, with Registry.get's message.
+    REGISTRY = load_registry(
+        _REGISTRY_DIRS,
+        f"{UQVAL_DIR}/config/schema/dataset.schema.yaml",
+        skip_invalid=_REGISTRY_DIRS[1:],
+    )
+    for _reason in REGISTRY.skipped.values():
+        print(f"Warning: skipped {_reason}", file=sys.stderr)
     if USER_SELECTION:
         DATASETS = [REGISTRY.get(d).id for d in USER_SELECTION]
     else:
@@ -66,7 +74,7 @@ except UqvalError as exc:
 
 # The user's datasets (from datasets_dir, not the built-in registry): listed first in the
 # gallery, with their pages results/datasets/<id>/ built by `all`.
-_BUILTIN = os.path.realpath(f"{UQVAL_DIR}/config/datasets")
+_BUILTIN = os.path.realpath(f"{UQVAL_DIR}/config/literature")
 USER_DATASETS = [
     d
     for d in DATASETS

@@ -105,7 +105,7 @@ def fetch_file(
     """
     if entry.sha256 is None:
         raise FetchError(
-            f"{entry.family}: file '{entry.path}' has no pinned SHA-256 in config/datasets/. "
+            f"{entry.family}: file '{entry.path}' has no pinned SHA-256 in its dataset file. "
             f"Obtain the file, compute its digest with `python -m uqval.pipeline.fetch <file>` and add it as "
             f"sha256: before fetching."
         )

@@ -1,7 +1,7 @@
 """The Jacobs et al. (2024) sets in one command: ``python -m uqval.pipeline.jacobs ARCHIVE``.
 
 The 33 materials datasets of the heavy-tails paper (family ``JAC2024``,
-``config/datasets/JAC2024.yaml``) are published as one FigShare deposit: a folder per dataset
+``config/literature/JAC2024.yaml``) are published as one FigShare deposit: a folder per dataset
 holding ``residuals_leaveout.csv`` (errors) and ``model_errors_leaveout_calibrated.csv``
 (uncertainties). Download the deposit (a zip file, or unpack it into a folder) and run::
 
@@ -15,7 +15,7 @@ The command
 2. copies the 66 files to a mirror folder (default ``data/archives``, laid out like the data
    root: ``data/archives/JAC2024/<folder>/<file>``), each written atomically;
 3. records their SHA-256 digests in a lock file beside the family file
-   (``config/datasets/JAC2024.lock``), with the mirror folder and ``enabled: true``.
+   (``config/literature/JAC2024.lock``), with the mirror folder and ``enabled: true``.
 
 From then on the registry takes the pins of the lock file (:func:`apply_lock`; a digest that
 contradicts one pinned in the YAML is an error) and enables the family; the workflow copies
@@ -389,9 +389,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "beside the family file and enable the family.")
     parser.add_argument("archive", type=Path, help="the downloaded zip file, or its folder")
     parser.add_argument("--family-file", type=Path,
-                        default=Path(__file__).resolve().parents[3] / "config" / "datasets"
+                        default=Path(__file__).resolve().parents[3] / "config" / "literature"
                         / f"{FAMILY}.yaml",
-                        help="the family file (default: config/datasets/JAC2024.yaml of uqval)")
+                        help="the family file (default: config/literature/JAC2024.yaml of uqval)")
     parser.add_argument("--mirror", type=Path, default=Path("data/archives"),
                         help="folder the files are copied to (default: data/archives)")
     args = parser.parse_args(argv)

@@ -1,4 +1,5 @@
-"""Dataset registry: one YAML file per dataset family in ``config/datasets/``.
+"""Dataset registry: one YAML file per dataset family: the papers' families in
+``config/literature/`` and a user's in ``datasets_dir`` (default ``config/datasets/``).
 
 Each file is validated against ``config/schema/dataset.schema.yaml``; a family's ``defaults``
 are merged into each of its datasets. The registry answers which files exist (with their
@@ -494,6 +495,8 @@ class Registry:
 
     files: dict[str, RegisteredFile]
     datasets: dict[str, DatasetSpec]
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Files of a user's folder that were not loaded, with the reason (``skip_invalid``)."""
 
     def enabled_ids(self) -> list[str]:
         """Ids of datasets whose family is enabled, in registration order."""
@@ -505,9 +508,11 @@ class Registry:
             return self.datasets[dataset_id]
         except KeyError:
             known = ", ".join(sorted(self.datasets))
+            skipped = (f" Skipped as invalid (their reasons are printed first): "
+                       f"{', '.join(self.skipped)}." if self.skipped else "")
             raise ConfigError(
-                f"Unknown dataset id '{dataset_id}'. Registered datasets (config/datasets/*.yaml): "
-                f"{known}."
+                f"Unknown dataset id '{dataset_id}'. Registered datasets (config/literature/ and "
+                f"datasets_dir): {known}.{skipped}"
             ) from None
 
 
@@ -624,15 +629,16 @@ def _family_files(dirs: Sequence[Path]) -> list[Path]:
     by_name: dict[str, Path] = {}
     for folder in dirs:
         for path in sorted(folder.glob("*.yaml")):
-            if path.is_symlink() and not path.resolve().is_relative_to(folder.resolve()):
-                raise ConfigError(
-                    f"{path}: a symbolic link to a file outside {folder}; refused (its target "
-                    "is neither read nor shown): copy the dataset file into the folder")
             by_name[path.name] = path
     return [by_name[name] for name in sorted(by_name)]
 
 
-def load_registry(datasets_dir: str | Path | Sequence[str | Path], schema_path: str | Path) -> Registry:
+def load_registry(
+    datasets_dir: str | Path | Sequence[str | Path],
+    schema_path: str | Path,
+    *,
+    skip_invalid: Sequence[str | Path] = (),
+) -> Registry:
     """Load every ``*.yaml`` family file of ``datasets_dir`` (sorted by name).
 
     ``datasets_dir`` may be several folders (e.g. the built-in literature registry, then a
@@ -641,49 +647,80 @@ def load_registry(datasets_dir: str | Path | Sequence[str | Path], schema_path: 
 
     Raises ConfigError naming the file for invalid YAML, schema violations, unsafe paths,
     invalid expressions or patterns, sources that are not among the family's files, and naming
-    both files for a family name, dataset id or file path defined twice.
+    both files for a family name, dataset id or file path defined twice. A file of a folder
+    listed in ``skip_invalid`` (a user's folder, shared between labs) is skipped instead, whole:
+    its message is kept in ``Registry.skipped`` and the other files load, so one bad file stops
+    only the targets that need its datasets (``Registry.get`` names it).
     """
     given = [datasets_dir] if isinstance(datasets_dir, (str, Path)) else list(datasets_dir)
     dirs = list({Path(d).resolve(): Path(d) for d in given}.values())
     datasets_dir = ", ".join(str(d) for d in dirs)
+    tolerant = {Path(d).resolve() for d in skip_invalid}
     schema = load_yaml(Path(schema_path))
     family_files = _family_files(dirs)
     if not family_files:
         raise ConfigError(f"{datasets_dir}: no dataset files (*.yaml) found")
-    files: dict[str, RegisteredFile] = {}
-    path_keys: dict[str, tuple[str, Path]] = {}
-    families: dict[str, Path] = {}
-    datasets: dict[str, DatasetSpec] = {}
-    folded: dict[str, str] = {}
+    loaded = _Loaded()
     for path in family_files:
-        fam_files, fam_datasets = load_family(path, schema)
+        try:
+            if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+                raise ConfigError(
+                    f"{path}: a symbolic link to a file outside {path.parent}; refused (its "
+                    "target is neither read nor shown): copy the dataset file into the folder")
+            loaded.add(path, *load_family(path, schema))
+        except ConfigError as exc:
+            if path.parent.resolve() not in tolerant:
+                raise
+            loaded.skipped[str(path)] = str(exc)
+    return Registry(files=loaded.files, datasets=loaded.datasets, skipped=loaded.skipped)
+
+
+@dataclass
+class _Loaded:
+    """The family files read so far; :meth:`add` checks a family against them before taking
+    any of it, so a refused file leaves nothing behind."""
+
+    files: dict[str, RegisteredFile] = field(default_factory=dict)
+    datasets: dict[str, DatasetSpec] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    path_keys: dict[str, tuple[str, Path]] = field(default_factory=dict)
+    families: dict[str, Path] = field(default_factory=dict)
+    folded: dict[str, str] = field(default_factory=dict)
+
+    def add(self, path: Path, fam_files: list[RegisteredFile], fam_datasets: list[DatasetSpec]) -> None:
         family = fam_datasets[0].family
-        if family in families:
+        if family in self.families:
             raise ConfigError(
-                f"{path}: family '{family}' is already defined in {families[family]}; family "
-                f"names must be unique across config/datasets/"
+                f"{path}: family '{family}' is already defined in {self.families[family]}; family "
+                f"names must be unique across config/literature/ and datasets_dir"
             )
-        families[family] = path
+        new_keys: dict[str, tuple[str, Path]] = {}
         for f in fam_files:
             key = _path_key(f.path)
-            if key in path_keys:
-                other, where = path_keys[key]
+            if key in self.path_keys:
+                other, where = self.path_keys[key]
                 raise ConfigError(
                     f"{path}: file '{f.path}' is already registered as '{other}' in {where}"
                 )
-            path_keys[key] = (f.path, path)
-            files[f.path] = f
+            new_keys[key] = (f.path, path)
+        new_folded: dict[str, str] = {}
         for d in fam_datasets:
-            if d.id in datasets:
+            if d.id in self.datasets:
                 raise ConfigError(
-                    f"{path}: dataset id '{d.id}' is already defined in {datasets[d.id].config_file}"
+                    f"{path}: dataset id '{d.id}' is already defined in "
+                    f"{self.datasets[d.id].config_file}"
                 )
-            twin = folded.get(d.id.casefold())
+            if d.id.casefold() in new_folded:
+                raise ConfigError(f"{path}: dataset id '{d.id}' is defined twice in this file")
+            twin = self.folded.get(d.id.casefold())
             if twin is not None:
                 raise ConfigError(
                     f"{path}: dataset id '{d.id}' differs from '{twin}' (in "
-                    f"{datasets[twin].config_file}) only in case; ids name folders and files, "
+                    f"{self.datasets[twin].config_file}) only in case; ids name folders and files, "
                     "which are one on macOS and Windows: rename one")
-            folded[d.id.casefold()] = d.id
-            datasets[d.id] = d
-    return Registry(files=files, datasets=datasets)
+            new_folded[d.id.casefold()] = d.id
+        self.families[family] = path
+        self.path_keys.update(new_keys)
+        self.folded.update(new_folded)
+        self.files.update({f.path: f for f in fam_files})
+        self.datasets.update({d.id: d for d in fam_datasets})
