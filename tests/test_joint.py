@@ -220,3 +220,36 @@ def test_narrow_range_fails_along_its_feature_with_a_located_range():
     top = ranged.loc[ranged["factor"].idxmax()]
     assert 0.38 <= top["low"] <= 0.41 and 0.42 <= top["high"] <= 0.45
     assert top["factor"] == pytest.approx(3.0, rel=0.25)
+
+
+# --- repeated splits --------------------------------------------------------------------------
+
+
+def test_split_aggregation_is_twice_the_lower_median_and_keeps_its_size():
+    """min(1, 2 p_(ceil(K/2))) (Meinshausen, Meier & Bühlmann 2009) written out, and its size
+    on K strongly dependent uniform p-values (a shared and an own normal part): <= alpha."""
+    from uqval.calibration.joint import aggregate_split_p_values
+
+    assert aggregate_split_p_values([0.3, 0.01, 0.2, 0.04, 0.9]) == 0.4  # 3rd of 5, doubled
+    assert aggregate_split_p_values([0.6, 0.7]) == 1.0
+    assert aggregate_split_p_values([0.03]) == 0.03
+    rng = np.random.default_rng(4)
+    draws, k = 20_000, 10
+    latent = 0.8 * rng.normal(size=(draws, 1)) + 0.6 * rng.normal(size=(draws, k))
+    p = stats.norm.sf(latent)  # each column uniform, columns dependent
+    agg = np.array([aggregate_split_p_values(row) for row in p])
+    rate = np.mean(agg <= 0.05)
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / draws), rate
+
+
+def test_repeated_splits_aggregate_the_splits_and_keep_the_first_splits_numbers():
+    e, u, feats, _ = xor_set(1500, seed=3)
+    one = joint_calibration(e, u, feats, n_permutations=99, seed=5, n_splits=1)
+    many = joint_calibration(e, u, feats, n_permutations=99, seed=5, n_splits=6)
+    for a, b in ((one.spread, many.spread), (one.bias, many.bias)):
+        assert a.n_splits == 1 and b.n_splits == 6
+        assert a.p_value == min(1.0, 2 * min(a.p_halves)) == a.p_splits[0] == b.p_splits[0]
+        assert b.p_value == min(1.0, 2 * sorted(b.p_splits)[2])
+        assert b.p_value in {min(1.0, 2 * p) for p in b.p_splits}
+    assert len(set(many.bias.p_splits)) > 1  # the splits differ (no bias: p-values vary)
+    assert max(many.spread.p_splits) <= 0.05  # the xor is found on every split

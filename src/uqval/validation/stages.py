@@ -393,7 +393,8 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                               max_rows=sequential and binfree_module.BINFREE_ROWS)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
-            f"{joint.spread.n_permutations} permutations per half")
+            f"{joint.spread.n_splits} random splits (p-values aggregated as twice their "
+            f"median), {joint.spread.n_permutations} permutations per half")
     return joint, rows, note
 
 
