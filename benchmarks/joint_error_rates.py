@@ -175,14 +175,16 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=0,
                         help="only the size of the bin-free and joint tests at M = 10^5 on "
                         "this many calibrated datasets")
+    parser.add_argument("--m", type=int, help="only the rows of the full plan with this M")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     if args.large:
         large(args.large)
         return
-    stem = "joint_error_rates" + ("_quick" if args.quick else "")
+    stem = "joint_error_rates" + ("_quick" if args.quick else "") + (f"_m{args.m}" if args.m else "")
+    plan = PLAN_QUICK if args.quick else [r for r in PLAN_FULL if args.m in (None, r[0])]
     rows = []
-    for m, f, case, errors, n in PLAN_QUICK if args.quick else PLAN_FULL:
+    for m, f, case, errors, n in plan:
         start_cpu, start = time.process_time(), time.perf_counter()
         results = [one(m, f, seed, errors, case) for seed in range(n)]
         frame = pd.DataFrame(results)

@@ -17,8 +17,12 @@ uncertainty by a factor that only those rows need. Three quantities separate the
   cannot move it beyond the range of the clean blocks. Its interval is the distribution-free
   interval of a median from two order statistics of the block values (binomial(K, 1/2)
   ranks), with the same normalisation. Block size b = clip(M // 20, 5, 50) (so K >= 20 blocks;
-  K = M/50 from M = 1000 on). docs/choices.md, "Robust scale factor", gives the choice and the
-  measured bias and coverage.
+  K = M/50 from M = 1000 on). One random partition makes the factor a lottery of the seed when
+  a few rows dominate (the block a dominant row falls in moves the median): the robust ZMS and
+  its interval ends are therefore averaged over R random partitions (a bagged median of
+  means), R = clip(2^24 // M, 1, 64) (64 up to 2.6·10^5 rows, then fewer, as the partition noise
+  falls with the number of blocks). docs/choices.md, "Robust scale factor", gives the choice
+  and the measured bias, coverage and seed spread.
 * **Dominant rows** (:func:`dominant_rows`): the largest-Z^2 rows, taken in decreasing order,
   without which the remaining rows' ZMS falls inside the robust interval; at most 1 % of the
   rows.
@@ -55,6 +59,10 @@ MAX_DOMINANT_SHARE = 0.01
 MIN_BLOCKS = 20
 MAX_BLOCK_SIZE = 50
 MIN_BLOCK_SIZE = 5
+MAX_PARTITIONS = 64
+"""Most random partitions whose median-of-means values are averaged."""
+PARTITION_WORK = 1 << 24
+"""Rows x partitions at most (fewer partitions above 2.6·10^5 rows)."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +112,11 @@ class RobustScale:
     ci_high: float
     block_size: int
     n_blocks: int
+    n_partitions: int = 1
 
     def __repr__(self) -> str:
         return (f"RobustScale({self.value:.4g} [{self.ci_low:.4g}, {self.ci_high:.4g}], "
-                f"{self.n_blocks} blocks of {self.block_size})")
+                f"{self.n_blocks} blocks of {self.block_size}, {self.n_partitions} partitions)")
 
 
 def block_size_for(m: int) -> int:
@@ -146,20 +155,25 @@ def robust_scale_factor_unchecked(errors: FloatArray, uncertainties: FloatArray,
     m = e.size
     b = block_size_for(m)
     k = m // b
-    order = value_generator(seed_sequence(seed)).permutation(m)[: k * b]
-    blocks = np.sort(np.mean(np.square(e[order] / u[order]).reshape(k, b), axis=1))
+    z2 = np.square(e / u)
     norm = float(stats.chi2.median(b)) / b
     alpha = 1.0 - confidence
     lo_rank = max(1, int(stats.binom.ppf(alpha / 2.0, k, 0.5)))  # 1-based order statistic
     hi_rank = min(k, k - lo_rank + 1)
-    median = float(np.median(blocks))
-    return RobustScale(
-        value=float(np.sqrt(median / norm)),
-        ci_low=float(np.sqrt(blocks[lo_rank - 1] / norm)),
-        ci_high=float(np.sqrt(blocks[hi_rank - 1] / norm)),
-        block_size=b,
-        n_blocks=k,
-    )
+    n_partitions = partitions_for(m)
+    ends = np.empty((n_partitions, 3))
+    for r, child in enumerate(seed_sequence(seed).spawn(n_partitions)):
+        order = value_generator(child).permutation(m)[: k * b]
+        blocks = np.sort(np.mean(z2[order].reshape(k, b), axis=1))
+        ends[r] = np.median(blocks), blocks[lo_rank - 1], blocks[hi_rank - 1]
+    median, low, high = np.sqrt(ends.mean(axis=0) / norm)
+    return RobustScale(value=float(median), ci_low=float(low), ci_high=float(high),
+                       block_size=b, n_blocks=k, n_partitions=n_partitions)
+
+
+def partitions_for(m: int) -> int:
+    """R = clip(2^24 // M, 1, MAX_PARTITIONS) random partitions (module docstring)."""
+    return int(np.clip(PARTITION_WORK // m, 1, MAX_PARTITIONS))
 
 
 def dominant_rows(

@@ -221,7 +221,8 @@ def _headline(result: ValidationResult) -> dict[str, str]:
         r = result.robust_scale
         out["robust scale factor"] = (f"{fmt(r.value, 4)} [{fmt(r.ci_low, 4)}, "
                                       f"{fmt(r.ci_high, 4)}] (median of means, {r.n_blocks} "
-                                      f"blocks of {r.block_size})")
+                                      f"blocks of {r.block_size}, averaged over "
+                                      f"{r.n_partitions} random partitions)")
     if result.tail_shares is not None:
         t = result.tail_shares
         out["share of sum(Z^2) in the top 0.1 % / 1 % of rows"] = (
