@@ -54,6 +54,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
+    "within_subsection_order": "FileNameSortKey",
     "remove_config_comments": True,
     "image_scrapers": ("matplotlib",),
     "show_memory": False,
