@@ -66,3 +66,4 @@ sphinx_gallery_conf = {
 html_theme = "furo"
 html_title = "uqval"
 html_static_path = ["_static"]
+html_css_files = ["custom.css"]
