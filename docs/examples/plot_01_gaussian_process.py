@@ -46,12 +46,17 @@ for row in res.advice.itertuples():
     print(f"    {row.reason}")
 
 # %%
-# The local ZMS along the uncertainty
-# -----------------------------------
-# <Z²> per bin of σ with its 95 % interval: the bins the consistency stage tested
-# (``res.bins["uncertainty"]``, the same table as ``bins_uncertainty.csv``). The
-# uncertainties of this figure are the given ones times the global scale factor.
-print(sorted(res.bins))
-fig, ax = plt.subplots(figsize=(5, 3.5), layout="constrained")
-uqval.plots.bins_table_plot(res.bins["uncertainty"], "lzms", ax=ax, x_name="σ (scaled)")
+# The local ZMS along bmi
+# -----------------------
+# Left: ⟨Z²⟩ per bin of bmi with its 95 % interval, the bins the adaptivity stage tested
+# (``res.bins["bmi"]``, the table of ``bins_bmi.csv``; with 221 rows the engine cuts
+# min(√M, M/100) = 2 bins, and its uncertainties are the given ones times the global scale
+# factor). Right: the same statistic on 8 bins of the given σ (about 28 rows per bin,
+# :func:`uqval.plots.local_zms_plot`), a finer but noisier look at where σ is too large.
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained", sharey=True)
+uqval.plots.bins_table_plot(res.bins["bmi"], "lzms", ax=left, x_name="bmi (standardised)")
+left.set_title("the engine's bins (scaled σ)")
+uqval.plots.local_zms_plot(y_test - y_pred, sigma, x_test[:, 2], x_name="bmi (standardised)",
+                           n_bins=8, ax=right)
+right.set_title("8 bins (given σ)")
 plt.show()
