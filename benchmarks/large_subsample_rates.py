@@ -18,7 +18,7 @@ along uE, joint boosting Z² over (x1, x2), with 95 % Wilson intervals. Usage::
     nice -n 10 python benchmarks/large_subsample_rates.py [--sets 200]
 
 Results: printed as Markdown and written to ``benchmarks/large_subsample_rates.md``
-(README, "Large test sets").
+(docs/explanations/large-sets.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ sequential rule draws the first permutations of the fixed one). Rate of p <= alp
 
     nice -n 10 python benchmarks/sequential_permutation_rates.py [--sets 500]
 
-Results: printed as Markdown (README, "Large test sets").
+Results: printed as Markdown (docs/explanations/large-sets.md).
 """
 
 from __future__ import annotations

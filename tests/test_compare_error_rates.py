@@ -1,5 +1,5 @@
 """Small-scale simulation of the paired tests of ``uqval.compare`` (full scale and the
-measured numbers: benchmarks/compare_error_rates.py and the README, "Compare models")."""
+measured numbers: benchmarks/compare_error_rates.py and docs/explanations/error-rates.md)."""
 
 from __future__ import annotations
 

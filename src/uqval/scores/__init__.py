@@ -15,7 +15,8 @@ accepted; ``ValueError`` naming the argument on bad input):
 * :func:`calibration_scores`: all of them with simulated probabilistic references
   (:mod:`.references`, :class:`CalibrationScores`).
 
-The README table "Scores and their references" lists the definitions and sources.
+The table of docs/explanations/scores.md ("Scores and their references") lists the definitions
+and sources.
 """
 
 from __future__ import annotations
