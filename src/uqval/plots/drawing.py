@@ -68,9 +68,10 @@ __all__ = [
 
 BinsKind = Literal["lzms", "lzm"]
 
-LOG_Y_RATIO = 20.0
-"""An LZMS figure has a log y axis when its largest bin value is more than this many times
-the median of the positive finite values: the other bins would lie flat on the axis."""
+LOG_Y_RATIO = panels.DOMINANT_RATIO
+"""An LZMS figure has a log y axis when the largest value it draws (a bin's value or the top
+of its interval) is more than this many times the median of the positive finite values: the
+other bins would lie flat on the axis (:func:`uqval.plots.panels.one_bin_dominates`)."""
 
 _COLUMNS: dict[str, tuple[str, str, str, str, float]] = {
     "lzms": ("value", "ci_low", "ci_high", "valid", 1.0),
@@ -164,13 +165,6 @@ def _spans(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return np.concatenate([[low[0]], 0.5 * (high[:-1] + low[1:]), [high[-1]]])
 
 
-def _log_y(values: np.ndarray) -> bool:
-    """One bin's value dwarfs the others: max > :data:`LOG_Y_RATIO` x median of the positive
-    finite values."""
-    v = values[np.isfinite(values) & (values > 0)]
-    return bool(v.size >= 2 and v.max() > LOG_Y_RATIO * np.median(v))
-
-
 def bins_table_plot(
     table: pd.DataFrame,
     kind: BinsKind = "lzms",
@@ -193,9 +187,10 @@ def bins_table_plot(
     ``whole`` = (value, ci_low, ci_high), the statistic of all rows.
 
     ``log_x``: log x axis (None: when the bins' low and high values are positive, span more
-    than a decade and spread more evenly on a log scale). LZMS: when one bin's value dwarfs
-    the others (largest > :data:`LOG_Y_RATIO` x median of the positive finite values) the y
-    axis is logarithmic, so that the other bins do not lie flat on it; the axis label says
+    than a decade and spread more evenly on a log scale). LZMS: when one bin dwarfs the
+    others (its value or the top of its interval > :data:`LOG_Y_RATIO` x median of the
+    positive finite values, :func:`uqval.plots.panels.one_bin_dominates`) the y axis is
+    logarithmic, so that the other bins do not lie flat on it; the axis label says
     so. ``x_name`` labels the x axis (put a feature's units in it).
 
     >>> table = pd.DataFrame({"low": [0.0, 1.0], "high": [0.0, 1.0], "n": [957, 1043],
@@ -238,12 +233,8 @@ def bins_table_plot(
         ylabel, statistic = r"LZMS $\langle Z^2\rangle$ per bin", "ZMS"
     else:
         ylabel, statistic = r"LZM $\langle Z\rangle$ per bin", "<Z>"
-    log_y = kind == "lzms" and _log_y(value)
+    log_y = kind == "lzms" and panels.log_y_when_dominated(ax, value, ci_low, ci_high, target)
     if log_y:
-        ax.set_yscale("log")
-        panels.readable_log_ticks(ax)
-        drawn = np.r_[value, ci_low, target]
-        ax.set_ylim(bottom=0.5 * drawn[np.isfinite(drawn) & (drawn > 0)].min())
         ylabel += " (log scale)"
     elif kind == "lzms":
         ax.set_ylim(bottom=0.0)

@@ -247,15 +247,21 @@ def _checked_png(index: int, section: FigureSection) -> bytes:
     return bytes(section.png)
 
 
-def _figure(index: int, section: FigureSection) -> str:
+def _figure(index: int, section: FigureSection, lead: bool = False) -> str:
+    """One figure of the Figures section; ``lead``: the figure is on the first screen, so
+    it is linked there instead of embedded twice."""
     png = _checked_png(index, section)
+    title = html.escape(section.title)
+    how = (f'<p class="how"><strong>How to read this:</strong> '
+           f"{render_inline(section.how_to_read)}</p>")
+    if lead:
+        return (f'<figure id="figure-{index + 1}"><h3>{title}</h3>{how}<p>Shown at the top '
+                'of the page (<a href="#lead-figure">the figure</a>).</p></figure>')
     width, height = _png_size(png)
     data = base64.b64encode(png).decode("ascii")
-    title = html.escape(section.title)
     return (
-        f'<figure id="figure-{index + 1}"><h3>{title}</h3>'
-        f'<p class="how"><strong>How to read this:</strong> {render_inline(section.how_to_read)}'
-        f'</p><img src="data:image/png;base64,{data}" alt="{title}" width="{width}" '
+        f'<figure id="figure-{index + 1}"><h3>{title}</h3>{how}'
+        f'<img src="data:image/png;base64,{data}" alt="{title}" width="{width}" '
         f'height="{height}"></figure>'
     )
 
@@ -343,7 +349,9 @@ def render_html(content: ReportContent) -> str:
         ValueError: if a figure's ``png`` is not PNG data (naming ``figures[i].png``), or
             the first screen names a figure that does not exist.
     """
-    figures = "".join(_figure(i, f) for i, f in enumerate(content.figures))
+    screen = content.first_screen
+    lead = None if screen is None else screen.figure
+    figures = "".join(_figure(i, f, lead=i == lead) for i, f in enumerate(content.figures))
     sections = [
         ("summary", "Summary",
          f'<div class="summary">{render_markdown(content.summary_markdown, 2)}</div>'),
@@ -359,7 +367,6 @@ def render_html(content: ReportContent) -> str:
     ]
     nav = "".join(f'<a href="#{a}">{html.escape(t)}</a>' for a, t, _ in sections)
     title = html.escape(content.title)
-    screen = content.first_screen
     collapsed = screen is not None
     body = "".join(_section(*s, collapsed=collapsed) for s in sections)
     if screen is None:
