@@ -118,9 +118,11 @@ section > details > summary h2 { display: inline-block; margin: 6px 0 4px; borde
                                  padding: 0; font-size: 18px; }
 section > details > summary .hint { color: var(--muted); font-size: 13px; margin-left: 8px; }
 @media (max-width: 760px) {
-  main { padding: 10px 12px 40px; }
-  h1 { font-size: 21px; margin: 4px 0 2px; }
+  main { padding: 6px 12px 40px; }
+  h1 { font-size: 21px; margin: 2px 0 2px; }
   .meta { margin: 0 0 6px; }
+  header .meta { display: none; }
+  header { margin-bottom: 4px; }
   .answer p { font-size: 14px; margin: 0 0 4px; line-height: 1.4; }
   .answer .badge { min-width: 0; }
   .how-lead { display: none; }
@@ -365,7 +367,7 @@ def render_html(content: ReportContent) -> str:
         ("glossary", "Glossary", _glossary()),
         ("provenance", "Parameters and provenance", _provenance(content)),
     ]
-    nav = "".join(f'<a href="#{a}">{html.escape(t)}</a>' for a, t, _ in sections)
+    nav = " ".join(f'<a href="#{a}">{html.escape(t)}</a>' for a, t, _ in sections)
     title = html.escape(content.title)
     collapsed = screen is not None
     body = "".join(_section(*s, collapsed=collapsed) for s in sections)
