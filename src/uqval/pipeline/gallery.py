@@ -236,7 +236,8 @@ body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222;
 h1{font-size:1.5em} h2{border-bottom:2px solid #1f77b4;padding-top:1em} h3{margin-bottom:.2em}
 img{max-width:100%;border:1px solid #ddd} table{border-collapse:collapse;font-size:.8em;margin:.4em 0}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;max-width:22em} th{background:#f4f4f4}
-td.text{text-align:left;overflow-wrap:anywhere} td.long{min-width:24em;max-width:40em} .tablewrap{overflow:auto;max-height:32em;max-width:100%;margin:.4em 0}
+td.text{text-align:left;white-space:nowrap} td.long{white-space:normal;min-width:24em;max-width:40em;overflow-wrap:anywhere}
+td,th{vertical-align:top} .item td.text:not(.long){max-width:none} .tablewrap{overflow:auto;max-height:32em;max-width:100%;margin:.4em 0}
 details summary{cursor:pointer} details{max-width:100%}
 .item{border-top:1px solid #ddd;padding:.5em 0 1em} .prov,.note{font-size:.85em;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:.8em;color:#fff}
@@ -244,7 +245,7 @@ details summary{cursor:pointer} details{max-width:100%}
 .not_reproducible{background:#7f7f7f}.needs_download{background:#8c564b}
 .paper_inconsistency{background:#9467bd}.inconclusive{background:#ff7f0e}.not_at_this_fidelity{background:#17becf}.none{background:#bbb} a.anchor{color:#bbb;text-decoration:none}
 pre{background:#f7f7f7;padding:.5em;white-space:pre-wrap;overflow-x:auto;max-width:100%}
-table.pages td.verdicts{min-width:16em;max-width:26em} table.pages td.summary{min-width:18em}
+table.pages td.text{white-space:normal} table.pages td.verdicts{min-width:16em;max-width:26em} table.pages td.summary{min-width:18em}
 table.pages td.id{max-width:16em;overflow-wrap:anywhere} .badge{white-space:nowrap;margin:1px}
 @media (max-width:760px){body{padding:.5em} td,th{max-width:14em}}
 """
