@@ -202,7 +202,7 @@ def lzms_curves_plot(
         drawn = [np.r_[old, local[c].to_numpy(float)]
                  for old, c in zip(drawn, ("value", "ci_low", "ci_high"), strict=True)]
     ylabel = r"LZMS $\langle Z^2\rangle$ per bin"
-    if panels.log_y_when_dominated(ax, *drawn, target=1.0):
+    if panels.log_y_when_dominated(ax, drawn[0], drawn[1], drawn[2], target=1.0):
         ylabel += " (log scale)"
     else:
         ax.set_ylim(bottom=0.0)
