@@ -229,20 +229,19 @@ def _issues_table(result: PredictiveValidation) -> pd.DataFrame:
 
 def first_screen(result: PredictiveValidation, stems: list[str]) -> FirstScreen | None:
     """The predictive report's first screen: coverage (stage verdict, observed coverage per
-    level), shape (stage verdict, the PIT diagnosis when it fails), the variance stages'
-    answer lines, the coverage figure (else the PIT histogram) and the actions (coverage,
+    level), shape (stage verdict; its diagnosis is an action), the variance stages' answer
+    lines, the coverage figure (else the PIT histogram) and the actions (coverage,
     shape and data rows of ``result.advice``, then the variance stages')."""
     verdicts = result.stage_verdicts
     answer = []
     if "coverage" in verdicts:
         levels = result.coverage.levels
-        detail = "; ".join(f"{_lv(r.level)} % intervals cover {_pct(r.value)}"
-                           for r in levels.itertuples())
+        detail = (f"the {'/'.join(_lv(x) for x in levels['level'])} % intervals cover "
+                  f"{'/'.join(fmt(100 * x, 3) for x in levels['value'])} %"
+                  if not levels.empty else "")
         answer.append(AnswerLine("Coverage", verdicts["coverage"], detail))
-    if "shape" in verdicts and result.shape is not None:
-        answer.append(AnswerLine("Shape (PIT)", verdicts["shape"],
-                                 md_text(result.shape.diagnosis)
-                                 if verdicts["shape"] == "fail" else ""))
+    if "shape" in verdicts and result.shape is not None:  # the diagnosis is in the actions
+        answer.append(AnswerLine("Shape (PIT)", verdicts["shape"]))
     if result.variance is not None:
         answer += [AnswerLine(f"Spread: {line.head[0].lower()}{line.head[1:]}", line.label,
                               line.detail) for line in answer_lines(result.variance)]
