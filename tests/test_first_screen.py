@@ -206,3 +206,55 @@ def test_dataset_pages_carry_no_absolute_path(tmp_path, monkeypatch):
     assert "mine.csv" in page
     assert shown_path(outside) == "mine.csv"
     assert shown_path(Path("rel/x.csv")) == "rel/x.csv"
+
+
+# --- compare and predictive reports open the same way --------------------------------------
+
+
+def test_the_comparison_first_screen_ranks_the_models_and_lists_their_actions():
+    from uqval.comparison import compare
+    from uqval.report.comparison import ranking_table
+    from uqval.report.comparison import report_content as comparison_content
+
+    rng = np.random.default_rng(6)
+    m = 600
+    u = rng.lognormal(0, 0.3, m)
+    e = u * rng.standard_normal(m)
+    res = compare({"right": (e, u), f"wide {SCRIPT}": (e, 2.0 * u)}, n_boot=100, n_sim=50,
+                  n_permutations=99, seed=1)
+    png = tiny_png()
+    stems = ["calibration_curves", "ucc", "lzms_uE"]
+    content = comparison_content(res, figures=[(s, FigureSection(s, "h", png)) for s in stems])
+    screen = content.first_screen
+    assert screen is not None and screen.figure == 0
+    assert [line.head for line in screen.answer] == list(ranking_table(res).index)
+    wide = next(line for line in screen.answer if line.head.startswith("wide"))
+    assert wide.label == "not right" and "rank" in wide.detail
+    assert any(a.startswith("**wide") and "Multiply all uncertainties by" in a
+               for a in screen.actions)
+    page = render_html(content)
+    assert "<script" not in page and page.index('id="answer"') < page.index('id="summary"')
+
+
+def test_the_predictive_first_screen_reads_its_stages():
+    from uqval.report.predictive import predictive_content
+
+    rng = np.random.default_rng(7)
+    m = 800
+    mu, sd = rng.normal(0, 1, m), rng.lognormal(0, 0.3, m)
+    y = mu + 1.6 * sd * rng.standard_normal(m)
+    res = uqval.validate(y, uqval.Normal(mu, sd), seed=0, n_boot=100, n_permutations=99)
+    png = tiny_png()
+    stems = ["pit_histogram", "coverage_levels"]
+    screen = predictive_content(res, [(s, FigureSection(s, "h", png)) for s in stems]).first_screen
+    assert screen is not None and stems[screen.figure] == "coverage_levels"
+    heads = [line.head for line in screen.answer]
+    assert heads[:2] == ["Coverage", "Shape (PIT)"] and "Spread: on average" in heads
+    assert screen.answer[0].label == res.stage_verdicts["coverage"] == "fail"
+    levels = res.coverage.levels
+    shares = [f"{round(100 * v, 1):.1f}" for v in levels["value"]]  # 3 digits: xx.x %
+    assert screen.answer[0].detail == (
+        f"the {'/'.join(f'{100 * t:g}' for t in levels['level'])} % intervals cover "
+        f"{'/'.join(shares)} %")
+    assert all(10 <= 100 * v < 100 for v in levels["value"])  # so xx.x is 3 digits
+    assert screen.actions and screen.actions[0][0].isupper()
