@@ -258,3 +258,23 @@ def test_the_predictive_first_screen_reads_its_stages():
         f"{'/'.join(shares)} %")
     assert all(10 <= 100 * v < 100 for v in levels["value"])  # so xx.x is 3 digits
     assert screen.actions and screen.actions[0][0].isupper()
+
+
+def test_z_points_beyond_the_axis_are_marked_and_counted():
+    from uqval.plots.records import ZAlongRecord
+
+    rng = np.random.default_rng(8)
+    x = np.sort(rng.uniform(0, 1, 400))
+    z = rng.standard_normal(400)
+    z[[10, 200]] = [80.0, -95.0]  # beyond the ±30 cap
+    q = np.column_stack([np.full(10, -2.0), np.full(10, 2.0)])
+    record = ZAlongRecord(positions=np.linspace(0.05, 0.95, 10), quantiles=q, x=x, z=z,
+                          log_x=False, n_rows=400)
+    ax = drawing.draw_z_along(record, x_name="x")
+    assert ax.get_ylim()[0] == -30.0
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "2 beyond ±30 (at the edge)" in texts
+    edges = sorted(float(o.get_offsets()[0][1]) for o in ax.collections[1:]
+                   if len(o.get_offsets()) == 1)
+    assert edges == [-0.97 * 30, 0.97 * 30]
+    plt.close(ax.figure)

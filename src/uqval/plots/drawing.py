@@ -266,7 +266,8 @@ def draw_z_along(record: ZAlongRecord, *, ax: Axes | None = None,
                  x_name: str = "feature") -> Axes:
     """Z = E/uE against a feature with the running 2.5 % and 97.5 % quantiles (P000
     Sect. III.4.1, Figs 2 and 8; P003 Fig. 2), dotted guides at ±2; y range ±max abs(Z) of
-    the points drawn, within [5, 30]."""
+    the points drawn, within [5, 30]: points beyond it are drawn as red triangles at the
+    edge and counted in the legend."""
     ax = axes_or_new(ax)
     r = record
     panels.z_vs_variable(ax, r.x, r.z, r.positions, r.quantiles, x_name, log_x=r.log_x,
@@ -274,10 +275,20 @@ def draw_z_along(record: ZAlongRecord, *, ax: Axes | None = None,
     if ax.get_xscale() == "log":
         panels.readable_log_ticks(ax)
     ax.set_ylabel(r"$Z = E/u_E$")
-    handles = [
+    handles: list[Artist] = [
         Line2D([], [], ls="-", color=panels.RUNNING, label="running 2.5 % and 97.5 % quantiles"),
         Line2D([], [], ls=":", color=panels.GUIDE, label=r"$Z = \pm 2$ (about 95 % if calibrated)"),
     ]
+    limit = ax.get_ylim()[1]
+    up, down = r.z > limit, r.z < -limit  # clipped by the axis: drawn at its edge, counted
+    for hit, sign, marker in ((up, 1.0, "^"), (down, -1.0, "v")):
+        if hit.any():
+            ax.scatter(r.x[hit], np.full(int(hit.sum()), 0.97 * sign * limit), marker=marker,
+                       s=12, color=UNCALIBRATED, lw=0, zorder=3)
+    if (up | down).any():
+        handles.append(Line2D([], [], marker="^", ls="none", color=UNCALIBRATED, ms=4,
+                              label=f"{int((up | down).sum())} beyond ±{limit:.0f} (at the "
+                              "edge)"))
     ax.legend(handles=handles, loc="upper left", fontsize=6.5)
     bottom, top = ax.get_ylim()
     ax.set_ylim(bottom, top + 0.25 * (top - bottom))  # room for the legend above the points
