@@ -50,6 +50,7 @@ __all__ = [
     "pages_present",
     "predictive_page",
     "predictive_result",
+    "shown_path",
     "variance_page",
 ]
 
@@ -93,12 +94,35 @@ def one_line_summary(markdown: str) -> str:
     return text[: match.start()] if match else text
 
 
+def shown_path(path: str | Path, root: str | Path | None = None) -> str:
+    """A path as a page shows it: relative to the workflow folder ``root`` (default: the
+    current directory, where Snakemake runs) when it lies under it, else its file name
+    alone: no page carries the folders of the machine that built it (the SHA-256 beside it
+    identifies the bytes).
+
+    >>> shown_path("/home/me/project/data/raw/x.csv", "/home/me/project")
+    'data/raw/x.csv'
+    >>> shown_path("/home/me/elsewhere/x.csv", "/home/me/project"), shown_path("data/raw/x.csv")
+    ('x.csv', 'data/raw/x.csv')
+    """
+    p = Path(path)
+    if not p.is_absolute():
+        return p.as_posix()
+    base = Path(root) if root is not None else Path.cwd()
+    for candidate in (base, base.resolve()):
+        try:
+            return p.relative_to(candidate).as_posix()
+        except ValueError:
+            continue
+    return p.name
+
+
 def _sources_table(report: Mapping[str, Any]) -> pd.DataFrame:
     local = report.get("local_files", {})
     return pd.DataFrame(
         {
-            "file": list(report["sources"]),
-            "location": [local.get(f, f"data/raw/{f}") for f in report["sources"]],
+            "file": [shown_path(f) for f in report["sources"]],
+            "location": [shown_path(local.get(f, f"data/raw/{f}")) for f in report["sources"]],
             "sha256": [report.get("source_sha256", {}).get(f, "") for f in report["sources"]],
         }
     )
@@ -149,7 +173,7 @@ def _page_parameters(report: Mapping[str, Any], engine: Mapping[str, Any]) -> di
         "dataset": report["id"],
         "title": report.get("title", report["id"]),
         "source": report.get("citation", ""),
-        "dataset file": report.get("config_file", ""),
+        "dataset file": shown_path(report.get("config_file", "")),
         "units": report.get("units") or "n/a",
         "rows": f"{report['M']} used of {report['n_raw']} read",
         **engine,
@@ -413,23 +437,29 @@ def pages_html(page_files: Sequence[str | Path], relative_to: str | Path) -> str
         page = json.loads(Path(file).read_text(encoding="utf-8"))
         link = os.path.relpath(Path(file).parent / "index.html", relative_to)
         rows.append(
-            f"<tr><td class='text'><a href='{html.escape(link)}'><code>{html.escape(page['id'])}</code></a>"
+            f"<tr><td class='text id'><a href='{html.escape(link)}'><code>{html.escape(page['id'])}</code></a>"
             f"<br>{html.escape(str(page.get('title', '')))}</td><td>{page['M']}</td>"
-            f"<td class='text'>{_badges(page['stage_verdicts'])}</td>"
-            f"<td class='text'>{render_inline(page.get('one_line', ''))}</td></tr>"
+            f"<td class='text verdicts'>{_badges(page['stage_verdicts'])}</td>"
+            f"<td class='text summary'>{render_inline(page.get('one_line', ''))}</td></tr>"
         )
     return (
-        "<div class='tablewrap'><table><thead><tr><th>dataset</th><th>M</th><th>verdicts</th>"
+        "<div class='tablewrap'><table class='pages'><thead><tr><th>dataset</th><th>M</th><th>verdicts</th>"
         f"<th>summary</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
 PAGES_STYLE = """
 body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222}
+.tablewrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:.9em} td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
-th{background:#f4f4f4} .badge{display:inline-block;border-radius:3px;padding:0 5px;margin:1px;font-size:.8em;color:#fff}
+th{background:#f4f4f4} .badge{display:inline-block;border-radius:3px;padding:0 5px;margin:1px;font-size:.8em;color:#fff;white-space:nowrap}
+table.pages td.verdicts{min-width:16em;max-width:26em} table.pages td.summary{min-width:18em}
+table.pages td.id{max-width:16em;overflow-wrap:anywhere}
 .pass{background:#2ca02c}.fail{background:#d62728}.inconclusive{background:#ff7f0e}.note{color:#555}
 """
+"""Style of the list of dataset pages (also in the gallery's style): the verdict badges wrap
+inside a column of at least 16em and the summary gets at least 18em, so that a row stays a
+few lines tall; the table scrolls sideways inside its wrapper on a narrow screen."""
 
 
 def pages_present(root: str | Path, pages: Sequence[str | Path]) -> list[Path]:
@@ -457,7 +487,8 @@ def pages_index(page_files: Sequence[str | Path], directory: str | Path) -> str:
         "simulated references, heavy-tail screening and UCC gain."
     )
     return (
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>uqval: your datasets"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>uqval: your datasets"
         f"</title><style>{PAGES_STYLE}</style></head><body><h1>Your datasets</h1>{intro}"
         f"{pages_html(page_files, directory)}</body></html>\n"
     )

@@ -141,12 +141,19 @@ def _fmt(value: Any) -> str:
     return html.escape(str(value))
 
 
+LONG_TEXT = 60
+"""Text cells longer than this (characters) get a column of 24em to 40em."""
+
+
 def _table_html(df: pd.DataFrame, max_rows: int = 60) -> str:
     shown = df.head(max_rows)
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in shown.columns)
     def cell(value: Any) -> str:
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return f"<td>{_fmt(value)}</td>" if numeric else f"<td class='text'>{_fmt(value)}</td>"
+        if numeric:
+            return f"<td>{_fmt(value)}</td>"
+        text = _fmt(value)  # a long text (a citation) gets a wide column: a row stays low
+        return f"<td class='text long'>{text}</td>" if len(text) > LONG_TEXT else f"<td class='text'>{text}</td>"
 
     body = "".join("<tr>" + "".join(cell(v) for v in row) + "</tr>" for row in shown.itertuples(index=False))
     more = f"<p class='note'>{len(df) - max_rows} more rows in the CSV.</p>" if len(df) > max_rows else ""
@@ -224,17 +231,23 @@ def _item_html(
 
 
 STYLE = """
-body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222}
+*{box-sizing:border-box}
+body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em;color:#222;overflow-wrap:break-word}
 h1{font-size:1.5em} h2{border-bottom:2px solid #1f77b4;padding-top:1em} h3{margin-bottom:.2em}
 img{max-width:100%;border:1px solid #ddd} table{border-collapse:collapse;font-size:.8em;margin:.4em 0}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;max-width:22em} th{background:#f4f4f4}
-td.text{text-align:left} .tablewrap{overflow:auto;max-height:32em;margin:.4em 0}
+td.text{text-align:left;white-space:nowrap} td.long{white-space:normal;min-width:24em;max-width:40em;overflow-wrap:anywhere}
+td,th{vertical-align:top} .item td.text:not(.long){max-width:none} .tablewrap{overflow:auto;max-height:32em;max-width:100%;margin:.4em 0}
+details summary{cursor:pointer} details{max-width:100%}
 .item{border-top:1px solid #ddd;padding:.5em 0 1em} .prov,.note{font-size:.85em;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:.8em;color:#fff}
 .pass{background:#2ca02c}.fail{background:#d62728}.missing{background:#ff7f0e}
 .not_reproducible{background:#7f7f7f}.needs_download{background:#8c564b}
 .paper_inconsistency{background:#9467bd}.inconclusive{background:#ff7f0e}.not_at_this_fidelity{background:#17becf}.none{background:#bbb} a.anchor{color:#bbb;text-decoration:none}
-pre{background:#f7f7f7;padding:.5em}
+pre{background:#f7f7f7;padding:.5em;white-space:pre-wrap;overflow-x:auto;max-width:100%}
+table.pages td.text{white-space:normal} table.pages td.verdicts{min-width:16em;max-width:26em} table.pages td.summary{min-width:18em}
+table.pages td.id{max-width:16em;overflow-wrap:anywhere} .badge{white-space:nowrap;margin:1px}
+@media (max-width:760px){body{padding:.5em} td,th{max-width:14em}}
 """
 
 
@@ -304,7 +317,8 @@ def build_gallery(
     )
     toc.insert(0, "<li><a href='#your-datasets'>Your datasets</a></li>")
     return (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>uqval results</title>"
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>uqval results</title>"
         f"<style>{STYLE}</style></head><body><h1>uqval: reproduction of five UQ-validation papers</h1>"
         f"<p>Profile <code>{html.escape(profile)}</code>. Every figure and table of the papers under its stable "
         "id, with the caption of what the paper shows, the rule, datasets and parameters that made it, and "

@@ -34,6 +34,7 @@ from uqval.calibration.curves import P_GRID_DEFAULT, calibration_curve
 from uqval.calibration.local import local_zms
 from uqval.plots import panels
 from uqval.plots.diagnostics import MAX_LINE
+from uqval.plots.records import curve_end
 from uqval.plots.style import PALETTE, REFERENCE, figure
 from uqval.scores._input import check_inputs, check_vector
 from uqval.scores.murphy import MurphyDiagram
@@ -119,12 +120,16 @@ def ucc_curves_plot(
 
     Default coordinates mean half-width against miss rate, those of the AUUCC permutation
     test of :func:`uqval.compare` (:func:`uqval.ucc.auucc_permutation_test`); the legend gives
-    each AUUCC (trapezoid rule, P004 Eq. 5), smaller is better. ``units`` (of the errors)
+    each AUUCC (trapezoid rule, P004 Eq. 5), smaller is better. On excess or bandwidth x
+    axes the range stops at 1.1 times the largest x where a curve has come down to 1 % of its
+    drop (:func:`uqval.plots.records.curve_end`), so that one model's long tail does not
+    squeeze the others against the axis. ``units`` (of the errors)
     labels axes measured in error units. Curves are drawn through at most
     :data:`uqval.plots.diagnostics.MAX_LINE` evenly spaced vertices.
     """
     data = _checked(models)
     ax = _axes(ax)
+    ends: list[float] = []
     for i, (name, (e, u)) in enumerate(data.items()):
         curve = ucc_curve(e, PredictionIntervals.from_uncertainty(np.zeros(e.size), u),
                           x_axis, y_axis)
@@ -132,6 +137,11 @@ def ucc_curves_plot(
                           .round().astype(int))
         ax.plot(curve.x[shown], curve.y[shown], _style(i), color=_color(i), lw=1.2,
                 label=f"{name} (AUUCC {auucc(curve):.3g})")
+        end = curve_end(curve.x, curve.y)
+        if end is not None:
+            ends.append(end)
+    if ends and x_axis in ("excess", "bandwidth"):  # as the report's UCC (draw_ucc)
+        ax.set_xlim(0.0, 1.1 * max(ends))
     ax.set_xlim(left=0.0)
     ax.set_ylim(bottom=0.0)
     for setter, axis in ((ax.set_xlabel, x_axis), (ax.set_ylabel, y_axis)):
@@ -178,6 +188,7 @@ def lzms_curves_plot(
         panels.readable_log_ticks(ax)
     ax.axhline(1.0, ls="--", color=REFERENCE, lw=0.8, label="target 1")
     spread = 0.3 / max(1, len(data) - 1)
+    drawn: list[np.ndarray] = [np.array([]), np.array([]), np.array([])]
     for i, (name, (e, u)) in enumerate(data.items()):
         xm = xs[name]
         local = local_zms(e, u, xm, equal_count_bins(xm, int(n)), method="auto", seed=seed)
@@ -188,9 +199,15 @@ def lzms_curves_plot(
         pos = np.exp(t) if log else t
         ax.vlines(pos, local["ci_low"], local["ci_high"], color=_color(i), lw=0.8)
         ax.plot(pos, local["value"], "o-", color=_color(i), ms=3, lw=0.6, label=name)
-    ax.set_ylim(bottom=0.0)
+        drawn = [np.r_[old, local[c].to_numpy(float)]
+                 for old, c in zip(drawn, ("value", "ci_low", "ci_high"), strict=True)]
+    ylabel = r"LZMS $\langle Z^2\rangle$ per bin"
+    if panels.log_y_when_dominated(ax, drawn[0], drawn[1], drawn[2], target=1.0):
+        ylabel += " (log scale)"
+    else:
+        ax.set_ylim(bottom=0.0)
     xlabel = _label(r"uncertainty $u_E$", units) if xv is None else (x_name or "feature")
-    ax.set(xlabel=xlabel, ylabel=r"LZMS $\langle Z^2\rangle$ per bin")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
     ax.legend(loc="upper left", fontsize=7)
     return ax
 

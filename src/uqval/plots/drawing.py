@@ -68,9 +68,10 @@ __all__ = [
 
 BinsKind = Literal["lzms", "lzm"]
 
-LOG_Y_RATIO = 20.0
-"""An LZMS figure has a log y axis when its largest bin value is more than this many times
-the median of the positive finite values: the other bins would lie flat on the axis."""
+LOG_Y_RATIO = panels.DOMINANT_RATIO
+"""An LZMS figure has a log y axis when the largest value it draws (a bin's value or the top
+of its interval) is more than this many times the median of the positive finite values: the
+other bins would lie flat on the axis (:func:`uqval.plots.panels.one_bin_dominates`)."""
 
 _COLUMNS: dict[str, tuple[str, str, str, str, float]] = {
     "lzms": ("value", "ci_low", "ci_high", "valid", 1.0),
@@ -164,13 +165,6 @@ def _spans(low: np.ndarray, high: np.ndarray) -> np.ndarray:
     return np.concatenate([[low[0]], 0.5 * (high[:-1] + low[1:]), [high[-1]]])
 
 
-def _log_y(values: np.ndarray) -> bool:
-    """One bin's value dwarfs the others: max > :data:`LOG_Y_RATIO` x median of the positive
-    finite values."""
-    v = values[np.isfinite(values) & (values > 0)]
-    return bool(v.size >= 2 and v.max() > LOG_Y_RATIO * np.median(v))
-
-
 def bins_table_plot(
     table: pd.DataFrame,
     kind: BinsKind = "lzms",
@@ -193,9 +187,10 @@ def bins_table_plot(
     ``whole`` = (value, ci_low, ci_high), the statistic of all rows.
 
     ``log_x``: log x axis (None: when the bins' low and high values are positive, span more
-    than a decade and spread more evenly on a log scale). LZMS: when one bin's value dwarfs
-    the others (largest > :data:`LOG_Y_RATIO` x median of the positive finite values) the y
-    axis is logarithmic, so that the other bins do not lie flat on it; the axis label says
+    than a decade and spread more evenly on a log scale). LZMS: when one bin dwarfs the
+    others (its value or the top of its interval > :data:`LOG_Y_RATIO` x median of the
+    positive finite values, :func:`uqval.plots.panels.one_bin_dominates`) the y axis is
+    logarithmic, so that the other bins do not lie flat on it; the axis label says
     so. ``x_name`` labels the x axis (put a feature's units in it).
 
     >>> table = pd.DataFrame({"low": [0.0, 1.0], "high": [0.0, 1.0], "n": [957, 1043],
@@ -238,12 +233,8 @@ def bins_table_plot(
         ylabel, statistic = r"LZMS $\langle Z^2\rangle$ per bin", "ZMS"
     else:
         ylabel, statistic = r"LZM $\langle Z\rangle$ per bin", "<Z>"
-    log_y = kind == "lzms" and _log_y(value)
+    log_y = kind == "lzms" and panels.log_y_when_dominated(ax, value, ci_low, ci_high, target)
     if log_y:
-        ax.set_yscale("log")
-        panels.readable_log_ticks(ax)
-        drawn = np.r_[value, ci_low, target]
-        ax.set_ylim(bottom=0.5 * drawn[np.isfinite(drawn) & (drawn > 0)].min())
         ylabel += " (log scale)"
     elif kind == "lzms":
         ax.set_ylim(bottom=0.0)
@@ -275,7 +266,8 @@ def draw_z_along(record: ZAlongRecord, *, ax: Axes | None = None,
                  x_name: str = "feature") -> Axes:
     """Z = E/uE against a feature with the running 2.5 % and 97.5 % quantiles (P000
     Sect. III.4.1, Figs 2 and 8; P003 Fig. 2), dotted guides at ±2; y range ±max abs(Z) of
-    the points drawn, within [5, 30]."""
+    the points drawn, within [5, 30]: points beyond it are drawn as red triangles at the
+    edge and counted in the legend."""
     ax = axes_or_new(ax)
     r = record
     panels.z_vs_variable(ax, r.x, r.z, r.positions, r.quantiles, x_name, log_x=r.log_x,
@@ -283,10 +275,20 @@ def draw_z_along(record: ZAlongRecord, *, ax: Axes | None = None,
     if ax.get_xscale() == "log":
         panels.readable_log_ticks(ax)
     ax.set_ylabel(r"$Z = E/u_E$")
-    handles = [
+    handles: list[Artist] = [
         Line2D([], [], ls="-", color=panels.RUNNING, label="running 2.5 % and 97.5 % quantiles"),
         Line2D([], [], ls=":", color=panels.GUIDE, label=r"$Z = \pm 2$ (about 95 % if calibrated)"),
     ]
+    limit = ax.get_ylim()[1]
+    up, down = r.z > limit, r.z < -limit  # clipped by the axis: drawn at its edge, counted
+    for hit, sign, marker in ((up, 1.0, "^"), (down, -1.0, "v")):
+        if hit.any():
+            ax.scatter(r.x[hit], np.full(int(hit.sum()), 0.97 * sign * limit), marker=marker,
+                       s=12, color=UNCALIBRATED, lw=0, zorder=3)
+    if (up | down).any():
+        handles.append(Line2D([], [], marker="^", ls="none", color=UNCALIBRATED, ms=4,
+                              label=f"{int((up | down).sum())} beyond ±{limit:.0f} (at the "
+                              "edge)"))
     ax.legend(handles=handles, loc="upper left", fontsize=6.5)
     bottom, top = ax.get_ylim()
     ax.set_ylim(bottom, top + 0.25 * (top - bottom))  # room for the legend above the points

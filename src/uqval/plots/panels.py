@@ -27,6 +27,50 @@ RUNNING = "#ff7f0e"  # running-quantile lines ("orange lines" of the primer's Fi
 LEVEL_COLORS = ["#9467bd", "#2ca02c", "#ff7f0e", "#8c564b"]  # LCP levels: red/blue stay uncal/cal
 
 
+DOMINANT_RATIO = 20.0
+"""A panel of per-bin values gets a log y axis when the largest value it draws (an estimate
+or the top of an interval) is more than this many times the median of the positive finite
+estimates: on a linear axis the other bins would lie flat on it. One rule for every per-bin
+figure (the report's LZMS, the comparison's LZMS overlays)."""
+
+
+def one_bin_dominates(values: np.ndarray, highs: np.ndarray | None = None) -> bool:
+    """The rule of :data:`DOMINANT_RATIO`: max(values, highs) > DOMINANT_RATIO x median of
+    the positive finite ``values`` (at least two of them).
+
+    >>> one_bin_dominates(np.array([1.0, 1.2, 0.9])), one_bin_dominates(np.array([1.0, 1.2, 40.0]))
+    (False, True)
+    >>> one_bin_dominates(np.array([1.0, 1.2, 0.9]), highs=np.array([1.5, 1.6, 90.0]))
+    True
+    """
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size < 2:
+        return False
+    drawn = v
+    if highs is not None:
+        h = np.asarray(highs, dtype=np.float64)
+        drawn = np.r_[v, h[np.isfinite(h) & (h > 0)]]
+    return bool(drawn.max() > DOMINANT_RATIO * np.median(v))
+
+
+def log_y_when_dominated(ax: Axes, values: np.ndarray, lows: np.ndarray, highs: np.ndarray,
+                         target: float = 1.0) -> bool:
+    """Apply :func:`one_bin_dominates` to a panel of per-bin values with intervals: when
+    one bin dominates, a log y axis (readable ticks) whose bottom is half the smallest
+    positive value drawn (estimates, interval lows, the target). Returns True when the axis
+    is logarithmic (the caller says so in the axis label)."""
+    if not one_bin_dominates(values, highs):
+        return False
+    ax.set_yscale("log")
+    readable_log_ticks(ax)
+    drawn = np.r_[np.asarray(values, float), np.asarray(lows, float), target]
+    positive = drawn[np.isfinite(drawn) & (drawn > 0)]
+    if positive.size:
+        ax.set_ylim(bottom=0.5 * positive.min())
+    return True
+
+
 def use_log_x(ax: Axes, values: np.ndarray | pd.Series, wanted: bool = True) -> bool:
     """Log x axis when asked and the positive values span more than a decade (a narrower
     range reads better on a linear axis). Returns whether the axis is logarithmic."""
@@ -195,10 +239,18 @@ def local_statistic(
 def reliability_diagram(ax: Axes, rd: pd.DataFrame, color: str = CALIBRATED, label: str | None = None,
                         log: bool = True, unit: str = "") -> None:
     """RMSE vs RMV per bin with 95 % intervals and the identity line, on a square parity
-    frame (same limits on both axes); several calls on one Axes overlay data sets."""
+    frame (same limits on both axes); several calls on one Axes overlay data sets. Log-log
+    (with ``log``) when RMV spans more than a decade or one bin dominates
+    (:func:`one_bin_dominates`)."""
     ax.vlines(rd["x"], rd["ci_low"], rd["ci_high"], color=color, lw=1.0)
     ax.plot(rd["x"], rd["value"], "o", color=color, ms=3, label=label)
-    if use_log_x(ax, rd["x"], log):
+    logged = use_log_x(ax, rd["x"], log)
+    if (not logged and log and bool((rd["x"] > 0).all())
+            and one_bin_dominates(rd["value"].to_numpy(float), rd["ci_high"].to_numpy(float))):
+        ax.set_xscale("log")  # one bin dwarfs the others: log-log, as for a wide uE range
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        logged = True
+    if logged:
         ax.set_yscale("log")
         ax.yaxis.set_minor_formatter(NullFormatter())
     x0, x1 = float(rd["x"].min()), float(rd["x"].max())

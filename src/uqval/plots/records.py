@@ -79,6 +79,7 @@ __all__ = [
     "UCCRecord",
     "ZAlongRecord",
     "confidence_record",
+    "curve_end",
     "evenly_spaced",
     "isotonic_record",
     "log_axis",
@@ -280,6 +281,19 @@ class UCCRecord:
     y_axis: Axis
 
 
+def curve_end(x: FloatArray, y: FloatArray) -> float | None:
+    """The first x where a falling curve has come down to 1 % of its drop y[0] - y[-1]
+    (None when it does not fall): where the figures' x range of a UCC stops (times 1.1).
+
+    >>> curve_end(np.array([0.0, 1.0, 2.0, 50.0]), np.array([1.0, 0.5, 0.005, 0.0]))
+    2.0
+    """
+    drop = y[0] - y[-1]
+    if not drop > 0:
+        return None
+    return float(x[np.argmax(y <= y[-1] + 0.01 * drop)])
+
+
 def ucc_record(errors: FloatArray, uncertainties: FloatArray, *, x_axis: Axis = "excess",
                y_axis: Axis = "deficit", max_line: int = MAX_LINE) -> UCCRecord:
     """The :class:`UCCRecord` of checked errors and uncertainties."""
@@ -288,11 +302,8 @@ def ucc_record(errors: FloatArray, uncertainties: FloatArray, *, x_axis: Axis = 
     model = ucc_curve(e, PredictionIntervals.from_uncertainty(zero, u), x_axis, y_axis)
     const = ucc_curve(e, constant_band(zero), x_axis, y_axis)
     a_model, a_const = auucc(model), auucc(const)
-    ends = []
-    for curve in (model, const):
-        drop = curve.y[0] - curve.y[-1]
-        if drop > 0:
-            ends.append(float(curve.x[np.argmax(curve.y <= curve.y[-1] + 0.01 * drop)]))
+    ends = [end for curve in (model, const)
+            if (end := curve_end(curve.x, curve.y)) is not None]
     m_shown = evenly_spaced(model.x.size, max_line)
     c_shown = evenly_spaced(const.x.size, max_line)
     return UCCRecord(

@@ -30,9 +30,11 @@ from uqval._internal.formatting import fmt, fmt_interval
 from uqval.plots import comparison as overlay
 from uqval.report import FigureSection, ReportContent
 from uqval.report import write_html as write_report
-from uqval.report.content import rendered_figures
+from uqval.report.content import AnswerLine, FirstScreen, rendered_figures
 from uqval.report.files import csv_safe, describe_names, unique_names, write_outputs
 from uqval.report.markdown import md_text
+from uqval.report.summary import next_steps
+from uqval.report.validation import WORST_FIRST
 
 if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
     from uqval.comparison import ModelComparison
@@ -210,6 +212,36 @@ def _verdict_rows(result: ModelComparison) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _worst_label(res: ValidationResult) -> str:
+    """The worst of a model's stage labels (its own judgement), else of its verdicts."""
+    if not res.stages.empty:
+        present = set(res.stages["label"].astype(str))
+        return next((label for label in WORST_FIRST if label in present), "")
+    present = set(res.stage_verdicts.values())
+    return next((v for v in ("fail", "inconclusive", "pass") if v in present), "")
+
+
+def first_screen(result: ModelComparison, stems: list[str]) -> FirstScreen:
+    """The comparison's first screen: one line per model in ranking order (its worst stage
+    label, rank, mean rank and scale factor), the calibration curves, and each model's
+    actions (its own judgement, :func:`uqval.report.summary.next_steps`)."""
+    ranks = ranking_table(result)
+    answer, actions = [], []
+    for name, row in ranks.iterrows():
+        res = result.validations.get(name)
+        detail = f"rank {int(row['overall'])} (mean rank {row['mean_rank']:.2f})"
+        label = ""
+        if res is not None:
+            s = res.scale_factor
+            detail += f"; scale factor {fmt_interval(s.value, s.ci_low, s.ci_high)}"
+            label = _worst_label(res)
+            actions += [f"**{md_text(name)}**: {line}" for line in
+                        next_steps(res, actions_only=True)]
+        answer.append(AnswerLine(str(name), label, detail))
+    figure = stems.index("calibration_curves") if "calibration_curves" in stems else None
+    return FirstScreen(answer=answer, figure=figure, actions=actions)
+
+
 def report_content(result: ModelComparison,
                    figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
     """The :class:`uqval.report.ReportContent` of a comparison (figures drawn if not given)."""
@@ -233,6 +265,7 @@ def report_content(result: ModelComparison,
             **({"Murphy diagram: one model better for every consistent score of the variance?":
                 result.murphy.dominance.round(4)} if result.murphy is not None else {}),
         },
+        first_screen=first_screen(result, [stem for stem, _ in figs]),
     )
 
 

@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # annotations only: jobs that read reports' tables do not imp
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["PNG_SIGNATURE", "FigureSection", "ReportContent", "png_bytes", "rendered_figures"]
+__all__ = ["PNG_SIGNATURE", "AnswerLine", "FigureSection", "FirstScreen", "ReportContent",
+           "png_bytes", "rendered_figures"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 """The eight bytes every PNG file starts with."""
@@ -38,6 +39,40 @@ class FigureSection:
 
 
 @dataclass(frozen=True)
+class AnswerLine:
+    """One line of the answer on the report's first screen.
+
+    Attributes:
+        head: what the line is about, plain text (e.g. "On average").
+        label: the judgement's label (right, not right, ...) or a verdict, shown as a
+            coloured badge; empty for no badge.
+        detail: inline markdown after the head (numbers and names of the records).
+    """
+
+    head: str
+    label: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class FirstScreen:
+    """What the report shows before anything else: the answer in a few lines, one figure
+    and the actions; the rest of the page is collapsed under it.
+
+    Attributes:
+        answer: the lines of the answer (one per stage, from the judgement).
+        figure: index in ``ReportContent.figures`` of the one figure shown (None: none).
+        actions: the actions in the judgement's order, each inline markdown.
+        why_figure: inline markdown saying why this figure is shown.
+    """
+
+    answer: list[AnswerLine]
+    figure: int | None = None
+    actions: list[str] = field(default_factory=list)
+    why_figure: str = ""
+
+
+@dataclass(frozen=True)
 class ReportContent:
     """Everything :func:`uqval.report.render_html` puts in a report, in page order.
 
@@ -57,6 +92,8 @@ class ReportContent:
         version: uqval version that made the report.
         stage_overview: optional one row per stage (verdict, effect, ...): shown first, with
             the full ``verdicts`` table collapsed below it.
+        first_screen: optional answer, figure and actions shown first; with it every other
+            section is collapsed (``<details>``) under the first screen.
     """
 
     title: str
@@ -69,6 +106,7 @@ class ReportContent:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     version: str = __version__
     stage_overview: pd.DataFrame | None = None
+    first_screen: FirstScreen | None = None
 
 
 def png_bytes(figure: Figure, dpi: float = 150.0) -> bytes:

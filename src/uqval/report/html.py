@@ -3,9 +3,15 @@
 The page needs nothing but itself: CSS is inline, figures are embedded as base64 PNG data
 URIs, there is no script and no link to an external resource, so it opens offline and can
 be mailed or archived as one file. Every piece of user text (title, summary, table cells,
-parameter values) is HTML-escaped. Page order: verdicts (coloured badges), summary,
+parameter values) is HTML-escaped. Page order: summary, verdicts (coloured badges),
 figures (each with "how to read this"), tables, glossary, parameters and provenance
 (package version, input SHA-256, row counts).
+
+With a first screen (:class:`uqval.report.content.FirstScreen`) the page opens with the
+answer in a few lines, one figure and the actions beside it (below it on a narrow screen);
+every other section is then collapsed (``<details>``) under it. The layout holds from 390 to
+1280 px without horizontal scrolling (checked in headless Chromium:
+tests/test_report_browser.py).
 """
 
 from __future__ import annotations
@@ -21,11 +27,13 @@ from pathlib import Path
 import pandas as pd
 
 from uqval._internal.atomic import atomic_path
-from uqval.report.content import PNG_SIGNATURE, FigureSection, ReportContent
+from uqval.report.content import PNG_SIGNATURE, FigureSection, FirstScreen, ReportContent
 from uqval.report.markdown import render_inline, render_markdown
 from uqval.report.texts import GLOSSARY
 
-__all__ = ["TABLES_SECTION", "VERDICTS", "insert_tables", "render_html", "write_html"]
+__all__ = ["MAX_FIRST_ACTIONS", "TABLES_SECTION", "TABLES_SECTION_COLLAPSED", "VERDICTS",
+           "insert_tables", "render_html",
+           "write_html"]
 
 VERDICTS = ("pass", "fail", "inconclusive")
 """Verdict values shown as coloured badges (others are shown as grey badges)."""
@@ -45,7 +53,8 @@ h3 { font-size: 16px; margin: 18px 0 6px; }
 h4, h5, h6 { font-size: 15px; margin: 14px 0 4px; }
 .meta { color: var(--muted); font-size: 13px; margin: 0 0 12px; }
 nav { font-size: 13px; margin: 8px 0 0; }
-nav a { color: #0969da; text-decoration: none; margin-right: 14px; }
+nav a { color: #0969da; text-decoration: none; margin-right: 14px; display: inline-block;
+        white-space: nowrap; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0 12px; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; vertical-align: top; }
 th { background: var(--bg-soft); text-align: left; font-weight: 600; }
@@ -69,7 +78,7 @@ pre { background: var(--bg-soft); padding: 10px; overflow-x: auto; border-radius
 pre code { background: none; padding: 0; }
 blockquote { margin: 8px 0; padding: 0 12px; border-left: 4px solid var(--line);
              color: var(--muted); }
-.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(520px, 1fr));
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(520px, 100%), 1fr));
            gap: 20px 28px; }
 figure { margin: 0; padding: 10px 12px; border: 1px solid var(--line); border-radius: 6px;
          break-inside: avoid; }
@@ -88,6 +97,45 @@ dl.glossary dd { margin: 0; }
 .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
         word-break: break-all; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+.first { margin: 12px 0 8px; }
+.answer { margin: 0 0 14px; }
+.answer p { margin: 0 0 6px; font-size: 16px; }
+.answer .badge { margin-right: 6px; min-width: 84px; }
+.lead { display: grid; grid-template-columns: minmax(0, 600px) minmax(0, 1fr); gap: 8px 28px;
+        align-items: start; }
+.lead figure { padding: 8px 10px; }
+.lead figure img { margin: 0 auto; }
+.lead figcaption { font-size: 13px; color: #3b434b; margin: 4px 0 0; }
+.lead figcaption strong { color: #1f2328; }
+.actions h2 { margin: 0 0 8px; font-size: 18px; }
+.actions ol { margin: 0; padding-left: 22px; }
+.actions li { margin: 0 0 8px; }
+nav.more { margin: 18px 0 0; font-size: 14px; border-top: 2px solid var(--line);
+           padding-top: 8px; }
+section > details > summary { cursor: pointer; border-bottom: 1px solid var(--line);
+                              margin: 14px 0 10px; }
+section > details > summary h2 { display: inline-block; margin: 6px 0 4px; border: 0;
+                                 padding: 0; font-size: 18px; }
+section > details > summary .hint { color: var(--muted); font-size: 13px; margin-left: 8px; }
+@media (max-width: 760px) {
+  main { padding: 6px 12px 40px; }
+  h1 { font-size: 21px; margin: 2px 0 2px; }
+  .meta { margin: 0 0 6px; }
+  header .meta { display: none; }
+  header { margin-bottom: 4px; }
+  .answer p { font-size: 14px; margin: 0 0 4px; line-height: 1.4; }
+  .answer .badge { min-width: 0; }
+  .how-lead { display: none; }
+  .lead figcaption { font-size: 12px; margin: 2px 0 0; }
+  .lead { grid-template-columns: minmax(0, 1fr); }
+  .lead figure { padding: 4px; border: 0; }
+  .actions h2 { font-size: 16px; margin: 2px 0 4px; }
+  .actions { font-size: 13px; line-height: 1.4; }
+  .actions li { margin: 0 0 4px; }
+  .figures { grid-template-columns: minmax(0, 1fr); }
+  dl.glossary { grid-template-columns: minmax(0, 1fr); }
+  td.long { min-width: 14em; }
+}
 @media print { .scroll { max-height: none; overflow: visible; } }
 """
 
@@ -193,18 +241,29 @@ def _png_size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24])
 
 
-def _figure(index: int, section: FigureSection) -> str:
+def _checked_png(index: int, section: FigureSection) -> bytes:
     if not isinstance(section.png, bytes | bytearray) or not section.png.startswith(
         PNG_SIGNATURE
     ) or len(section.png) < 24:
         raise ValueError(f"figures[{index}].png ({section.title!r}) is not PNG data")
-    width, height = _png_size(bytes(section.png))
-    data = base64.b64encode(section.png).decode("ascii")
+    return bytes(section.png)
+
+
+def _figure(index: int, section: FigureSection, lead: bool = False) -> str:
+    """One figure of the Figures section; ``lead``: the figure is on the first screen, so
+    it is linked there instead of embedded twice."""
+    png = _checked_png(index, section)
     title = html.escape(section.title)
+    how = (f'<p class="how"><strong>How to read this:</strong> '
+           f"{render_inline(section.how_to_read)}</p>")
+    if lead:
+        return (f'<figure id="figure-{index + 1}"><h3>{title}</h3>{how}<p>Shown at the top '
+                'of the page (<a href="#lead-figure">the figure</a>).</p></figure>')
+    width, height = _png_size(png)
+    data = base64.b64encode(png).decode("ascii")
     return (
-        f'<figure id="figure-{index + 1}"><h3>{title}</h3>'
-        f'<p class="how"><strong>How to read this:</strong> {render_inline(section.how_to_read)}'
-        f'</p><img src="data:image/png;base64,{data}" alt="{title}" width="{width}" '
+        f'<figure id="figure-{index + 1}"><h3>{title}</h3>{how}'
+        f'<img src="data:image/png;base64,{data}" alt="{title}" width="{width}" '
         f'height="{height}"></figure>'
     )
 
@@ -234,17 +293,67 @@ def _provenance(content: ReportContent) -> str:
     return "".join(parts)
 
 
-def _section(anchor: str, title: str, body: str) -> str:
-    return f'<section id="{anchor}"><h2>{html.escape(title)}</h2>{body}</section>'
+def _section_head(anchor: str, title: str, collapsed: bool) -> str:
+    """A section's opening tags up to its body: open, or collapsed under a ``<details>``
+    whose summary is the heading."""
+    if not collapsed:
+        return f'<section id="{anchor}"><h2>{html.escape(title)}</h2>'
+    return (f'<section id="{anchor}"><details><summary><h2>{html.escape(title)}</h2>'
+            '<span class="hint">show</span></summary>')
+
+
+def _section(anchor: str, title: str, body: str, collapsed: bool = False) -> str:
+    tail = "</details></section>" if collapsed else "</section>"
+    return f"{_section_head(anchor, title, collapsed)}{body}{tail}"
+
+
+MAX_FIRST_ACTIONS = 3
+"""Actions listed on the first screen; the others are counted there and listed in the
+summary's "Next step"."""
+
+
+def _first_screen(screen: FirstScreen, figures: list[FigureSection]) -> str:
+    """The answer lines, the one figure and the actions (module docstring)."""
+    lines = "".join(
+        f"<p>{_badge(line.label) if line.label else ''}<strong>{html.escape(line.head)}</strong>"
+        + (f": {render_inline(line.detail)}" if line.detail else "") + "</p>"
+        for line in screen.answer)
+    figure = ""
+    if screen.figure is not None:
+        if not 0 <= screen.figure < len(figures):
+            raise ValueError(f"first_screen.figure = {screen.figure} is not the index of a "
+                             f"figure (the content has {len(figures)})")
+        section = figures[screen.figure]
+        png = _checked_png(screen.figure, section)
+        width, height = _png_size(png)
+        title = html.escape(section.title)
+        why = f" {render_inline(screen.why_figure)}" if screen.why_figure else ""
+        figure = (f'<figure id="lead-figure"><img src="data:image/png;base64,'
+                  f'{base64.b64encode(png).decode("ascii")}" alt="{title}" width="{width}" '
+                  f'height="{height}"><figcaption><strong>{title}</strong>.{why} '
+                  f'<span class="how-lead">{render_inline(section.how_to_read)}</span>'
+                  "</figcaption></figure>")
+    shown = screen.actions[:MAX_FIRST_ACTIONS]
+    items = "".join(f"<li>{render_inline(a)}</li>" for a in shown)
+    more = len(screen.actions) - len(shown)
+    rest = (f'<p class="meta">{more} more: see <a href="#summary">Summary</a>, Next step.</p>'
+            if more > 0 else "")
+    actions = (f'<div class="actions" id="actions"><h2>What to do</h2><ol>{items}</ol>{rest}'
+               "</div>" if shown else "")
+    return (f'<section id="answer" class="first"><div class="answer">{lines}</div>'
+            f'<div class="lead">{figure}{actions}</div></section>')
 
 
 def render_html(content: ReportContent) -> str:
     """The report as one self-contained HTML document (see the module docstring).
 
     Raises:
-        ValueError: if a figure's ``png`` is not PNG data (naming ``figures[i].png``).
+        ValueError: if a figure's ``png`` is not PNG data (naming ``figures[i].png``), or
+            the first screen names a figure that does not exist.
     """
-    figures = "".join(_figure(i, f) for i, f in enumerate(content.figures))
+    screen = content.first_screen
+    lead = None if screen is None else screen.figure
+    figures = "".join(_figure(i, f, lead=i == lead) for i, f in enumerate(content.figures))
     sections = [
         ("summary", "Summary",
          f'<div class="summary">{render_markdown(content.summary_markdown, 2)}</div>'),
@@ -258,16 +367,22 @@ def render_html(content: ReportContent) -> str:
         ("glossary", "Glossary", _glossary()),
         ("provenance", "Parameters and provenance", _provenance(content)),
     ]
-    nav = "".join(f'<a href="#{a}">{html.escape(t)}</a>' for a, t, _ in sections)
+    nav = " ".join(f'<a href="#{a}">{html.escape(t)}</a>' for a, t, _ in sections)
     title = html.escape(content.title)
-    body = "".join(_section(*s) for s in sections)
+    collapsed = screen is not None
+    body = "".join(_section(*s, collapsed=collapsed) for s in sections)
+    if screen is None:
+        top = f"<nav>{nav}</nav></header>"
+    else:
+        top = (f"</header>{_first_screen(screen, content.figures)}"
+               f'<nav class="more">Everything else (click to open): {nav}</nav>')
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{title}</title><style>{CSS}</style></head><body><main>"
         f'<header><h1>{title}</h1><p class="meta">Uncertainty validation report · uqval '
-        f"{html.escape(content.version)}</p><nav>{nav}</nav></header>{body}"
+        f"{html.escape(content.version)}</p>{top}{body}"
         f"<footer>Made by uqval {html.escape(content.version)}. Self-contained page: "
         "no script, no external resource.</footer></main></body></html>\n"
     )
@@ -277,8 +392,11 @@ def _tables_html(tables: Mapping[str, pd.DataFrame]) -> str:
     return "".join(f"<h3>{html.escape(name)}</h3>{_table(df)}" for name, df in tables.items())
 
 
-TABLES_SECTION = _section("tables", "Tables", "")[: -len("</section>")]
+TABLES_SECTION = _section_head("tables", "Tables", collapsed=False)
 """How :func:`render_html`'s Tables section starts (its first table follows)."""
+
+TABLES_SECTION_COLLAPSED = _section_head("tables", "Tables", collapsed=True)
+"""The same on a page with a first screen (the section collapsed)."""
 
 
 def insert_tables(page: str, tables: Mapping[str, pd.DataFrame]) -> str:
@@ -291,11 +409,12 @@ def insert_tables(page: str, tables: Mapping[str, pd.DataFrame]) -> str:
     Raises:
         ValueError: if ``page`` has no Tables section (its content had no tables).
     """
-    at = page.find(TABLES_SECTION)
-    if at < 0:
-        raise ValueError("the page has no Tables section to insert tables into")
-    at += len(TABLES_SECTION)
-    return page[:at] + _tables_html(tables) + page[at:]
+    for head in (TABLES_SECTION, TABLES_SECTION_COLLAPSED):
+        at = page.find(head)
+        if at >= 0:
+            at += len(head)
+            return page[:at] + _tables_html(tables) + page[at:]
+    raise ValueError("the page has no Tables section to insert tables into")
 
 
 def write_html(content: ReportContent, path: str | Path) -> Path:

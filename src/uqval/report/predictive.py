@@ -24,10 +24,11 @@ from uqval.plots import predictive as plots
 from uqval.plots.style import figure
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
-from uqval.report.content import rendered_figures
+from uqval.report.content import AnswerLine, FirstScreen, rendered_figures
 from uqval.report.files import csv_safe, unique_names, write_outputs
 from uqval.report.markdown import md_text
-from uqval.report.validation import figure_specs
+from uqval.report.summary import next_steps
+from uqval.report.validation import answer_lines, figure_specs
 
 if TYPE_CHECKING:
     from uqval.comparison.predictive import PredictiveComparison
@@ -226,6 +227,35 @@ def _issues_table(result: PredictiveValidation) -> pd.DataFrame:
                          for k, rows in issues.rows.items() for r in rows])
 
 
+def first_screen(result: PredictiveValidation, stems: list[str]) -> FirstScreen | None:
+    """The predictive report's first screen: coverage (stage verdict, observed coverage per
+    level), shape (stage verdict; its diagnosis is an action), the variance stages' answer
+    lines, the coverage figure (else the PIT histogram) and the actions (coverage,
+    shape and data rows of ``result.advice``, then the variance stages')."""
+    verdicts = result.stage_verdicts
+    answer = []
+    if "coverage" in verdicts:
+        levels = result.coverage.levels
+        detail = (f"the {'/'.join(_lv(x) for x in levels['level'])} % intervals cover "
+                  f"{'/'.join(fmt(100 * x, 3) for x in levels['value'])} %"
+                  if not levels.empty else "")
+        answer.append(AnswerLine("Coverage", verdicts["coverage"], detail))
+    if "shape" in verdicts and result.shape is not None:  # the diagnosis is in the actions
+        answer.append(AnswerLine("Shape (PIT)", verdicts["shape"]))
+    if result.variance is not None:
+        answer += [AnswerLine(f"Spread: {line.head[0].lower()}{line.head[1:]}", line.label,
+                              line.detail) for line in answer_lines(result.variance)]
+    figure = next((stems.index(s) for s in ("coverage_levels", "pit_histogram") if s in stems),
+                  None)
+    actions = [line[2:] for line in _next_steps(result)
+               if line.startswith("- ") and not line.startswith(("- Nothing", "- Then"))]
+    if result.variance is not None:
+        actions += next_steps(result.variance, actions_only=True)
+    if not answer:
+        return None
+    return FirstScreen(answer=answer, figure=figure, actions=actions)
+
+
 def predictive_content(result: PredictiveValidation,
                        figures: list[tuple[str, FigureSection]]) -> ReportContent:
     """What the report of a predictive validation shows (the dataset pages reuse it)."""
@@ -242,7 +272,8 @@ def predictive_content(result: PredictiveValidation,
                          summary_markdown=result.summary(),
                          figures=[f for _, f in figures], parameters=params,
                          input_sha256=result.input_sha256, row_counts=dict(result.row_counts),
-                         tables=tables)
+                         tables=tables,
+                         first_screen=first_screen(result, [stem for stem, _ in figures]))
 
 
 def write_predictive_html(result: PredictiveValidation, path: Path,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the result types (imported for the type checker only: impor
     from uqval.validation.result import ValidationResult
 
 
-__all__ = ["summary_markdown"]
+__all__ = ["next_steps", "summary_markdown"]
 
 MAX_RANGES = 6
 
@@ -148,36 +148,42 @@ _ACTION_TEXT = {
 }
 
 
-def _next_steps(result: ValidationResult) -> list[str]:
-    """The actions of ``result.advice`` in its order, then what the labels leave open."""
+def next_steps(result: ValidationResult, *, actions_only: bool = False) -> list[str]:
+    """The actions of ``result.advice`` in its order, then what the labels leave open, as
+    inline markdown (one line each). ``actions_only``: without the rows that explain why a
+    variable needs no separate action (the report's first screen lists what to do)."""
     lines = []
     for r in result.advice.itertuples(index=False):
         if r.action == "none" and r.variable:
-            lines.append(f"- No separate action along {md_text(r.variable)}: "
-                         f"{md_text(r.reason)}.")
+            if not actions_only:
+                lines.append(f"No separate action along {md_text(r.variable)}: "
+                             f"{md_text(r.reason)}.")
             continue
         if r.action == "none":
-            lines.append(f"- Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need "
+            lines.append(f"Nothing to fix: {md_text(r.reason)}; smaller miscalibrations need "
                          "more data to show.")
             continue
         head = _ACTION_TEXT[r.action].format(factor=fmt(r.factor))
         where = f" ({md_text(r.variable)})" if r.variable else ""
         if getattr(r, "stage", "") == "joint":
             where = f" (region of {md_text(r.variable)})"
-        lines.append(f"- {head}{where}: {md_text(r.reason)}.")
+        lines.append(f"{head}{where}: {md_text(r.reason)}.")
     a = result.advice
-    st = result.stages
     if not a.empty and a["action"].isin(["scale", "recalibrate_per_range", "correct_bias",
-                                         "recalibrate_monotone"]).any():
-        lines.append("- Then validate again on new data.")
+                                         "recalibrate_monotone"]).any() and not actions_only:
+        lines.append("Then validate again on new data.")
     st = result.stages
     unsure = st[st["label"] == INCONCLUSIVE] if not st.empty else st
     if not unsure.empty:
         where = ", ".join(md_code(v) if v else s for s, v in
                           zip(unsure["stage"], unsure["variable"], strict=True))
-        lines.append(f"- Inconclusive ({where}): collect more data (more rows per bin), see "
+        lines.append(f"Inconclusive ({where}): collect more data (more rows per bin), see "
                      "the reasons above.")
     return lines
+
+
+def _next_steps(result: ValidationResult) -> list[str]:
+    return [f"- {line}" for line in next_steps(result)]
 
 
 def summary_markdown(result: ValidationResult) -> str:

@@ -23,12 +23,23 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.formatting import fmt
+from uqval._internal.formatting import fmt, fmt_interval
 from uqval.plots import drawing
 from uqval.plots.style import figure
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
+from uqval.report.content import AnswerLine, FirstScreen
 from uqval.report.files import csv_safe, describe_names, safe_name, unique_names, write_outputs
+from uqval.report.markdown import md_code
+from uqval.report.summary import next_steps
+from uqval.validation.judgement import (
+    ACTIONS,
+    INCONCLUSIVE,
+    NOT_RIGHT,
+    NOT_TESTABLE,
+    RIGHT,
+    RIGHT_WITHIN,
+)
 
 if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
     from uqval.plots.records import ZAlongRecord
@@ -37,7 +48,9 @@ if TYPE_CHECKING:  # the result types (imported for the type checker only: impor
 __all__ = [
     "RULES_MARKDOWN",
     "FigureSpec",
+    "answer_lines",
     "figure_specs",
+    "first_screen",
     "report_content",
     "dominant_table",
     "safe_name",
@@ -169,6 +182,94 @@ def _figures(result: ValidationResult) -> list[tuple[str, FigureSection]]:
             for spec in figure_specs(result)]
 
 
+WORST_FIRST = (NOT_RIGHT, INCONCLUSIVE, RIGHT_WITHIN, RIGHT, NOT_TESTABLE)
+"""Order of the judgement's labels when one line stands for several rows: the first label
+present is the line's badge (not testable only when nothing was tested)."""
+
+
+def _worst(labels: pd.Series) -> str:
+    present = set(labels.astype(str))
+    return next((label for label in WORST_FIRST if label in present), "")
+
+
+def _by_label(rows: pd.DataFrame) -> str:
+    """"not right: `bmi`; right: `bp`, all features together": each label with its rows."""
+    parts = []
+    for label in WORST_FIRST:
+        hit = rows[rows["label"] == label]
+        names = ["all features together" if stage == "joint" else md_code(str(variable))
+                 for stage, variable in zip(hit["stage"], hit["variable"], strict=True)]
+        if names:
+            parts.append(f"{label}: {', '.join(names)}")
+    return "; ".join(parts)
+
+
+def answer_lines(result: ValidationResult) -> list[AnswerLine]:
+    """The answer in three lines, read from the judgement (``result.stages``): on average
+    (label, scale factor sqrt(ZMS) with its interval), along the uncertainty (label, the
+    smallest and largest bin factor after the global factor) and along the features (the
+    worst label of the adaptivity and joint rows, each variable under its label). Empty
+    without a stages table (the paper's rule judges test by test)."""
+    st = result.stages
+    if st.empty or result.parameters.get("rule") == "paper":
+        return []
+    out = []
+    average = st[st["stage"] == "average"]
+    if not average.empty:
+        s = result.scale_factor
+        out.append(AnswerLine("On average", str(average["label"].iloc[0]),
+                              f"scale factor {fmt_interval(s.value, s.ci_low, s.ci_high)}"))
+    consistency = st[st["stage"] == "consistency"]
+    if not consistency.empty:
+        r = consistency.iloc[0]
+        low, high = float(r["factor_low"]), float(r["factor_high"])
+        detail = (f"factor per bin {fmt(low)} to {fmt(high)} after the global one"
+                  if r["label"] != NOT_TESTABLE and pd.notna(low) and pd.notna(high) else "")
+        out.append(AnswerLine(f"Along the uncertainty ({r['variable']})", str(r["label"]),
+                              detail))
+    features = st[st["stage"].isin(["adaptivity", "joint"])]
+    if not features.empty:
+        out.append(AnswerLine("Along the features", _worst(features["label"]),
+                              _by_label(features)))
+    return out
+
+
+def first_screen(result: ValidationResult, stems: list[str]) -> FirstScreen | None:
+    """The report's first screen: :func:`answer_lines`, one figure and the actions
+    (:func:`uqval.report.summary.next_steps`, actions only). ``stems``: the file stems of
+    the report's figures, in page order. The figure: when an action of the consistency or
+    adaptivity stage targets a variable, the LZMS (factor per bin) along the first such
+    variable (the LZM when its only action corrects a bias); otherwise the reliability
+    diagram, else the LZMS along the uncertainty. None without answer lines."""
+    answer = answer_lines(result)
+    if not answer:
+        return None
+    names = variable_stems(result)
+    index = {stem: i for i, stem in enumerate(stems)}
+    a = result.advice
+    figure_at, why = None, ""
+    if not a.empty:
+        targeted = a[a["action"].isin(ACTIONS) & a["stage"].isin(["consistency", "adaptivity"])
+                     & a["variable"].isin(list(names))]
+        if not targeted.empty:
+            variable = str(targeted["variable"].iloc[0])
+            kinds = set(targeted.loc[targeted["variable"] == variable, "action"])
+            stem = f"lzm_{names[variable]}" if kinds == {"correct_bias"} else f"lzms_{names[variable]}"
+            if stem in index:
+                figure_at = index[stem]
+                why = f"Shown because the first action targets {md_code(variable)}."
+    if figure_at is None:
+        u_name = str(result.names["uncertainty"])
+        for stem in ("reliability_diagram", f"lzms_{names.get(u_name, '')}"):
+            if stem in index:
+                figure_at = index[stem]
+                break
+    if figure_at is None and stems:
+        figure_at = 0
+    return FirstScreen(answer=answer, figure=figure_at,
+                       actions=next_steps(result, actions_only=True), why_figure=why)
+
+
 def report_content(result: ValidationResult,
                    figures: list[tuple[str, FigureSection]] | None = None) -> ReportContent:
     """The :class:`uqval.report.ReportContent` of a validation (figures drawn if not given)."""
@@ -196,6 +297,7 @@ def report_content(result: ValidationResult,
         row_counts=dict(result.row_counts),
         tables=tables,
         stage_overview=stage_overview(result),
+        first_screen=first_screen(result, [stem for stem, _ in figs]),
     )
 
 
