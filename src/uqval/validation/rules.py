@@ -41,8 +41,8 @@ Consistency (binning variable uE) and adaptivity (each feature)
 
     A binned test is ``inconclusive`` when a bin holds fewer than :data:`MIN_BIN_COUNT` rows
     (its bins cannot localise anything). A stage fails when any of its tests fails.
-    Measured (``benchmarks/joint_error_rates.py``, README): see the README table "Bin-free and
-    joint tests".
+    Measured (``benchmarks/joint_error_rates.py``): the table "Bin-free and joint tests" of
+    docs/explanations/error-rates.md.
 
 Joint (all features together; :mod:`uqval.validation.joint_stage`)
     Two tests of whether Z² (spread) and Z (bias) depend on the features jointly
