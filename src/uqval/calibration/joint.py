@@ -431,9 +431,32 @@ def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[s
                   description[1], mask)
 
 
+def _cluster_sign_p(pred: FloatArray, y: FloatArray, codes: NDArray[np.intp],
+                    n_permutations: int, seed: np.random.SeedSequence) -> tuple[float, float]:
+    """(correlation, one-sided p-value) of fixed ``pred`` against ``y`` when the rows come in
+    groups (``codes``): the score sum_i pc_i yc_i is the sum of the group scores U_g, and
+    its null is drawn by flipping the sign of each U_g (a wild cluster randomization test
+    with Rademacher weights; Canay, Romano & Shaikh 2017, Econometrica 85, 1013: valid as
+    the groups grow in number, whatever the dependence inside a group). The statistic is
+    sum U_g / sqrt(sum U_g^2), whose denominator the flips do not change."""
+    pc = pred - pred.mean()
+    yc = y - y.mean()
+    norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
+    _, inverse = np.unique(codes, return_inverse=True)
+    scores = np.bincount(inverse.ravel(), weights=pc * yc)
+    scale = math.sqrt(float(np.dot(scores, scores)))
+    if norm == 0.0 or scale == 0.0:
+        return 0.0, 1.0
+    observed = float(scores.sum())
+    signs = value_generator(seed).integers(0, 2, size=(n_permutations, scores.size))
+    null = (2.0 * signs - 1.0) @ scores
+    exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
+    return observed / norm, (1 + exceed) / (n_permutations + 1)
+
+
 def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
          used: NDArray[np.bool_], n_permutations: int, seeds: list[np.random.SeedSequence],
-         fit_seed: int, n_workers: int = 1) -> JointTest:
+         fit_seed: int, n_workers: int = 1, codes: NDArray[np.intp] | None = None) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
     results = []
@@ -441,7 +464,10 @@ def _one(kind: Kind, z: FloatArray, f: _Features, halves: NDArray[np.bool_],
         test = used & ~train
         model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
         pred_test = model.predict(f.x[test])
-        r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
+        if codes is None:
+            r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
+        else:
+            r, p = _cluster_sign_p(pred_test, y[test], codes[test], n_permutations, seeds[k])
         results.append((r, p, train, model))
     best = min(range(2), key=lambda k: results[k][1])
     _, _, train, model = results[best]
@@ -484,6 +510,7 @@ def joint_calibration(
     seed: SeedLike = 0,
     n_workers: int = 1,
     max_rows: int | None = None,
+    groups: ArrayLike | None = None,
 ) -> JointCalibration:
     """Cross-fitted tests of whether Z² (spread) and Z (bias) depend on the features jointly.
 
@@ -505,6 +532,10 @@ def joint_calibration(
             are those of the full path): the learners, the permutation tests and the held-out
             intervals of the regions use its rows only, the regions' row counts and shares
             all rows (the large-set mode of :func:`uqval.validate`, docs/choices.md).
+        groups: integer group codes of rows whose errors share a part: the halves split
+            whole groups (half the groups, drawn from the split stream) and each held-out
+            test flips the signs of group scores instead of permuting rows
+            (:func:`_cluster_sign_p`; docs/choices.md, "Rows that come in groups").
 
     >>> rng = np.random.default_rng(0)
     >>> m = 4000
@@ -542,8 +573,22 @@ def joint_calibration(
         used[:] = False
         used[rows] = True
         halves[rows[index_generator(split_seed).permutation(max_rows)[: max_rows // 2]]] = True
-    else:
+    elif groups is None:
         halves[index_generator(split_seed).permutation(m)[: m // 2]] = True
+    codes = None
+    if groups is not None:
+        codes = np.asarray(groups, dtype=np.intp)
+        if codes.shape != (m,):
+            raise ValueError(f"groups must hold one code per row ({m}), got shape {codes.shape}")
+        _, codes = np.unique(codes, return_inverse=True)
+        codes = codes.ravel().astype(np.intp)
+        n_groups = int(codes.max()) + 1
+        if n_groups < 4:
+            raise ValueError("the joint test by group needs at least 4 groups")
+        chosen = index_generator(split_seed).permutation(n_groups)[: n_groups // 2]
+        in_a = np.zeros(n_groups, dtype=bool)
+        in_a[chosen] = True
+        halves = in_a[codes] & used
     fit_int = int(fit_seed.generate_state(1)[0] % (2**31 - 3))
     n_workers = integer(n_workers, "n_workers", minimum=1)
     import sklearn.ensemble  # noqa: F401  (loads its OpenMP runtime before limiting it)
@@ -555,7 +600,7 @@ def joint_calibration(
     threads = max(1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
     with threadpool_limits(limits=threads, user_api="openmp"):
         spread = _one("spread", z, f, halves, used, n_permutations, perm_seeds[:2], fit_int,
-                      n_workers)
+                      n_workers, codes)
         bias = _one("bias", z, f, halves, used, n_permutations, perm_seeds[2:], fit_int + 2,
-                    n_workers)
+                    n_workers, codes)
     return JointCalibration(spread, bias, f.names, f.dropped)

@@ -266,7 +266,8 @@ def validate(
         rows = average.rows + conditional.rows
         joint, joint_rows, joint_note = joint_stage(
             e, u, inputs.features, average=average, alpha=alpha, tolerance=tolerance,
-            n_permutations=n_permutations, seeds=seeds, n_workers=n_workers, say=say)
+            n_permutations=n_permutations, seeds=seeds, n_workers=n_workers, say=say,
+            groups=group_index)
     else:  # the paper's flowchart: its own rows, per-bin tables scaled by sqrt(ZMS)
         rows = paper_stage(e, u, inputs.features, n_boot=n_boot, seed=seed, n_bins=n_bins,
                            u_name=inputs.uncertainty_name)

@@ -457,7 +457,8 @@ def _grouped_conditional(
 def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                 features: Mapping[str, NDArray[np.float64]], *, average: AverageStage,
                 alpha: float, tolerance: float, n_permutations: int, seeds: Seeds,
-                n_workers: int, say: Say) -> tuple[JointCalibration | None, list[dict], str]:
+                n_workers: int, say: Say, groups: GroupIndex | None = None,
+                ) -> tuple[JointCalibration | None, list[dict], str]:
     """All features together (module docstring, 3): the joint test, its verdict rows and a
     note (why it was skipped, or what ran)."""
     m = e.size
@@ -471,10 +472,14 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     joint = joint_calibration(e, u * average.reference, features,
                               n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                               seed=seeds.joint, n_workers=n_workers,
-                              max_rows=sequential and binfree_module.BINFREE_ROWS)
+                              max_rows=sequential and binfree_module.BINFREE_ROWS,
+                              groups=None if groups is None else groups.codes)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
             f"{joint.spread.n_permutations} permutations per half")
+    if groups is not None:
+        note += (f"; halves of the {groups.n_groups} groups, signs of the group scores "
+                 "flipped (wild cluster randomization)")
     return joint, rows, note
 
 
