@@ -245,3 +245,54 @@ def test_joint_test_by_group_keeps_its_size():
         grouped += joint_calibration(e, u, feats, groups=g, **kw).spread.p_value <= 0.05
     assert grouped <= 3  # expected 0.6 of 12
     assert naive >= 3
+
+
+def test_dataset_yaml_group_column(make_family):
+    from conftest import DATASET_SCHEMA
+    from uqval._internal.errors import DataError
+    from uqval.pipeline.prepare import prepare_dataset
+    from uqval.pipeline.registry import load_registry
+
+    datasets = [{"id": "g", "sources": [{"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"},
+                 "group": "mol"}]
+    raw, ddir = make_family({"T/a.csv": "E,uE,mol\n0.1,0.2,a\n-0.3,0.4,b\n0.2,0.1,a\n"}, datasets)
+    out = prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("g"), raw)
+    assert out.table["G"].tolist() == ["a", "b", "a"] and out.report["group"] == "mol"
+    bad = [{**datasets[0], "id": "h", "group": "nope"}]
+    raw, ddir = make_family({"T/a.csv": "E,uE,mol\n0.1,0.2,a\n"}, bad)
+    with pytest.raises(DataError, match="group: column 'nope'"):
+        prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("h"), raw)
+
+
+def test_command_line_group_and_id_warning(tmp_path, capsys):
+    from uqval.cli import main
+
+    e, u, feats, g = _set(8)
+    path = tmp_path / "forces.csv"
+    pd.DataFrame({"err": e, "sigma": u, "T": feats["x_row"],
+                  "structure": [f"s{k}" for k in g]}).to_csv(path, index=False)
+    base = ["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature", "T",
+            "--n-boot", "200", "--n-permutations", "199", "--jobs", "1"]
+    main([*base, "--out", str(tmp_path / "a")])
+    assert "'structure' look like a group id" in capsys.readouterr().err
+    main([*base, "--group", "structure", "--out", str(tmp_path / "b")])
+    captured = capsys.readouterr()
+    assert "group id" not in captured.err
+    summary = (tmp_path / "b" / "summary.md").read_text()
+    assert "**Rows in groups.** 600 rows in 60 groups of 10 rows" in summary
+
+
+def test_compare_with_groups_resamples_groups():
+    from uqval import compare
+
+    e, u, feats, g = _set(9, n_groups=40, size=20, rho=0.8)
+    kw = dict(n_boot=100, n_sim=50, n_permutations=50, seed=0)
+    plain = compare({"a": (e, u), "b": (e, 1.5 * u)}, validate_models=False, **kw)
+    grouped = compare({"a": (e, u), "b": (e, 1.5 * u)}, validate_models=False, groups=g, **kw)
+    width = {k: float(r.scores.loc[("a", "rmse"), "ci_high"] - r.scores.loc[("a", "rmse"),
+                                                                             "ci_low"])
+             for k, r in (("plain", plain), ("grouped", grouped))}
+    # ICC(Z^2) = 0.64 for groups of 20, diluted by uE: a design effect of several for E^2
+    assert width["grouped"] > 1.5 * width["plain"]
+    assert grouped.scores.loc[("a", "rmse"), "value"] == plain.scores.loc[("a", "rmse"), "value"]
+    assert "40 groups" in grouped.parameters["groups"]

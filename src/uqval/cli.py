@@ -76,6 +76,7 @@ that applies (crps, interval scores, check score, ...).
 
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
+  uqval validate forces.csv --error err --uncertainty sigma --feature T --group structure
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
   uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
@@ -116,6 +117,10 @@ Examples:
 
 
 MAX_DEFAULT_JOBS = 8
+
+
+ID_COLUMNS = 100
+"""Most other columns read (without --group) to warn of a column that looks like a group id."""
 
 
 def _available_cores() -> int:
@@ -172,6 +177,10 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--variance", action="store_true", help="the uncertainty column holds variances")
     v.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature to test along (repeatable)")
+    v.add_argument("--group", metavar="COL",
+                   help="column of group labels when rows come in groups whose errors share "
+                   "a part (atoms of one structure, conformers of one molecule, frames of one "
+                   "trajectory): intervals resample groups, tests exchange groups")
     v.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-report"),
                    help="output directory (default: uqval-report)")
     v.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -217,6 +226,9 @@ def _parser() -> argparse.ArgumentParser:
                    "predictions")
     c.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature (ZMSE and validation along it; repeatable)")
+    c.add_argument("--group", metavar="COL",
+                   help="column of group labels when points come in groups whose errors share "
+                   "a part: the paired bootstrap resamples groups, validations respect them")
     c.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-comparison"),
                    help="output directory (default: uqval-comparison)")
     c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -376,7 +388,7 @@ def _run_predictive(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
-    from uqval._internal.batched import read_columns
+    from uqval._internal.batched import open_table
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.report.files import check_output_folder
@@ -407,9 +419,17 @@ def _run(args: argparse.Namespace) -> int:
     check_output_folder(args.out, [args.file])
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     used = [*error_cols, args.uncertainty, *args.feature,
-            *([recal_feature] if recal_feature else [])]
-    table = read_columns(args.file, used)
+            *([recal_feature] if recal_feature else []), *([args.group] if args.group else [])]
+    source_table = open_table(args.file)
+    # without --group, the other columns are read too (at most ID_COLUMNS of them) to warn
+    # when one looks like a group id (text with repeated values)
+    others = [] if args.group else [c for c in source_table.columns if c not in used]
+    others = others if len(others) <= ID_COLUMNS else []
+    table = source_table.read([*used, *others])
     require_columns(table, used, args.file)
+    if args.group and args.recalibrate is not None:
+        raise DataError("--group does not go with --recalibrate yet (the recalibration's "
+                        "folds do not keep groups together)")
     _check_bins(args, len(table))
     from uqval.validation import validate
     from uqval.validation.inputs import REPEATED_ROWS
@@ -435,7 +455,8 @@ def _run(args: argparse.Namespace) -> int:
             result = validate(
                 errors, table[args.uncertainty], {f: table[f] for f in args.feature},
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty, **options,
+                uncertainty_name=args.uncertainty,
+                groups=table[args.group] if args.group else None, **options,
             )
         else:
             say(f"recalibrating ({args.recalibrate}) by 5-fold cross-validation")
@@ -449,8 +470,17 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
+    if others:
+        import pandas as pd
+
+        from uqval.validation.grouping import id_like_columns, id_like_warning
+
+        id_warning = id_like_warning(id_like_columns(
+            pd.DataFrame({c: table[c] for c in others}), used))
+        if id_warning is not None:
+            result = dataclasses.replace(result, warnings=(*result.warnings, id_warning))
     for warning in result.warnings:  # repeated rows are about whole rows, not a column
-        source = ("" if REPEATED_ROWS in warning else f"column {args.error!r}: " if args.error
+        source = ("" if REPEATED_ROWS in warning or "group id" in warning else f"column {args.error!r}: " if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
         print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
@@ -526,7 +556,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
     columns = [c for _, a, b in models for c in (a, b)]
-    used = [*([args.y_true] if args.y_true else []), *columns, *args.feature]
+    used = [*([args.y_true] if args.y_true else []), *columns, *args.feature,
+            *([args.group] if args.group else [])]
     table = read_columns(args.file, used)
     from uqval.comparison import compare
 
@@ -546,7 +577,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     say(f"comparing {len(models)} models on {len(table)} rows")
     try:
         result = compare(data, {f: numeric[f] for f in args.feature}, seed=args.seed,
-                         n_boot=args.n_boot)
+                         n_boot=args.n_boot,
+                         groups=table[args.group].to_numpy() if args.group else None)
     except ValueError as exc:
         message = str(exc)
         for name, err_col, unc_col in models:

@@ -101,8 +101,8 @@ class GroupIndex:
 
     def sums(self, values: ArrayLike) -> NDArray[np.float64]:
         """Per-group sums of a per-row variable, shape (G,)."""
-        return np.bincount(self.codes, weights=np.asarray(values, dtype=np.float64),
-                           minlength=self.n_groups)
+        return np.asarray(np.bincount(self.codes, weights=np.asarray(values, dtype=np.float64),
+                                      minlength=self.n_groups), dtype=np.float64)
 
 
 def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:

@@ -31,11 +31,11 @@ from uqval._internal.checks import (
 )
 from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
+from uqval.stats.groups import GroupIndex
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
 from uqval.validation.degenerate import check_errors_not_all_zero
-from uqval.stats.groups import GroupIndex
 from uqval.validation.figure_stage import figure_records
 from uqval.validation.grouping import group_summary, id_like_columns, id_like_warning
 from uqval.validation.inputs import Features, clean_inputs

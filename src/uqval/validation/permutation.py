@@ -49,8 +49,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from uqval._internal.checks import MAX_RESAMPLES, integer
-from uqval._internal.types import SeedLike
 from uqval._internal.seeding import seed_sequence
+from uqval._internal.types import SeedLike
 from uqval.stats.groups import GroupIndex, constant_within, shuffle_groups, shuffle_segments
 from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle, run_chunks
 
@@ -313,20 +313,22 @@ def grouped_heterogeneity_tests(
             s1, s2 = groups.sums(z), groups.sums(z * z)
             n = groups.counts.astype(np.float64)
 
-            def fill(state: NDArray[np.uint64], rows: NDArray[np.float64],
-                     glab=glab, s1=s1, s2=s2, n=n, offsets=offsets) -> None:
+            def fill_between(state: NDArray[np.uint64], rows: NDArray[np.float64],
+                             glab=glab, s1=s1, s2=s2, n=n, offsets=offsets) -> None:
                 _between_sums(s1, s2, n, glab, offsets, state, rows)
 
-            sums = run_chunks(np.zeros((n_permutations, total, 3)), child, n_workers, fill)
+            sums = run_chunks(np.zeros((n_permutations, total, 3)), child, n_workers,
+                              fill_between)
         else:
             zs = np.ascontiguousarray(z[groups.order])
             slab = np.ascontiguousarray(lab[which][:, groups.order])
 
-            def fill(state: NDArray[np.uint64], rows: NDArray[np.float64],
-                     zs=zs, slab=slab, offsets=offsets) -> None:
+            def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
+                            zs=zs, slab=slab, offsets=offsets) -> None:
                 _within_sums(zs, slab, offsets, groups.starts, state, rows)
 
-            sums = run_chunks(np.zeros((n_permutations, total, 2)), child, n_workers, fill)
+            sums = run_chunks(np.zeros((n_permutations, total, 2)), child, n_workers,
+                              fill_within)
         for j, v in enumerate(which):
             off, kv = int(offsets[j]), int(k[j])
             counts = np.bincount(lab[v], minlength=kv).astype(np.int64)
