@@ -17,6 +17,7 @@ from uqval.stats.groups import (
     GroupIndex,
     cluster_bca_bootstrap,
     cluster_mean_se,
+    cluster_t_bootstrap,
     constant_within,
     design_effect,
     icc_oneway,
@@ -117,6 +118,33 @@ def test_cluster_bca_matches_brute_force_group_resampling():
     assert (res.ci_low, res.ci_high) == pytest.approx((lo, hi), rel=1e-12)
 
 
+def test_cluster_t_bootstrap_matches_brute_force():
+    rng = np.random.default_rng(14)
+    sizes = rng.integers(2, 9, 40)
+    g = np.repeat(np.arange(40), sizes)
+    y = rng.standard_normal(g.size) ** 2
+    idx = GroupIndex.from_codes(g)
+    res = cluster_t_bootstrap(y, idx, n_boot=200, seed=5)
+    child = np.random.SeedSequence(5).spawn(1)[0]  # one stream block, as the BCa test
+    draws = np.random.Generator(np.random.SFC64(child)).integers(0, 40, size=(200, 40))
+    members = [y[g == k] for k in range(40)]
+
+    def mean_and_se(chosen):
+        rows = [members[k] for k in chosen]
+        r = np.concatenate(rows).mean()
+        resid = np.array([x.sum() - x.size * r for x in rows])
+        return r, np.sqrt(40 / 39 * np.sum(resid**2)) / sum(x.size for x in rows)
+
+    r0, se0 = mean_and_se(range(40))
+    t = np.array([(lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
+    np.testing.assert_allclose(res.replicates, t, rtol=1e-9, atol=1e-12)
+    lo, hi = np.quantile(t, [0.025, 0.975])
+    assert (res.ci_low, res.ci_high) == pytest.approx((r0 - hi * se0, r0 - lo * se0), rel=1e-9)
+    t_obs = (r0 - 1.0) / se0
+    p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
+    assert res.p_value(1.0) == pytest.approx(min(1.0, p))
+
+
 def test_cluster_interval_covers_where_the_naive_one_does_not():
     """30 sets of 40 groups x 25 rows, ICC(Z) = 0.5, calibrated: the cluster BCa interval of
     sqrt(ZMS) holds 1 about 95 % of the time, the naive (rows resampled) one about half."""
@@ -130,9 +158,11 @@ def test_cluster_interval_covers_where_the_naive_one_does_not():
         c = cluster_bca_bootstrap((z, u), SQRT_ZMS, GroupIndex.from_codes(g), n_boot=400,
                                   seed=seed)
         n = bca_bootstrap((z, u), SQRT_ZMS, n_boot=400, seed=seed)
+        t = cluster_t_bootstrap(z**2, GroupIndex.from_codes(g), n_boot=400, seed=seed)
         cover["cluster"] += c.ci_low <= 1 <= c.ci_high
         cover["naive"] += n.ci_low <= 1 <= n.ci_high
-    assert cover["cluster"] >= 25  # expected 28.5 (binomial sd 1.2)
+        cover["t"] = cover.get("t", 0) + (t.ci_low <= 1 <= t.ci_high)
+    assert cover["cluster"] >= 25 and cover["t"] >= 25  # expected about 28 (sd 1.2)
     assert cover["naive"] <= 22  # expected about 16 (design effect about 7)
 
 
@@ -296,3 +326,65 @@ def test_compare_with_groups_resamples_groups():
     assert width["grouped"] > 1.5 * width["plain"]
     assert grouped.scores.loc[("a", "rmse"), "value"] == plain.scores.loc[("a", "rmse"), "value"]
     assert "40 groups" in grouped.parameters["groups"]
+
+
+def test_cross_validate_folds_keep_groups_and_singletons_change_nothing():
+    from uqval.recalibration import cross_validate
+
+    e, u, feats, g = _set(10)
+    # a fitting function that records which groups each fit saw
+    seen: list[set[int]] = []
+
+    class Unit:
+        def apply(self, uu):
+            return uu
+
+    def fit(ee, uu):
+        seen.append({int(k) for k in g[np.isin(e, ee)]})
+        return Unit()
+
+    cross_validate(fit, e, u, folds=5, seed=0, groups=g)
+    # every group sits wholly in one test fold: the fit of that fold saw none of its rows
+    assert len(seen) == 5 and all(len(s) in (47, 48) for s in seen)  # 60 groups, 12-ish per fold
+    out = cross_validate("sigma", e, u / 2, folds=5, seed=3, groups=g)
+    assert 1.6 < float(np.median(out / u * 2)) < 2.4
+    np.testing.assert_array_equal(cross_validate("sigma", e, u, seed=3),
+                                  cross_validate("sigma", e, u, seed=3, groups=np.arange(e.size)))
+
+
+def test_sigma_scaling_interval_by_group_matches_cluster_bootstrap():
+    from uqval.recalibration import sigma_scaling
+
+    e, u, _, g = _set(11)
+    s = sigma_scaling(e, u, n_boot=300, seed=2, groups=g)
+    from uqval.stats.bootstrap import MeanStatistic
+
+    zms = MeanStatistic(columns=lambda a, b: (np.square(a / b),), combine=lambda m: m[..., 0])
+    ref = cluster_bca_bootstrap((e, u), zms, GroupIndex.from_codes(g), n_boot=300, seed=2)
+    # sigma_scaling bootstraps ZMS and takes square roots
+    assert (s.ci_low, s.ci_high) == pytest.approx(np.sqrt([ref.ci_low, ref.ci_high]), rel=1e-12)
+    naive = sigma_scaling(e, u, n_boot=300, seed=2)
+    assert s.ci_high - s.ci_low > 1.5 * (naive.ci_high - naive.ci_low)
+
+
+def test_murphy_band_by_group_is_wider():
+    from uqval.scores.murphy import murphy_diagram
+
+    e, u, _, g = _set(12, n_groups=40, size=20, rho=0.8)
+    models = {"a": (e, u), "b": (e, 1.3 * u)}
+    plain = murphy_diagram(models, n_boot=200, seed=0)
+    grouped = murphy_diagram(models, n_boot=200, seed=0, groups=g)
+    d0, se0 = plain.differences[("a", "b")]
+    d1, se1 = grouped.differences[("a", "b")]
+    np.testing.assert_allclose(d0, d1, rtol=1e-9, atol=1e-15)
+    ratio = se1[se0 > 0] / se0[se0 > 0]
+    assert float(np.median(ratio)) > 1.2 and float(ratio.max()) > 1.5
+    # brute-force cluster-robust se at one threshold
+    from uqval.scores.murphy import elementary_scores
+
+    t = plain.thresholds[len(plain.thresholds) // 2 : len(plain.thresholds) // 2 + 1]
+    diff = (elementary_scores(u**2, e**2, t) - elementary_scores((1.3 * u) ** 2, e**2, t))[:, 0]
+    resid = np.array([np.sum(diff[g == k] - diff.mean()) for k in range(40)])
+    expected = np.sqrt(40 / 39 * np.sum(resid**2)) / diff.size
+    k = len(plain.thresholds) // 2
+    assert se1[k] == pytest.approx(expected, rel=1e-9)

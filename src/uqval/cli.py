@@ -427,9 +427,6 @@ def _run(args: argparse.Namespace) -> int:
     others = others if len(others) <= ID_COLUMNS else []
     table = source_table.read([*used, *others])
     require_columns(table, used, args.file)
-    if args.group and args.recalibrate is not None:
-        raise DataError("--group does not go with --recalibrate yet (the recalibration's "
-                        "folds do not keep groups together)")
     _check_bins(args, len(table))
     from uqval.validation import validate
     from uqval.validation.inputs import REPEATED_ROWS
@@ -465,7 +462,8 @@ def _run(args: argparse.Namespace) -> int:
                 method=method, feature_name=recal_feature,
                 recalibration_feature=None if recal_feature is None else table[recal_feature],
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty, **options,
+                uncertainty_name=args.uncertainty,
+                groups=table[args.group] if args.group else None, **options,
             )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None

@@ -288,7 +288,8 @@ def compare(
             replicates, false-alarm rate 1 - ``confidence``; skipped below 60 points).
         groups: the group of every point (any labels) when points come in groups whose
             errors share a part: the paired bootstrap resamples whole groups (its intervals
-            and p-values of differences), and each validation gets ``groups=``. The
+            and p-values of differences), the Murphy bands draw one multiplier per group,
+            and each validation gets ``groups=``. The
             references of calibrated scores (``n_sim``) and the AUUCC tests of pairs still
             treat the points as independent (docs/choices.md, "Rows that come in groups").
 
@@ -407,7 +408,8 @@ def compare(
                 groups=None if group_index is None else group_index.codes,
             )
     murphy = murphy_diagram(data, n_boot=n_boot, confidence=confidence,
-                            seed=root.spawn(1)[0])
+                            seed=root.spawn(1)[0],
+                            groups=None if group_index is None else group_index.codes)
     parameters = {
         "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,
         "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
@@ -416,7 +418,7 @@ def compare(
     }
     if group_index is not None:
         parameters["groups"] = (f"{group_index.n_groups} groups; the paired bootstrap "
-                                "resamples groups")
+                                "resamples groups, the Murphy bands draw multipliers per group")
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,

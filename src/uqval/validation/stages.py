@@ -19,6 +19,7 @@ actions are made of them by :mod:`uqval.validation.judgement`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -41,7 +42,12 @@ from uqval.calibration.robust_scale import (
 from uqval.calibration.screening import Screening, screen_unchecked
 from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
-from uqval.stats.groups import GroupIndex, cluster_bca_bootstrap, cluster_mean_se
+from uqval.stats.groups import (
+    GroupIndex,
+    cluster_bca_bootstrap,
+    cluster_mean_se,
+    cluster_t_bootstrap,
+)
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
@@ -159,13 +165,24 @@ def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
     return f"f_v = {k / n:.2f} [{lo:.2f}, {hi:.2f}] of {n} bins (indicative)"
 
 
+@dataclass(frozen=True)
+class _SqrtInterval:
+    """sqrt(ZMS) with its interval and the p-value of ZMS = 1 from the studentized cluster
+    bootstrap (rows in groups), in the fields the average rows read."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+
+
 def _average_rows(
     e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float,
     groups: GroupIndex | None = None,
 ) -> tuple[list[dict], float, float]:
     z = e / u
     m = z.size
-    zms_p = rules.bca_p_value(boot, 1.0)
+    zms_p = boot.p_value if isinstance(boot, _SqrtInterval) else rules.bca_p_value(boot, 1.0)
     if groups is None:
         ci = mean_t_interval(z)
         mean_z, se = float(ci.value), float(ci.sd)
@@ -183,9 +200,9 @@ def _average_rows(
     zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
                    (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
                    note + ("; " if note else "")
-                   + "interval: square of the BCa interval of sqrt(ZMS)"
-                   + ("" if groups is None else
-                      f" (resampling the {groups.n_groups} groups)"))
+                   + ("interval: square of the BCa interval of sqrt(ZMS)" if groups is None
+                      else f"interval and test: studentized bootstrap of ZMS resampling the "
+                      f"{groups.n_groups} groups (cluster-robust se in every resample)"))
     if scr.zms_reliable:
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
@@ -336,9 +353,11 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     if groups is None:
         boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
                              n_workers=n_workers)
-    else:
-        boot = cluster_bca_bootstrap((e, u), SQRT_ZMS, groups, n_boot=n_boot, seed=seeds.boot,
-                                     n_workers=n_workers)
+    else:  # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows that come in groups")
+        ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seeds.boot,
+                                 n_workers=n_workers)
+        boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
+                             math.sqrt(ct.ci_high), ct.p_value(1.0))
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
     tails = z2_tail_shares_unchecked(e, u)
     robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
