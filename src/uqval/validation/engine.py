@@ -168,8 +168,9 @@ def validate(
         groups: the group of every row (any labels, or a column name of ``data``) when rows
             come in groups whose errors share a part (force components of one structure,
             conformers of one molecule, frames of one trajectory). Every interval then
-            resamples whole groups (cluster BCa; the acceleration leaves one group out),
-            <Z> gets a cluster-robust t test, the permutation tests exchange whole groups
+            resamples whole groups (the scale factor by a studentized bootstrap with the
+            cluster-robust se in every resample, the per-bin intervals by BCa whose
+            acceleration leaves one group out), <Z> gets a cluster-robust t test, the permutation tests exchange whole groups
             along a variable constant inside groups and permute Z inside groups along a
             variable that varies inside them, the joint test splits and permutes by group,
             and ``result.groups`` says what the groups change (ICC of Z and Z^2, design

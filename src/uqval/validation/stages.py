@@ -41,7 +41,7 @@ from uqval.calibration.robust_scale import (
 )
 from uqval.calibration.screening import Screening, screen_unchecked
 from uqval.stats.binomial import wilson_interval
-from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
 from uqval.stats.groups import (
     GroupIndex,
     cluster_bca_bootstrap,
@@ -346,10 +346,12 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
                   n_workers: int, say: Say, groups: GroupIndex | None = None) -> AverageStage:
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
-    dependent errors) the interval of sqrt(ZMS) resamples groups
-    (:func:`uqval.stats.groups.cluster_bca_bootstrap`) and <Z> has a cluster-robust t test."""
+    dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
+    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`) and <Z>
+    has a cluster-robust t test."""
     scr = screen_unchecked(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
+    boot: BootstrapResult | _SqrtInterval
     if groups is None:
         boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
                              n_workers=n_workers)
