@@ -388,3 +388,37 @@ def test_murphy_band_by_group_is_wider():
     expected = np.sqrt(40 / 39 * np.sum(resid**2)) / diff.size
     k = len(plain.thresholds) // 2
     assert se1[k] == pytest.approx(expected, rel=1e-9)
+
+
+def test_command_line_group_with_recalibration_and_compare(tmp_path):
+    from uqval.cli import main
+
+    e, u, feats, g = _set(13)
+    path = tmp_path / "forces.csv"
+    pd.DataFrame({"err": e, "sigma": u, "sigma2": 1.5 * u, "T": feats["x_row"],
+                  "structure": [f"s{k}" for k in g]}).to_csv(path, index=False)
+    main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature", "T",
+          "--group", "structure", "--recalibrate", "sigma", "--n-boot", "200",
+          "--n-permutations", "199", "--jobs", "1", "--out", str(tmp_path / "r")])
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "Rows in groups" in summary and "recalibrated by 5-fold" in summary
+    main(["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:sigma2",
+          "--group", "structure", "--n-boot", "100", "--out", str(tmp_path / "c")])
+    assert (tmp_path / "c" / "report.html").exists()
+
+
+def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_found():
+    """uE constant inside groups (one model per structure): consistency exchanges groups; a
+    2x error in the quarter of groups with x_grp > 0.75 fails adaptivity along x_grp and its
+    largest factor lies in that range."""
+    rng = np.random.default_rng(21)
+    z, g = grouped_z(rng, 120, 10, 0.5)
+    u = rng.uniform(0.5, 2.0, 120)[g]
+    x_grp = rng.uniform(size=120)[g]
+    x_row = rng.uniform(size=z.size)
+    e = np.where(x_grp > 0.75, 2.0, 1.0) * z * u
+    res = validate(e, u, {"x_row": x_row, "x_grp": x_grp}, groups=g, seed=0, **FAST)
+    assert res.groups.procedures["uncertainty"] == "groups exchanged"
+    assert res.stage_verdicts["adaptivity: x_grp"] == "fail"
+    table = res.bins["x_grp"]
+    assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
