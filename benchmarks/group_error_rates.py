@@ -65,7 +65,8 @@ def run(seed: int, grouped: bool, **kw):
     return res
 
 
-def false_alarms(reps: int, reps_other: int) -> list[str]:
+def false_alarms(reps: int, reps_other: int, first_seed: int = 0,
+                 main_only: bool = False) -> list[str]:
     cells = [(200, 30, 0.2, "normal"), (200, 30, 0.5, "normal"), (200, 30, 0.8, "normal"),
              (200, 30, 0.5, "t(6)"), (2000, 3, 0.5, "normal"), (20, 300, 0.5, "normal")]
     lines = ["| G x n (M) | ICC | Z | groups | " + " | ".join(STAGES)
@@ -73,12 +74,14 @@ def false_alarms(reps: int, reps_other: int) -> list[str]:
              "|---|---|---|---|" + "---|" * (len(STAGES) + 3)]
     for n_groups, size, rho, tails in cells:
         main_cell = (size, rho, tails) == (30, 0.5, "normal")
-        for grouped in (True, False) if main_cell else (True,):
+        if main_only and not main_cell:
+            continue
+        for grouped in (True, False) if main_cell and not main_only else (True,):
             r = (reps if main_cell else reps_other) if grouped else 20
             fails = np.zeros(len(STAGES))
             cover, width = 0, 0.0
             t0 = time.perf_counter()
-            for seed in range(r):
+            for seed in range(first_seed, first_seed + r):
                 res = run(seed, grouped, n_groups=n_groups, size=size, rho=rho, tails=tails)
                 verdicts = res.stage_verdicts
                 fails += [verdicts.get(s) == "fail" for s in STAGES]
@@ -136,11 +139,15 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=100, help="sets of the issue's cell")
     parser.add_argument("--reps-other", type=int, default=100, help="sets of the other cells")
     parser.add_argument("--power-reps", type=int, default=40)
+    parser.add_argument("--first-seed", type=int, default=0, help="seed of the first set")
+    parser.add_argument("--main-only", action="store_true",
+                        help="only the issue's cell (ICC 0.5, groups of 30, normal), groups given")
     parser.add_argument("--no-cost", action="store_true")
     parser.add_argument("--only", choices=["alarms", "power", "cost"])
     args = parser.parse_args()
     if args.only in (None, "alarms"):
-        print("\n".join(false_alarms(args.reps, args.reps_other)), flush=True)
+        print("\n".join(false_alarms(args.reps, args.reps_other, args.first_seed,
+                                      args.main_only)), flush=True)
     if args.only in (None, "power"):
         print("\n".join(power(args.power_reps)), flush=True)
     if args.only in (None, "cost") and not args.no_cost:

@@ -422,3 +422,11 @@ def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_f
     assert res.stage_verdicts["adaptivity: x_grp"] == "fail"
     table = res.bins["x_grp"]
     assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
+
+
+def test_groups_refused_with_a_predictive_object():
+    from uqval import Normal
+
+    e, u, _, g = _set(2)
+    with pytest.raises(ValueError, match="groups= does not apply to predictive"):
+        validate(e, Normal(np.zeros_like(e), u), groups=g, **FAST)

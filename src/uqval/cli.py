@@ -397,6 +397,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "compare":
         return _run_compare(args)
     if any(getattr(args, k) for k in _PREDICTIVE):
+        if args.group:
+            raise DataError("--group does not go with a predictive output yet: give "
+                            "--error (or --y-true/--y-pred) with --uncertainty")
         return _run_predictive(args)
     if args.uncertainty is None:
         raise DataError("--uncertainty COL is required (or give a predictive output: "
@@ -550,6 +553,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     from uqval.report.files import check_output_folder
 
     if any(m.partition(":")[2].partition("=")[0] in KINDS and "=" in m for m in args.model):
+        if args.group:
+            raise DataError("--group does not go with predictive models yet")
         return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])

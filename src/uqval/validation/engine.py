@@ -223,6 +223,9 @@ def validate(
     if isinstance(uncertainties, Predictive):
         from uqval.validation.predictive_engine import validate_predictive
 
+        if groups is not None:
+            raise ValueError("groups= does not apply to predictive objects yet: validate "
+                             "y - mean with the sd and groups=, or drop groups")
         if rule != "uqval" or variance or uncertainty_name is not None:
             raise ValueError("with a predictive object, rule='paper', variance=True and "
                              "uncertainty_name do not apply")
