@@ -14,8 +14,8 @@ holds the low-level pieces that the engines use to respect the groups (docs/choi
   Welsh 2007). A mean statistic theta = f(<c_1>, ..., <c_k>) of per-row columns, over the
   rows of the resampled groups, is f(sum_g S_gj / sum_g n_g) with S_gj the column sums of
   group g: it is the mean statistic of the G group rows (S_g1, ..., S_gk, n_g) combined as
-  f(<S_.1>/<n>, ..., <S_.k>/<n>). The existing compiled kernel therefore resamples the G
-  group rows, and its exact O(G) jackknife leaves one *group* out (the acceleration of BCa
+  f(mean(S[., 1])/mean(n), ..., mean(S[., k])/mean(n)). The existing compiled kernel
+  therefore resamples the G group rows, and its exact O(G) jackknife leaves one *group* out (the acceleration of BCa
   from the delete-a-group jackknife).
 * :func:`cluster_t_bootstrap`: the studentized (bootstrap-t) interval and test of a mean of
   rows, resampling groups, with the cluster-robust standard error in every resample
@@ -125,7 +125,8 @@ def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:
 
 def group_statistic(statistic: MeanStatistic, k: int) -> MeanStatistic:
     """The mean statistic of the group rows (S_g1, ..., S_gk, n_g) equal to ``statistic`` of
-    the rows of the groups (module docstring): f(<S_.1>/<n>, ..., <S_.k>/<n>)."""
+    the rows of the groups (module docstring):
+    f(mean(S[., 1])/mean(n), ..., mean(S[., k])/mean(n))."""
 
     def combine(means: NDArray[np.float64]) -> ArrayLike:
         return statistic.combine(means[..., :k] / means[..., k : k + 1])
