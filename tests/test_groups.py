@@ -430,3 +430,11 @@ def test_groups_refused_with_a_predictive_object():
     e, u, _, g = _set(2)
     with pytest.raises(ValueError, match="groups= does not apply to predictive"):
         validate(e, Normal(np.zeros_like(e), u), groups=g, **FAST)
+
+
+def test_bins_along_a_group_level_variable_hold_several_groups():
+    e, u, feats, g = _set(15, n_groups=20, size=30)
+    res = validate(e, u, feats, groups=g, seed=0, n_bins=10, **{**FAST, "n_boot": 100})
+    assert res.bins["x_grp"].shape[0] == 4  # 20 groups / 5 per bin
+    assert res.bins["x_row"].shape[0] == 10
+    assert res.bins["x_grp"]["ci_low"].notna().all()

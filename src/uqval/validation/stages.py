@@ -47,6 +47,7 @@ from uqval.stats.groups import (
     cluster_bca_bootstrap,
     cluster_mean_se,
     cluster_t_bootstrap,
+    constant_within,
 )
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
@@ -402,7 +403,8 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
-    binned = [(stage, name, tie_aware_bins(x, n_bins)) for stage, name, x in variables]
+    binned = [(stage, name, tie_aware_bins(x, _bins_along(x, n_bins, groups)))
+              for stage, name, x in variables]
     reference = average.reference
     u_scaled = u * reference
     tables = {}
@@ -438,6 +440,20 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                      np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
              for stage, name, _ in candidates if name in untestable]
     return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
+
+
+GROUPS_PER_BIN = 5
+"""Fewest groups per bin along a variable constant inside groups (rows in groups): with one
+group per bin, exchanging groups leaves the between-bin statistic unchanged (no power) and a
+bin's interval cannot resample groups."""
+
+
+def _bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None) -> int:
+    """Bins along ``x``: ``n_bins``, at most G / :data:`GROUPS_PER_BIN` (at least 2) along a
+    variable constant inside groups."""
+    if groups is None or not constant_within(x, groups):
+        return n_bins
+    return min(n_bins, max(2, groups.n_groups // GROUPS_PER_BIN))
 
 
 def _untestable_rows(candidates: Sequence[tuple[str, str, NDArray[np.float64]]],
