@@ -119,10 +119,6 @@ Examples:
 MAX_DEFAULT_JOBS = 8
 
 
-ID_COLUMNS = 100
-"""Most other columns read (without --group) to warn of a column that looks like a group id."""
-
-
 def _available_cores() -> int:
     """Cores this process may run on (the default thread count; results do not depend on it)."""
     try:
@@ -177,10 +173,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--variance", action="store_true", help="the uncertainty column holds variances")
     v.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature to test along (repeatable)")
-    v.add_argument("--group", metavar="COL",
-                   help="column of group labels when rows come in groups whose errors share "
-                   "a part (atoms of one structure, conformers of one molecule, frames of one "
-                   "trajectory): intervals resample groups, tests exchange groups")
+    v.add_argument("--group", metavar="COL", help="column of group labels: rows of a group "
+                   "share part of their error (atoms of one structure, frames of one run)")
     v.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-report"),
                    help="output directory (default: uqval-report)")
     v.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -226,9 +220,8 @@ def _parser() -> argparse.ArgumentParser:
                    "predictions")
     c.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature (ZMSE and validation along it; repeatable)")
-    c.add_argument("--group", metavar="COL",
-                   help="column of group labels when points come in groups whose errors share "
-                   "a part: the paired bootstrap resamples groups, validations respect them")
+    c.add_argument("--group", metavar="COL", help="column of group labels: points of a group "
+                   "share part of their error (the bootstrap resamples groups)")
     c.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-comparison"),
                    help="output directory (default: uqval-comparison)")
     c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -342,6 +335,7 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
 
 def _run_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
+    from uqval._internal.columns import numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_level, spec_columns
@@ -361,7 +355,8 @@ def _run_predictive(args: argparse.Namespace) -> int:
     levels = None
     if args.levels:
         levels = [parse_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
-    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
+    numeric = {c: numeric_column(table[c], c, args.file)
+               for c in {args.y_true, *used, *args.feature}}
     from uqval.validation import validate
 
     say = progress(sys.stderr.isatty())
@@ -389,17 +384,18 @@ def _run_predictive(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
     from uqval._internal.batched import open_table
+    from uqval._internal.columns import finite_column, numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.report.files import check_output_folder
 
     _check_options(args)
+    if args.group and any("=" in m for m in getattr(args, "model", [])) or any(
+            getattr(args, k, None) for k in _PREDICTIVE) and args.group:
+        raise DataError("--group goes with errors and uncertainties, not predictive outputs")
     if args.command == "compare":
         return _run_compare(args)
     if any(getattr(args, k) for k in _PREDICTIVE):
-        if args.group:
-            raise DataError("--group does not go with a predictive output yet: give "
-                            "--error (or --y-true/--y-pred) with --uncertainty")
         return _run_predictive(args)
     if args.uncertainty is None:
         raise DataError("--uncertainty COL is required (or give a predictive output: "
@@ -423,12 +419,11 @@ def _run(args: argparse.Namespace) -> int:
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     used = [*error_cols, args.uncertainty, *args.feature,
             *([recal_feature] if recal_feature else []), *([args.group] if args.group else [])]
-    source_table = open_table(args.file)
-    # without --group, the other columns are read too (at most ID_COLUMNS of them) to warn
-    # when one looks like a group id (text with repeated values)
-    others = [] if args.group else [c for c in source_table.columns if c not in used]
-    others = others if len(others) <= ID_COLUMNS else []
-    table = source_table.read([*used, *others])
+    from uqval.validation.grouping import id_columns_to_read, with_id_warning
+
+    file_table = open_table(args.file)  # other columns too: a group id not given is warned of
+    others = id_columns_to_read(file_table.columns, used, args.group)
+    table = file_table.read([*used, *others])
     require_columns(table, used, args.file)
     _check_bins(args, len(table))
     from uqval.validation import validate
@@ -442,11 +437,12 @@ def _run(args: argparse.Namespace) -> int:
     else:
         numeric = {}
         for col in error_cols:
-            numeric[col] = _numeric(table[col], col, args.file)
+            numeric[col] = numeric_column(table[col], col, args.file)
             if not args.drop_invalid:  # name the column, not their difference
-                _finite(numeric[col], col, args.file)
+                finite_column(numeric[col], col, args.file)
         errors = numeric[args.y_true] - numeric[args.y_pred]
         errors.name = f"{args.y_true} - {args.y_pred}"
+    groups = table[args.group] if args.group else None
     options = dict(n_boot=args.n_boot, n_permutations=args.n_permutations, n_bins=args.bins,
                    rule=args.rule, tolerance=args.tolerance, n_workers=max(1, args.jobs),
                    progress=say)
@@ -455,8 +451,7 @@ def _run(args: argparse.Namespace) -> int:
             result = validate(
                 errors, table[args.uncertainty], {f: table[f] for f in args.feature},
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty,
-                groups=table[args.group] if args.group else None, **options,
+                uncertainty_name=args.uncertainty, groups=groups, **options,
             )
         else:
             say(f"recalibrating ({args.recalibrate}) by 5-fold cross-validation")
@@ -465,21 +460,12 @@ def _run(args: argparse.Namespace) -> int:
                 method=method, feature_name=recal_feature,
                 recalibration_feature=None if recal_feature is None else table[recal_feature],
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty,
-                groups=table[args.group] if args.group else None, **options,
+                uncertainty_name=args.uncertainty, groups=groups, **options,
             )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
-    if others:
-        import pandas as pd
-
-        from uqval.validation.grouping import id_like_columns, id_like_warning
-
-        id_warning = id_like_warning(id_like_columns(
-            pd.DataFrame({c: table[c] for c in others}), used))
-        if id_warning is not None:
-            result = dataclasses.replace(result, warnings=(*result.warnings, id_warning))
+    result = with_id_warning(result, {c: table[c] for c in others}, used)
     for warning in result.warnings:  # repeated rows are about whole rows, not a column
         source = ("" if REPEATED_ROWS in warning or "group id" in warning else f"column {args.error!r}: " if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
@@ -510,6 +496,7 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 
 def _run_compare_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
+    from uqval._internal.columns import numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_model, spec_columns
@@ -530,7 +517,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
     used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
     table = source.read([args.y_true, *sorted(used)])
     require_columns(table, [args.y_true, *sorted(used)], args.file)
-    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
+    numeric = {c: numeric_column(table[c], c, args.file) for c in {args.y_true, *used}}
     from uqval.comparison import compare
 
     try:
@@ -547,14 +534,13 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
 
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.batched import read_columns
+    from uqval._internal.columns import ROWS_NOTE, numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import KINDS
     from uqval.report.files import check_output_folder
 
     if any(m.partition(":")[2].partition("=")[0] in KINDS and "=" in m for m in args.model):
-        if args.group:
-            raise DataError("--group does not go with predictive models yet")
         return _run_compare_predictive(args)
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
@@ -571,7 +557,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         raise DataError(f"{args.file}: {len(table)} data rows; compare needs at least "
                         f"{MIN_ROWS} (each model is validated in at least two bins of 30 rows)")
     say = progress(sys.stderr.isatty())
-    numeric = {c: _numeric(table[c], c, args.file)
+    numeric = {c: numeric_column(table[c], c, args.file)
                for c in {*columns, *args.feature, *([args.y_true] if args.y_true else [])}}
     data = {}
     for name, err_col, unc_col in models:
@@ -632,41 +618,10 @@ def _text(value: object, keep_newlines: bool = False) -> str:
     return printable(value, None, keep_newlines=keep_newlines)
 
 
-ROWS_NOTE = " (rows are data rows counted from 1, the header line not counted)"
-
-
-def _finite(values, column: str, path: Path) -> None:
-    """Refuse NaN (empty cells) and infinite values in ``column``, naming it and the rows."""
-    import numpy as np
-
-    from uqval._internal.checks import first_rows
-    from uqval._internal.errors import DataError
-
-    bad = ~np.isfinite(values.to_numpy(dtype=float))
-    if bad.any():
-        raise DataError(f"{path}: column {column!r} has {int(bad.sum())} empty, NaN or infinite "
-                        f"value(s) ({first_rows(bad)}); remove them or pass --drop-invalid"
-                        f"{ROWS_NOTE}")
-
-
-def _numeric(series, column: str, path: Path):
-    import pandas as pd
-
-    from uqval._internal.errors import DataError
-    from uqval._internal.tables import cell_excerpt
-
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna() & series.notna()
-    if bad.any():
-        first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {cell_excerpt(series.iloc[i])}" for i in first)
-        raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
-                        f"{ROWS_NOTE}")
-    return values
-
-
 def _column_names(message: str, args: argparse.Namespace) -> str:
     """Rephrase the API's argument names as the user's column names and options."""
+    from uqval._internal.columns import ROWS_NOTE
+
     error_name = (f"column {args.error!r}" if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r})")
     replacements = {

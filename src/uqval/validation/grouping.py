@@ -16,8 +16,10 @@ their error, and treating them as independent makes every interval too narrow.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +27,11 @@ from numpy.typing import NDArray
 
 from uqval.stats.groups import GroupIndex, cluster_mean_se, design_effect, icc_oneway
 
-__all__ = ["GroupSummary", "group_summary", "id_like_columns", "id_like_warning"]
+__all__ = ["ID_COLUMNS", "GroupSummary", "group_summary", "id_columns_to_read", "id_like_columns",
+           "id_like_warning", "with_id_warning"]
+
+ID_COLUMNS = 100
+"""Most other columns the command line reads (without --group) to warn of a group id."""
 
 
 @dataclass(frozen=True)
@@ -108,3 +114,20 @@ def id_like_warning(names: Sequence[str]) -> str | None:
             "was given: if rows sharing a value share part of their error (atoms of one "
             "structure, conformers of one molecule, frames of one trajectory), pass it as "
             "groups= (--group) or every interval and test treats them as independent")
+
+
+def id_columns_to_read(columns: Sequence[str], used: Sequence[object],
+                       group: str | None) -> list[str]:
+    """The other columns of a file to read for :func:`id_like_columns`: none with a group
+    given or with more than :data:`ID_COLUMNS` of them."""
+    others = [] if group else [c for c in columns if c not in used]
+    return others if len(others) <= ID_COLUMNS else []
+
+
+def with_id_warning(result: Any, columns: Mapping[str, Any], used: Sequence[object]) -> Any:
+    """``result`` (a record with ``warnings``) with the warning of :func:`id_like_warning`
+    for the given other columns added."""
+    warning = id_like_warning(id_like_columns(pd.DataFrame(dict(columns)), used)) if columns \
+        else None
+    return result if warning is None else dataclasses.replace(
+        result, warnings=(*result.warnings, warning))
