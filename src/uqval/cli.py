@@ -76,6 +76,7 @@ that applies (crps, interval scores, check score, ...).
 
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
+  uqval validate forces.csv --error err --uncertainty sigma --feature T --group structure
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
   uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
@@ -172,6 +173,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--variance", action="store_true", help="the uncertainty column holds variances")
     v.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature to test along (repeatable)")
+    v.add_argument("--group", metavar="COL", help="column of group labels: rows of a group "
+                   "share part of their error (atoms of one structure, frames of one run)")
     v.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-report"),
                    help="output directory (default: uqval-report)")
     v.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -217,6 +220,8 @@ def _parser() -> argparse.ArgumentParser:
                    "predictions")
     c.add_argument("--feature", metavar="COL", action="append", default=[],
                    help="numeric input feature (ZMSE and validation along it; repeatable)")
+    c.add_argument("--group", metavar="COL", help="column of group labels: points of a group "
+                   "share part of their error (the bootstrap resamples groups)")
     c.add_argument("--out", metavar="DIR", type=Path, default=Path("uqval-comparison"),
                    help="output directory (default: uqval-comparison)")
     c.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
@@ -330,6 +335,7 @@ def _predictive_spec(args: argparse.Namespace, columns: Sequence[str]) -> tuple[
 
 def _run_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
+    from uqval._internal.columns import numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_level, spec_columns
@@ -349,7 +355,8 @@ def _run_predictive(args: argparse.Namespace) -> int:
     levels = None
     if args.levels:
         levels = [parse_level(x.strip(), "--levels") for x in args.levels.split(",") if x.strip()]
-    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used, *args.feature}}
+    numeric = {c: numeric_column(table[c], c, args.file)
+               for c in {args.y_true, *used, *args.feature}}
     from uqval.validation import validate
 
     say = progress(sys.stderr.isatty())
@@ -376,12 +383,16 @@ def _run_predictive(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     # the engines are imported after the table is read: a refused file stops early and small
-    from uqval._internal.batched import read_columns
+    from uqval._internal.batched import open_table
+    from uqval._internal.columns import finite_column, numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.report.files import check_output_folder
 
     _check_options(args)
+    if args.group and any("=" in m for m in getattr(args, "model", [])) or any(
+            getattr(args, k, None) for k in _PREDICTIVE) and args.group:
+        raise DataError("--group goes with errors and uncertainties, not predictive outputs")
     if args.command == "compare":
         return _run_compare(args)
     if any(getattr(args, k) for k in _PREDICTIVE):
@@ -407,8 +418,12 @@ def _run(args: argparse.Namespace) -> int:
     check_output_folder(args.out, [args.file])
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     used = [*error_cols, args.uncertainty, *args.feature,
-            *([recal_feature] if recal_feature else [])]
-    table = read_columns(args.file, used)
+            *([recal_feature] if recal_feature else []), *([args.group] if args.group else [])]
+    from uqval.validation.grouping import id_columns_to_read, with_id_warning
+
+    file_table = open_table(args.file)  # other columns too: a group id not given is warned of
+    others = id_columns_to_read(file_table.columns, used, args.group)
+    table = file_table.read([*used, *others])
     require_columns(table, used, args.file)
     _check_bins(args, len(table))
     from uqval.validation import validate
@@ -422,11 +437,12 @@ def _run(args: argparse.Namespace) -> int:
     else:
         numeric = {}
         for col in error_cols:
-            numeric[col] = _numeric(table[col], col, args.file)
+            numeric[col] = numeric_column(table[col], col, args.file)
             if not args.drop_invalid:  # name the column, not their difference
-                _finite(numeric[col], col, args.file)
+                finite_column(numeric[col], col, args.file)
         errors = numeric[args.y_true] - numeric[args.y_pred]
         errors.name = f"{args.y_true} - {args.y_pred}"
+    groups = table[args.group] if args.group else None
     options = dict(n_boot=args.n_boot, n_permutations=args.n_permutations, n_bins=args.bins,
                    rule=args.rule, tolerance=args.tolerance, n_workers=max(1, args.jobs),
                    progress=say)
@@ -435,7 +451,7 @@ def _run(args: argparse.Namespace) -> int:
             result = validate(
                 errors, table[args.uncertainty], {f: table[f] for f in args.feature},
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty, **options,
+                uncertainty_name=args.uncertainty, groups=groups, **options,
             )
         else:
             say(f"recalibrating ({args.recalibrate}) by 5-fold cross-validation")
@@ -444,13 +460,14 @@ def _run(args: argparse.Namespace) -> int:
                 method=method, feature_name=recal_feature,
                 recalibration_feature=None if recal_feature is None else table[recal_feature],
                 variance=args.variance, seed=args.seed, drop_invalid=args.drop_invalid,
-                uncertainty_name=args.uncertainty, **options,
+                uncertainty_name=args.uncertainty, groups=groups, **options,
             )
     except ValueError as exc:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
+    result = with_id_warning(result, {c: table[c] for c in others}, used)
     for warning in result.warnings:  # repeated rows are about whole rows, not a column
-        source = ("" if REPEATED_ROWS in warning else f"column {args.error!r}: " if args.error
+        source = ("" if REPEATED_ROWS in warning or "group id" in warning else f"column {args.error!r}: " if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
         print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
@@ -479,6 +496,7 @@ def _model_specs(specs: list[str]) -> list[tuple[str, str, str]]:
 
 def _run_compare_predictive(args: argparse.Namespace) -> int:
     from uqval._internal.batched import open_table
+    from uqval._internal.columns import numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import build_predictive, parse_model, spec_columns
@@ -499,7 +517,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
     used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
     table = source.read([args.y_true, *sorted(used)])
     require_columns(table, [args.y_true, *sorted(used)], args.file)
-    numeric = {c: _numeric(table[c], c, args.file) for c in {args.y_true, *used}}
+    numeric = {c: numeric_column(table[c], c, args.file) for c in {args.y_true, *used}}
     from uqval.comparison import compare
 
     try:
@@ -516,6 +534,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
 
 def _run_compare(args: argparse.Namespace) -> int:
     from uqval._internal.batched import read_columns
+    from uqval._internal.columns import ROWS_NOTE, numeric_column
     from uqval._internal.errors import DataError
     from uqval._internal.tables import require_columns
     from uqval.predictive.columns import KINDS
@@ -526,7 +545,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     models = _model_specs(args.model)
     check_output_folder(args.out, [args.file])
     columns = [c for _, a, b in models for c in (a, b)]
-    used = [*([args.y_true] if args.y_true else []), *columns, *args.feature]
+    used = [*([args.y_true] if args.y_true else []), *columns, *args.feature,
+            *([args.group] if args.group else [])]
     table = read_columns(args.file, used)
     from uqval.comparison import compare
 
@@ -537,7 +557,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         raise DataError(f"{args.file}: {len(table)} data rows; compare needs at least "
                         f"{MIN_ROWS} (each model is validated in at least two bins of 30 rows)")
     say = progress(sys.stderr.isatty())
-    numeric = {c: _numeric(table[c], c, args.file)
+    numeric = {c: numeric_column(table[c], c, args.file)
                for c in {*columns, *args.feature, *([args.y_true] if args.y_true else [])}}
     data = {}
     for name, err_col, unc_col in models:
@@ -546,7 +566,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     say(f"comparing {len(models)} models on {len(table)} rows")
     try:
         result = compare(data, {f: numeric[f] for f in args.feature}, seed=args.seed,
-                         n_boot=args.n_boot)
+                         n_boot=args.n_boot,
+                         groups=table[args.group].to_numpy() if args.group else None)
     except ValueError as exc:
         message = str(exc)
         for name, err_col, unc_col in models:
@@ -597,41 +618,10 @@ def _text(value: object, keep_newlines: bool = False) -> str:
     return printable(value, None, keep_newlines=keep_newlines)
 
 
-ROWS_NOTE = " (rows are data rows counted from 1, the header line not counted)"
-
-
-def _finite(values, column: str, path: Path) -> None:
-    """Refuse NaN (empty cells) and infinite values in ``column``, naming it and the rows."""
-    import numpy as np
-
-    from uqval._internal.checks import first_rows
-    from uqval._internal.errors import DataError
-
-    bad = ~np.isfinite(values.to_numpy(dtype=float))
-    if bad.any():
-        raise DataError(f"{path}: column {column!r} has {int(bad.sum())} empty, NaN or infinite "
-                        f"value(s) ({first_rows(bad)}); remove them or pass --drop-invalid"
-                        f"{ROWS_NOTE}")
-
-
-def _numeric(series, column: str, path: Path):
-    import pandas as pd
-
-    from uqval._internal.errors import DataError
-    from uqval._internal.tables import cell_excerpt
-
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna() & series.notna()
-    if bad.any():
-        first = bad.to_numpy().nonzero()[0][:5]
-        shown = ", ".join(f"row {i + 1}: {cell_excerpt(series.iloc[i])}" for i in first)
-        raise DataError(f"{path}: column {column!r} has non-numeric values ({shown})"
-                        f"{ROWS_NOTE}")
-    return values
-
-
 def _column_names(message: str, args: argparse.Namespace) -> str:
     """Rephrase the API's argument names as the user's column names and options."""
+    from uqval._internal.columns import ROWS_NOTE
+
     error_name = (f"column {args.error!r}" if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r})")
     replacements = {

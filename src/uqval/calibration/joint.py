@@ -453,6 +453,29 @@ def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[s
                   description[1], mask)
 
 
+def _cluster_sign_p(pred: FloatArray, y: FloatArray, codes: NDArray[np.intp],
+                    n_permutations: int, seed: np.random.SeedSequence) -> tuple[float, float]:
+    """(correlation, one-sided p-value) of fixed ``pred`` against ``y`` when the rows come in
+    groups (``codes``): the score sum_i pc_i yc_i is the sum of the group scores U_g, and
+    its null is drawn by flipping the sign of each U_g (a wild cluster randomization test
+    with Rademacher weights; Canay, Romano & Shaikh 2017, Econometrica 85, 1013: valid as
+    the groups grow in number, whatever the dependence inside a group). The statistic is
+    sum U_g / sqrt(sum U_g^2), whose denominator the flips do not change."""
+    pc = pred - pred.mean()
+    yc = y - y.mean()
+    norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
+    _, inverse = np.unique(codes, return_inverse=True)
+    scores = np.bincount(inverse.ravel(), weights=pc * yc)
+    scale = math.sqrt(float(np.dot(scores, scores)))
+    if norm == 0.0 or scale == 0.0:
+        return 0.0, 1.0
+    observed = float(scores.sum())
+    signs = value_generator(seed).integers(0, 2, size=(n_permutations, scores.size))
+    null = (2.0 * signs - 1.0) @ scores
+    exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
+    return observed / norm, (1 + exceed) / (n_permutations + 1)
+
+
 @dataclass(frozen=True)
 class _HalfFit:
     """One half of one split: the held-out correlation, its permutation p-value, the
@@ -467,14 +490,18 @@ class _HalfFit:
 def _split_fits(kind: Kind, y: FloatArray, f: _Features, halves: NDArray[np.bool_],
                 used: NDArray[np.bool_], n_permutations: int,
                 seeds: list[np.random.SeedSequence], fit_seed: int,
-                n_workers: int) -> tuple[_HalfFit, _HalfFit]:
-    """Both halves of one split: fit on one, permutation test on the other."""
+                n_workers: int, codes: NDArray[np.intp] | None) -> tuple[_HalfFit, _HalfFit]:
+    """Both halves of one split: fit on one, permutation test (or, with groups, the sign
+    flips of group scores) on the other."""
     fits = []
     for k, train in enumerate((halves, used & ~halves)):
         test = used & ~train
         model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
-        r, p = _permutation_p(model.predict(f.x[test]), y[test], n_permutations, seeds[k],
-                              n_workers)
+        pred_test = model.predict(f.x[test])
+        if codes is None:
+            r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
+        else:
+            r, p = _cluster_sign_p(pred_test, y[test], codes[test], n_permutations, seeds[k])
         fits.append(_HalfFit(r, p, train, model))
     return fits[0], fits[1]
 
@@ -497,10 +524,10 @@ def aggregate_split_p_values(p_splits: ArrayLike) -> float:
 def _one(kind: Kind, z: FloatArray, f: _Features, splits: list[NDArray[np.bool_]],
          used: NDArray[np.bool_], n_permutations: int,
          seeds: list[list[np.random.SeedSequence]], fit_seeds: list[int],
-         n_workers: int = 1) -> JointTest:
+         n_workers: int = 1, codes: NDArray[np.intp] | None = None) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
-    per_split = [_split_fits(kind, y, f, halves, used, n_permutations, s, fit, n_workers)
+    per_split = [_split_fits(kind, y, f, halves, used, n_permutations, s, fit, n_workers, codes)
                  for halves, s, fit in zip(splits, seeds, fit_seeds, strict=True)]
     p_splits = [min(1.0, 2.0 * min(a.p_value, b.p_value)) for a, b in per_split]
     p_value = aggregate_split_p_values(p_splits)
@@ -548,6 +575,7 @@ def joint_calibration(
     n_workers: int = 1,
     max_rows: int | None = None,
     n_splits: int = N_SPLITS,
+    groups: ArrayLike | None = None,
 ) -> JointCalibration:
     """Cross-fitted tests of whether Z² (spread) and Z (bias) depend on the features jointly.
 
@@ -573,6 +601,10 @@ def joint_calibration(
         n_splits: random splits whose p-values are aggregated (module docstring, "Repeated
             splits"); the first uses the seeds of the one-split test, each further split
             ``k`` its own children of ``seed``.
+        groups: integer group codes of rows whose errors share a part: the halves split
+            whole groups (half the groups, drawn from the split stream) and each held-out
+            test flips the signs of group scores instead of permuting rows
+            (:func:`_cluster_sign_p`; docs/choices.md, "Rows that come in groups").
 
     >>> rng = np.random.default_rng(0)
     >>> m = 4000
@@ -614,10 +646,25 @@ def joint_calibration(
         rows = np.sort(value_generator(rows_seed).choice(m, size=max_rows, replace=False))
         used[:] = False
         used[rows] = True
+    codes = None
+    if groups is not None:
+        codes = np.asarray(groups, dtype=np.intp)
+        if codes.shape != (m,):
+            raise ValueError(f"groups must hold one code per row ({m}), got shape {codes.shape}")
+        _, codes = np.unique(codes, return_inverse=True)
+        codes = codes.ravel().astype(np.intp)
+        n_groups = int(codes.max()) + 1
+        if n_groups < 4:
+            raise ValueError("the joint test by group needs at least 4 groups")
     splits = []
     for child in children:
-        halves = np.zeros(m, dtype=bool)
-        halves[rows[index_generator(child[0]).permutation(rows.size)[: rows.size // 2]]] = True
+        if codes is None:
+            halves = np.zeros(m, dtype=bool)
+            halves[rows[index_generator(child[0]).permutation(rows.size)[: rows.size // 2]]] = True
+        else:  # half of the groups, drawn from the split stream
+            in_a = np.zeros(n_groups, dtype=bool)
+            in_a[index_generator(child[0]).permutation(n_groups)[: n_groups // 2]] = True
+            halves = in_a[codes] & used
         splits.append(halves)
     fit_ints = [int(child[1].generate_state(1)[0] % (2**31 - 3)) for child in children]
     n_workers = integer(n_workers, "n_workers", minimum=1)
@@ -630,8 +677,8 @@ def joint_calibration(
     threads = max(1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
     with threadpool_limits(limits=threads, user_api="openmp"):
         spread = _one("spread", z, f, splits, used, n_permutations,
-                      [child[2][:2] for child in children], fit_ints, n_workers)
+                      [child[2][:2] for child in children], fit_ints, n_workers, codes)
         bias = _one("bias", z, f, splits, used, n_permutations,
                     [child[2][2:] for child in children], [x + 2 for x in fit_ints],
-                    n_workers)
+                    n_workers, codes)
     return JointCalibration(spread, bias, f.names, f.dropped)

@@ -62,6 +62,7 @@ from uqval.predictive import Predictive
 from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_edges
 from uqval.scores.murphy import murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
+from uqval.stats.groups import GroupIndex
 from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import validate
@@ -148,10 +149,29 @@ def _bootstrap(
     settings: ScoreSettings,
     n_boot: int,
     seed: np.random.SeedSequence,
+    groups: GroupIndex | None = None,
 ) -> dict[str, dict[str, FloatArray]]:
-    """Scores of every model on the same n_boot row resamples: {model: {score: (n_boot,)}}."""
+    """Scores of every model on the same n_boot row resamples: {model: {score: (n_boot,)}};
+    with ``groups``, on the same resamples of whole groups (cluster bootstrap: G groups drawn
+    with replacement per resample, their rows together)."""
     m = next(iter(data.values()))[0].size
     out: dict[str, dict[str, FloatArray]] = {name: {} for name in data}
+    if groups is not None:
+        members = np.split(groups.order, groups.starts[1:-1])
+        for block in stream_blocks(seed, n_boot, groups.n_groups):
+            drawn = block.indices(groups.n_groups)
+            for r, chosen in enumerate(drawn):
+                idx = np.concatenate([members[g] for g in chosen])[None]
+                for name, (e, u) in data.items():
+                    e_r, u_r = e[idx], u[idx]
+                    e_s, u_s = _sorted_by(u_r, e_r, u_r)
+                    values = score_rows(e_s, u_s, settings)
+                    for fname, x in feats.items():
+                        values[f"zmse[{fname}]"] = _feature_zmse(e_r, u_r, x[idx],
+                                                                 settings.n_bins)
+                    for score, v in values.items():
+                        out[name].setdefault(score, np.empty(n_boot))[block.start + r] = v[0]
+        return out
     for block in stream_blocks(seed, n_boot, m):
         idx = block.indices(m)
         for name, (e, u) in data.items():
@@ -241,6 +261,7 @@ def compare(
     validate_models: bool = True,
     y_true: ArrayLike | None = None,
     levels: Sequence[float] | None = None,
+    groups: ArrayLike | None = None,
 ) -> Any:
     """Compare the uncertainties of several models on the same points (module doc).
 
@@ -265,6 +286,12 @@ def compare(
         seed: seed of all random steps.
         validate_models: also run :func:`uqval.validate` on each model (``n_boot``
             replicates, false-alarm rate 1 - ``confidence``; skipped below 60 points).
+        groups: the group of every point (any labels) when points come in groups whose
+            errors share a part: the paired bootstrap resamples whole groups (its intervals
+            and p-values of differences), the Murphy bands draw one multiplier per group,
+            and each validation gets ``groups=``. The
+            references of calibrated scores (``n_sim``) and the AUUCC tests of pairs still
+            treat the points as independent (docs/choices.md, "Rows that come in groups").
 
     Examples:
         The same errors with the right uE and with uE half too small: the second model ranks
@@ -305,7 +332,14 @@ def compare(
     pairs = list(itertools.combinations(names, 2))
     root = seed_sequence(seed)
     boot_seed, *rest = root.spawn(1 + len(names) * (1 + len(feats)) + len(pairs))
-    boot = _bootstrap(data, feats, settings, n_boot, boot_seed)
+    group_index = None
+    if groups is not None:
+        codes, _ = pd.factorize(np.asarray(groups, dtype=object))
+        if codes.size != m or (codes < 0).any():
+            raise ValueError(f"groups must hold one label per point ({m}), none missing")
+        group_index = GroupIndex.from_codes(codes)
+        group_index = None if group_index.singleton else group_index
+    boot = _bootstrap(data, feats, settings, n_boot, boot_seed, group_index)
     alpha = 1.0 - confidence
     q = [alpha / 2.0, 1.0 - alpha / 2.0]
     rows = []
@@ -371,15 +405,20 @@ def compare(
                 # validate's bins hold at least MIN_BIN_COUNT rows (n_bins is the scores')
                 n_bins=None if n_bins is None else min(n_bins, max(2, m // MIN_BIN_COUNT)),
                 alpha=1.0 - confidence, uncertainty_name="uE",
+                groups=None if group_index is None else group_index.codes,
             )
     murphy = murphy_diagram(data, n_boot=n_boot, confidence=confidence,
-                            seed=root.spawn(1)[0])
+                            seed=root.spawn(1)[0],
+                            groups=None if group_index is None else group_index.codes)
     parameters = {
         "seed": seed if isinstance(seed, int) else repr(seed), "n_boot": n_boot,
         "n_sim": n_sim, "n_permutations (AUUCC, at most)": n_permutations,
         "n_bins": settings.n_bins, "distribution": distribution, "confidence": confidence,
         "points": m,
     }
+    if group_index is not None:
+        parameters["groups"] = (f"{group_index.n_groups} groups; the paired bootstrap "
+                                "resamples groups, the Murphy bands draw multipliers per group")
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,

@@ -241,7 +241,7 @@ def variance_page(
     result = validate(
         table["E"].to_numpy(), table["uE"].to_numpy(), features=features or None, seed=seed,
         n_boot=n_boot, n_bins=n_bins, n_permutations=n_permutations, uncertainty_name="uE",
-        n_workers=n_workers,
+        n_workers=n_workers, groups=table["G"].to_numpy() if report.get("group") else None,
     )
     result.save(directory)
     base = report_content(result, figures=[

@@ -8,6 +8,8 @@ The prepared table has one row per validation point and the columns
 * ``U_<P>``: symmetric prediction-interval half-widths for coverage P %, when it has them,
 * ``V``: predicted values, when given,
 * ``X_<name>``: input features;
+* ``G``: the group of every row as text, when the entry names a ``group`` column (rows
+  whose errors share a part; passed to :func:`uqval.validate` as ``groups=``);
 
 and for a predictive dataset (``y_true`` with a distribution, members, samples, quantiles or
 [low, high] intervals, :mod:`uqval.pipeline.quantities`) also ``Y`` (observed values), ``V``
@@ -275,6 +277,9 @@ class _Sources:
                 uses.append((f"features.{name}", fspec))
             elif self.locate(fspec["formula_column"]) is None:
                 problems.append(f"features.{name}: formula column '{fspec['formula_column']}'")
+        group = spec.entry.get("group")
+        if group is not None and self.locate(group) is None:
+            problems.append(f"group: column '{_short(group)}'")
         for what, expr in uses:
             missing = [n for n in referenced_names(expr) if n not in self.constants and self.locate(n) is None]
             if missing:
@@ -499,6 +504,16 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         else:
             columns[f"X_{name}"] = sources.formula_feature(spec, name, fspec)
             feature_units[name] = fspec.get("unit", "")
+    group = spec.entry.get("group")
+    if group is not None:  # group labels as text; a missing label stays missing (validate refuses it)
+        found = sources.locate(group)
+        if found is None:
+            raise DataError(f"dataset '{spec.id}' ({spec.config_file}): group column "
+                            f"'{_short(group)}' is not in the source files")
+        group_labels = found[1]
+        group_text = group_labels.astype(str).to_numpy(dtype=object)
+        group_text[group_labels.isna().to_numpy()] = None
+        columns["G"] = group_text
     table = pd.DataFrame(columns)
     n_raw = len(table)
     n_zero_errors = int((table["E"] == 0).sum())
@@ -528,6 +543,7 @@ def prepare_dataset(spec: DatasetSpec, data_root: str | Path) -> PreparedDataset
         "interval_levels": [float(level) for level in levels],
         **({"predictive": predictive} if predictive is not None else {}),
         "features": feature_units,
+        **({"group": group} if group is not None else {}),
         "columns": list(table.columns),
         "n_raw": n_raw,
         "n_zero_errors": n_zero_errors,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from sklearn.isotonic import IsotonicRegression
 
 from uqval._internal.checks import integer
@@ -33,6 +33,7 @@ from uqval._internal.types import FloatArray, SeedLike
 from uqval.binning import equal_count_boundaries, sort_order
 from uqval.scores._input import check_bins, check_inputs, check_vector
 from uqval.stats.bootstrap import bca_bootstrap
+from uqval.stats.groups import GroupIndex, cluster_bca_bootstrap
 from uqval.stats.zscore_statistics import ZMS
 
 __all__ = [
@@ -48,8 +49,32 @@ __all__ = [
 Method = Literal["sigma", "isotonic", "binned"]
 
 
-def _factor(e: FloatArray, u: FloatArray, n_boot: int, seed: SeedLike) -> tuple[float, float, float]:
-    res = bca_bootstrap((e, u), ZMS, n_boot=n_boot, seed=seed)
+def _codes(groups: ArrayLike | None, m: int) -> NDArray[np.intp] | None:
+    """Group codes 0..G-1 of ``groups`` (a label per row), None without groups or with
+    groups of one row (then nothing changes)."""
+    if groups is None:
+        return None
+    labels = np.asarray(groups)
+    if labels.shape != (m,):
+        raise ValueError(f"groups must hold one label per point ({m}), got shape {labels.shape}")
+    _, codes = np.unique(labels.astype(str) if labels.dtype == object else labels,
+                         return_inverse=True)
+    codes = codes.ravel().astype(np.intp)
+    return None if int(codes.max()) + 1 == m else codes
+
+
+def _factor(e: FloatArray, u: FloatArray, n_boot: int, seed: SeedLike,
+            groups: NDArray[np.intp] | None = None) -> tuple[float, float, float]:
+    """sqrt(ZMS) with its BCa interval; with ``groups`` (codes of the rows) resampling whole
+    groups (:func:`uqval.stats.groups.cluster_bca_bootstrap`), one group: no interval."""
+    index = None if groups is None else GroupIndex.from_codes(groups)
+    if index is not None and index.singleton:
+        index = None
+    if index is not None and index.n_groups < 2:
+        value = float(np.sqrt(np.mean(np.square(e / u))))
+        return value, float("nan"), float("nan")
+    res = (bca_bootstrap((e, u), ZMS, n_boot=n_boot, seed=seed) if index is None else
+           cluster_bca_bootstrap((e, u), ZMS, index, n_boot=n_boot, seed=seed))
     return float(np.sqrt(res.estimate)), float(np.sqrt(res.ci_low)), float(np.sqrt(res.ci_high))
 
 
@@ -79,9 +104,11 @@ class SigmaScaling:
 
 
 def sigma_scaling(
-    errors: ArrayLike, uncertainties: ArrayLike, *, n_boot: int = 5000, seed: SeedLike = 0
+    errors: ArrayLike, uncertainties: ArrayLike, *, n_boot: int = 5000, seed: SeedLike = 0,
+    groups: ArrayLike | None = None,
 ) -> SigmaScaling:
-    """Fit s = sqrt(<(E/uE)²>) with its BCa interval (module doc).
+    """Fit s = sqrt(<(E/uE)²>) with its BCa interval (module doc); with ``groups`` (a label
+    per row, rows of a group sharing part of their error) the interval resamples groups.
 
     Examples:
         Uncertainties half too small are scaled back by about 2:
@@ -98,7 +125,7 @@ def sigma_scaling(
         1.0
     """
     e, u = check_inputs(errors, uncertainties)
-    s, low, high = _factor(e, u, n_boot, seed)
+    s, low, high = _factor(e, u, n_boot, seed, _codes(groups, e.size))
     return SigmaScaling(factor=s, ci_low=low, ci_high=high, n=int(e.size))
 
 
@@ -229,8 +256,10 @@ def binned_scaling(
     *,
     n_boot: int = 2000,
     seed: SeedLike = 0,
+    groups: ArrayLike | None = None,
 ) -> BinnedScaling:
-    """Factors s_b = sqrt(ZMS_b) on equal-count bins of ``feature`` (module doc).
+    """Factors s_b = sqrt(ZMS_b) on equal-count bins of ``feature`` (module doc); with
+    ``groups`` (a label per row) each bin's interval resamples the groups of the bin.
 
     Default n_bins: round(sqrt(M)), the package's rule for local statistics (P003 Sect.
     III.B.3.a); pass fewer bins for steadier factors. Adjacent bins that would split a group
@@ -267,7 +296,9 @@ def binned_scaling(
     if min(b.size for b in bins) < 2:
         raise ValueError(f"n_bins = {n} leaves bins with fewer than 2 points")
     seeds = seed_sequence(seed).spawn(n)
-    fits = np.array([_factor(e[b], u[b], n_boot, seeds[i]) for i, b in enumerate(bins)])
+    codes = _codes(groups, e.size)
+    fits = np.array([_factor(e[b], u[b], n_boot, seeds[i], None if codes is None else codes[b])
+                     for i, b in enumerate(bins)])
     s, low, high = fits.T
     return BinnedScaling(
         upper=np.array([x[b].max() for b in bins[:-1]]),
@@ -287,6 +318,7 @@ def cross_validate(
     feature: ArrayLike | None = None,
     folds: int = 5,
     seed: SeedLike = 0,
+    groups: ArrayLike | None = None,
 ) -> FloatArray:
     """Out-of-fold recalibrated uncertainties.
 
@@ -299,6 +331,9 @@ def cross_validate(
             ``.apply(uncertainties[, feature])``.
         feature: feature of ``"binned"`` (and passed to a custom method when given).
         folds: number of folds k >= 2.
+        groups: a label per point when points come in groups whose errors share a part:
+            the folds split whole *groups* (shuffled with ``seed``, split into ``folds``
+            parts of nearly equal group counts), so no group is fitted and judged at once.
 
     Returns:
         Recalibrated uncertainties, in the input order.
@@ -331,7 +366,17 @@ def cross_validate(
         raise ValueError("method 'binned' needs feature")
     folds = integer(folds, "folds", minimum=2, maximum=max(2, e.size // 2))
     rng = value_generator(seed_sequence(seed))
-    parts = np.array_split(rng.permutation(e.size), int(folds))
+    codes = _codes(groups, e.size)
+    if codes is None:
+        parts = np.array_split(rng.permutation(e.size), int(folds))
+    else:
+        n_groups = int(codes.max()) + 1
+        if n_groups < folds:
+            raise ValueError(f"groups: {n_groups} groups for {folds} folds")
+        fold_of = np.empty(n_groups, dtype=np.intp)
+        for k, part in enumerate(np.array_split(rng.permutation(n_groups), int(folds))):
+            fold_of[part] = k
+        parts = [np.flatnonzero(fold_of[codes] == k) for k in range(int(folds))]
     use_feature = x is not None and method not in ("sigma", "isotonic")
     out = np.empty_like(u)
     for test in parts:

@@ -186,6 +186,25 @@ def _next_steps(result: ValidationResult) -> list[str]:
     return [f"- {line}" for line in next_steps(result)]
 
 
+def _groups_paragraph(result: ValidationResult) -> str:
+    """What the groups of dependent rows change (:class:`uqval.validation.grouping.GroupSummary`)."""
+    g = result.groups
+    assert g is not None
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in g.procedures.items():
+        by_kind.setdefault(kind, []).append(md_code(name))
+    how = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in by_kind.items())
+    sizes = (f"of {g.rows_min} rows" if g.rows_min == g.rows_max else
+             f"of {g.rows_min} to {g.rows_max} rows (median {g.rows_median:g})")
+    return (f"**Rows in groups.** {result.row_counts['rows used']} rows in {g.n_groups} groups "
+            f"{sizes}. The "
+            f"z-scores of a group share part of their variation: intra-class correlation "
+            f"{fmt(g.icc_z, 2)} for Z and {fmt(g.icc_z2, 2)} for Z², so the average is worth "
+            f"about {fmt(g.effective_rows, 3)} independent rows (design effect "
+            f"{fmt(g.design_effect, 3)}). Every interval resamples whole groups and every "
+            f"permutation test respects them ({how}).")
+
+
 def summary_markdown(result: ValidationResult) -> str:
     """The summary as Markdown (module docstring)."""
     counts = result.row_counts
@@ -205,6 +224,8 @@ def summary_markdown(result: ValidationResult) -> str:
     if result.warnings:
         head += ["**Check your input.** " + " ".join(w[0].upper() + w[1:] + "." for w in
                                                     result.warnings), ""]
+    if result.groups is not None:
+        head += [_groups_paragraph(result), ""]
     if result.parameters.get("recalibration"):
         head += [f"**The uncertainties validated here are not the given ones**: they were "
                  f"{md_text(result.parameters['recalibration'])}. Each point's uncertainty comes from "

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import errors_uncertainties, integer, probability
 from uqval._internal.seeding import seed_sequence
@@ -153,11 +153,35 @@ def _pair(xa: FloatArray, ya: FloatArray, xb: FloatArray, yb: FloatArray, t: Flo
         g = rng.standard_normal((n_boot, diff.shape[0]))
         boot += g @ (diff - d)
     boot /= m
+    return _critical(d, se, boot, confidence)
+
+
+def _critical(d: FloatArray, se: FloatArray, boot: FloatArray,
+              confidence: float) -> tuple[FloatArray, FloatArray, float]:
     ok = se > 0
     if not ok.any():
         return d, se, float("inf")
     stat = np.max(np.abs(boot[:, ok]) / se[ok], axis=1)
     return d, se, float(np.quantile(stat, confidence))
+
+
+def _pair_groups(xa: FloatArray, ya: FloatArray, xb: FloatArray, yb: FloatArray, t: FloatArray,
+                 n_boot: int, confidence: float, seed: np.random.SeedSequence,
+                 codes: NDArray[np.intp]) -> tuple[FloatArray, FloatArray, float]:
+    """:func:`_pair` when rows come in groups (``codes`` 0..G-1): cluster-robust standard
+    errors se^2 = G/(G-1) sum_g U_g^2 / M^2 with U_g = sum over group g of (diff - d), and one
+    normal multiplier per *group* (wild cluster multiplier bootstrap)."""
+    m, n_groups = xa.size, int(codes.max()) + 1
+    sums = np.zeros((n_groups, t.size))
+    for s in range(0, m, _ROW_CHUNK):
+        rows = slice(s, s + _ROW_CHUNK)
+        diff = elementary_scores(xa[rows], ya[rows], t) - elementary_scores(xb[rows], yb[rows], t)
+        np.add.at(sums, codes[rows], diff)
+    d = sums.sum(axis=0) / m
+    u = sums - np.bincount(codes, minlength=n_groups)[:, None] * d
+    se = np.sqrt(n_groups / max(n_groups - 1, 1) * np.square(u).sum(axis=0)) / m
+    boot = value_generator(seed).standard_normal((n_boot, n_groups)) @ u / m
+    return _critical(d, se, boot, confidence)
 
 
 def murphy_diagram(
@@ -168,6 +192,7 @@ def murphy_diagram(
     n_boot: int = 1000,
     confidence: float = 0.95,
     seed: SeedLike = 0,
+    groups: ArrayLike | None = None,
 ) -> MurphyDiagram:
     """Murphy diagram of the variance forecasts uE² of several models (module docstring).
 
@@ -178,6 +203,8 @@ def murphy_diagram(
         n_boot: multiplier-bootstrap replicates of each pair's simultaneous band.
         confidence: level of the band.
         seed: seed of the multiplier bootstrap (one child per pair).
+        groups: a label per row when rows come in groups whose errors share a part: the
+            standard errors are cluster-robust and the multipliers are drawn per group.
 
     >>> rng = np.random.default_rng(0)
     >>> u = rng.uniform(0.5, 2.0, 2000)
@@ -202,12 +229,23 @@ def murphy_diagram(
         t = np.unique(np.quantile(pooled, np.linspace(0.005, 0.995, n_thresholds)))
     else:
         t = np.unique(np.asarray(thresholds, dtype=np.float64))
+    codes = None
+    if groups is not None:
+        labels = np.asarray(groups)
+        m = next(iter(sizes))
+        if labels.shape != (m,):
+            raise ValueError(f"groups must hold one label per row ({m}), got {labels.shape}")
+        _, inverse = np.unique(labels.astype(str) if labels.dtype == object else labels,
+                               return_inverse=True)
+        codes = inverse.ravel().astype(np.intp)
+        codes = None if int(codes.max()) + 1 == m else codes
     xy = {k: (np.square(u), np.square(e)) for k, (e, u) in data.items()}
     scores = {k: _mean_scores(x, y, t) for k, (x, y) in xy.items()}
     pairs = list(itertools.combinations(data, 2))
     rows, differences = [], {}
     for (a, b), child in zip(pairs, seed_sequence(seed).spawn(len(pairs)), strict=True):
-        d, se, c = _pair(*xy[a], *xy[b], t, n_boot, confidence, child)
+        d, se, c = (_pair(*xy[a], *xy[b], t, n_boot, confidence, child) if codes is None else
+                    _pair_groups(*xy[a], *xy[b], t, n_boot, confidence, child, codes))
         differences[(a, b)] = (d, se)
         rows.append(dominance((a, b), d, se, c))
     return MurphyDiagram(t, scores, pd.DataFrame(rows), differences, n_boot, confidence)

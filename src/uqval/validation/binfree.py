@@ -41,10 +41,12 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
+from uqval.stats.groups import GroupIndex, shuffle_segments
 from uqval.stats.shuffle import _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 __all__ = ["BINFREE_ROWS", "CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB",
            "MAX_MCB_PERMUTATIONS", "binfree_subsample", "binfree_tests", "cumulative_null",
+           "grouped_cumulative_tests",
            "kuiper", "rows_note"]
 
 CUMULATIVE_SPREAD = "cumulative Kuiper Z²−1"
@@ -226,3 +228,96 @@ def binfree_tests(
                                exceedances=exceedances, n_workers=n_workers)
     return out, (mcb.miscalibration, mcb.p_value, mcb.n_permutations, m)
 
+
+
+@numba.njit(nogil=True, cache=True)
+def _within_kuiper(pairs, starts, rank, state, out):  # pragma: no cover - compiled
+    """As :func:`_chunk_kuiper`, the rows permuted inside each group: ``pairs`` in group
+    order (segments ``starts``), row i of that order goes to place ``rank[i]`` of the
+    variable's order before the partial sums."""
+    m = pairs.size
+    a = pairs.copy()
+    buf = np.empty_like(a)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for r in range(out.shape[0]):
+        s0, s1, s2, s3 = shuffle_segments(a, starts, s0, s1, s2, s3)
+        for i in range(m):
+            buf[rank[i]] = a[i]
+        c0 = 0.0
+        c1 = 0.0
+        hi0 = 0.0
+        lo0 = 0.0
+        hi1 = 0.0
+        lo1 = 0.0
+        for i in range(m):
+            c0 += buf[i].real
+            c1 += buf[i].imag
+            hi0 = max(hi0, c0)
+            lo0 = min(lo0, c0)
+            hi1 = max(hi1, c1)
+            lo1 = min(lo1, c1)
+        out[r, 0] = hi0 - lo0
+        out[r, 1] = hi1 - lo1
+
+
+def grouped_cumulative_tests(
+    z: NDArray[np.float64], variables: Sequence[NDArray[np.float64]], groups: GroupIndex,
+    levels: Sequence[str], *, n_permutations: int, seed: SeedLike, n_workers: int = 1,
+) -> list[tuple[float, float, float, float]]:
+    """The cumulative tests of :func:`binfree_tests` when rows come in groups (procedures as
+    :func:`uqval.validation.permutation.grouped_heterogeneity_tests`, ``levels``):
+
+    * group-level variable: the groups in the order of the variable, partial sums of the
+      group sums D_g of the centred differences (one step per group), Kuiper range in units
+      of sqrt(sum_g D_g^2); null: the group order permuted (the compiled kernel of the
+      ungrouped test, run on the G group rows);
+    * variable varying inside groups: partial sums over the rows in the variable's order,
+      in units of sqrt(sum d^2), Z permuted inside each group.
+
+    Fixed ``n_permutations``; p = (1 + #{T* >= T})/(n_permutations + 1).
+    """
+    d = _centred(z)
+    between_seed, within_seed = seed_sequence(seed).spawn(2)
+    dg = np.column_stack([groups.sums(d[:, 0]), groups.sums(d[:, 1])])
+    heads = groups.order[groups.starts[:-1]]
+    between_null = None
+    if "groups exchanged" in levels:
+        pairs_g = dg[:, 0] + 1j * dg[:, 1]
+        buckets = _n_buckets(groups.n_groups)
+
+        def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+            _chunk_kuiper(pairs_g, buckets, state, rows)
+
+        between_null = run_chunks(np.zeros((n_permutations, 2)), between_seed, n_workers, fill)
+    within_children = within_seed.spawn(len(variables))
+    ds = np.ascontiguousarray(d[groups.order])
+    pairs_s = ds[:, 0] + 1j * ds[:, 1]
+    out = []
+    for x, level, child in zip(variables, levels, within_children, strict=True):
+        if level == "groups exchanged":
+            assert between_null is not None
+            observed = kuiper(dg[np.argsort(x[heads], kind="stable")])
+            sigma = np.sqrt(np.sum(np.square(dg), axis=0))
+            null = between_null
+        else:
+            sort = np.argsort(x, kind="stable")
+            observed = kuiper(d[sort])
+            sigma = np.sqrt(np.sum(np.square(d), axis=0))
+            place = np.empty(z.size, dtype=np.intp)
+            place[sort] = np.arange(z.size)
+            rank = np.ascontiguousarray(place[groups.order])
+
+            def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
+                            rank=rank) -> None:
+                _within_kuiper(pairs_s, groups.starts, rank, state, rows)
+
+            null = run_chunks(np.zeros((n_permutations, 2)), child, n_workers, fill_within)
+        row: list[float] = []
+        for j in range(2):
+            if sigma[j] <= 0:
+                row += [0.0, 1.0]
+                continue
+            hits = int(np.count_nonzero(null[:, j] >= observed[j] * (1.0 - 1e-12)))
+            row += [float(observed[j] / sigma[j]), (1 + hits) / (n_permutations + 1)]
+        out.append((row[0], row[1], row[2], row[3]))
+    return out

@@ -31,11 +31,13 @@ from uqval._internal.checks import (
 )
 from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
+from uqval.stats.groups import GroupIndex
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
 from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.figure_stage import figure_records
+from uqval.validation.grouping import group_summary, id_like_columns, id_like_warning
 from uqval.validation.inputs import Features, clean_inputs
 from uqval.validation.judgement import judge
 from uqval.validation.result import ValidationResult
@@ -86,6 +88,7 @@ def validate(
     n_workers: int = 1,
     progress: Callable[[str], None] | None = None,
     levels: Sequence[float] | None = None,
+    groups: ArrayLike | str | None = None,
 ) -> Any:
     """Validate uncertainties on average, along the uncertainty and along each feature.
 
@@ -161,6 +164,19 @@ def validate(
             column or Series name, else "uncertainty").
         n_workers: threads for the bootstrap and the permutations (no effect on results).
         progress: called with a short message before each long step.
+        levels: interval levels of a predictive object (above).
+        groups: the group of every row (any labels, or a column name of ``data``) when rows
+            come in groups whose errors share a part (force components of one structure,
+            conformers of one molecule, frames of one trajectory). Every interval then
+            resamples whole groups (the scale factor by a studentized bootstrap with the
+            cluster-robust se in every resample, the per-bin intervals by BCa whose
+            acceleration leaves one group out), <Z> gets a cluster-robust t test, the permutation tests exchange whole groups
+            along a variable constant inside groups and permute Z inside groups along a
+            variable that varies inside them, the joint test splits and permutes by group,
+            and ``result.groups`` says what the groups change (ICC of Z and Z^2, design
+            effect, effective rows; docs/choices.md, "Rows that come in groups"). The
+            isotonic MCB row is not run with groups. Groups of one row give the numbers
+            of ``groups=None`` bit for bit.
 
     Returns:
         A :class:`~uqval.validation.result.ValidationResult`.
@@ -207,6 +223,9 @@ def validate(
     if isinstance(uncertainties, Predictive):
         from uqval.validation.predictive_engine import validate_predictive
 
+        if groups is not None:
+            raise ValueError("groups= does not apply to predictive objects yet: validate "
+                             "y - mean with the sd and groups=, or drop groups")
         if rule != "uqval" or variance or uncertainty_name is not None:
             raise ValueError("with a predictive object, rule='paper', variance=True and "
                              "uncertainty_name do not apply")
@@ -223,7 +242,14 @@ def validate(
         seed = int(seed.generate_state(1, np.uint64)[0] >> np.uint64(1))
     say = progress or (lambda _: None)
     inputs = clean_inputs(errors, uncertainties, features, data=data, variance=variance,
-                          drop_invalid=drop_invalid, uncertainty_name=uncertainty_name)
+                          drop_invalid=drop_invalid, uncertainty_name=uncertainty_name,
+                          groups=groups)
+    group_index = None if inputs.groups is None else GroupIndex.from_codes(inputs.groups)
+    if group_index is not None and group_index.singleton:
+        group_index = None  # groups of one row: exactly the computation without groups
+    if group_index is not None and group_index.n_groups < MIN_GROUPS:
+        raise ValueError(f"groups: {group_index.n_groups} groups; at least {MIN_GROUPS} are "
+                         "needed to resample and permute groups")
     e, u = inputs.errors, inputs.uncertainties
     check_errors_not_all_zero(e, u)
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
@@ -233,16 +259,19 @@ def validate(
     candidates = [("consistency", inputs.uncertainty_name, u)] + [
         ("adaptivity", name, x) for name, x in inputs.features.items()]
     average = average_stage(e, u, e_unit, u_unit, n_boot=n_boot, alpha=alpha, seeds=seeds,
-                            n_workers=n_workers, say=say)
+                            n_workers=n_workers, say=say, groups=group_index)
     conditional = conditional_stage(e, u, candidates, n_bins=k, average=average,
                                     run_tests=rule == "uqval", alpha=alpha, n_boot=n_boot,
                                     n_permutations=n_permutations, seeds=seeds,
-                                    n_workers=n_workers, say=say)
+                                    n_workers=n_workers, say=say, groups=group_index)
+    group_record = None if group_index is None else group_summary(
+        e / u, group_index, conditional.procedures)
     if rule == "uqval":
         rows = average.rows + conditional.rows
         joint, joint_rows, joint_note = joint_stage(
             e, u, inputs.features, average=average, alpha=alpha, tolerance=tolerance,
-            n_permutations=n_permutations, seeds=seeds, n_workers=n_workers, say=say)
+            n_permutations=n_permutations, seeds=seeds, n_workers=n_workers, say=say,
+            groups=group_index)
     else:  # the paper's flowchart: its own rows, per-bin tables scaled by sqrt(ZMS)
         rows = paper_stage(e, u, inputs.features, n_boot=n_boot, seed=seed, n_bins=n_bins,
                            u_name=inputs.uncertainty_name)
@@ -269,6 +298,12 @@ def validate(
         "not_testable": conditional.untestable,
         "joint": joint_note,
     }
+    if group_record is not None:
+        parameters["groups"] = group_record.describe()
+        parameters["group_tests"] = (
+            "intervals resample groups; permutations exchange groups (variables constant "
+            "inside groups) or permute inside groups (the others); no isotonic MCB; the UCC "
+            "ranking test and the per-bin <Z> intervals treat rows as independent")
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     verdicts = pd.DataFrame(rows + joint_rows, columns=VERDICT_COLUMNS)
     advice_inputs = None if rule == "paper" else AdviceInputs(
@@ -287,7 +322,29 @@ def validate(
         tail_shares=average.tails, robust_scale=average.robust, dominant_rows=dominant,
         ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
         stages=judged.stages,
-        warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference)))
+        warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference),
+                  *_id_warning(data, groups, errors, uncertainties, features)),
+        groups=group_record)
+
+
+MIN_GROUPS = 10
+"""Fewest groups accepted with ``groups=`` (a cluster bootstrap or group permutation of
+fewer groups has too few distinct resamples for a 95 % interval or a test at 5 %)."""
+
+
+def _id_warning(data: pd.DataFrame | None, groups: object, *used: object) -> tuple[str, ...]:
+    """The warning of :func:`uqval.validation.grouping.id_like_warning` for ``data``
+    without ``groups``."""
+    if data is None or groups is not None or not isinstance(data, pd.DataFrame):
+        return ()
+    names: list[object] = []
+    for item in used:
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, list | tuple):
+            names += [i for i in item if isinstance(i, str)]
+    warning = id_like_warning(id_like_columns(data, names))
+    return () if warning is None else (warning,)
 
 
 def _options(features: Features, rule: str, alpha: float, tolerance: float, n_boot: int,

@@ -68,6 +68,7 @@ class CleanInputs:
     uncertainty_name: str
     row_counts: dict[str, int]
     warnings: tuple[str, ...] = ()
+    groups: NDArray[np.intp] | None = None
 
 
 def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
@@ -183,11 +184,14 @@ def clean_inputs(
     variance: bool,
     drop_invalid: bool,
     uncertainty_name: str | None,
+    groups: ArrayLike | str | None = None,
 ) -> CleanInputs:
     """Validate the arguments of :func:`uqval.validate` (module docstring).
 
     Rows with a NaN or infinite value in any used column, or a non-positive uncertainty, are
     an error, or are removed and counted (in ``row_counts``) with ``drop_invalid=True``.
+    ``groups`` (values of any kind, or a column name of ``data``): the group of every row,
+    returned as integer codes of the rows kept (a missing group is invalid like a NaN).
     """
     variance, drop_invalid = flag(variance, "variance"), flag(drop_invalid, "drop_invalid")
     if uncertainty_name is not None and (not isinstance(uncertainty_name, str)
@@ -200,13 +204,16 @@ def clean_inputs(
             uncertainty_name = uncertainties
         errors = _column(data, errors, "errors")
         uncertainties = _column(data, uncertainties, "uncertainties")
+        if isinstance(groups, str):
+            groups = _column(data, groups, "groups")
     elif uncertainty_name is None and isinstance(uncertainties, pd.Series) and uncertainties.name:
         uncertainty_name = str(uncertainties.name)
     u_name = uncertainty_name or "uncertainty"
     what = "variances" if variance else "uncertainties"
     feats = _features(features, data)
     named = aligned({"errors": errors, what: uncertainties,
-                     **{f"features[{k!r}]": v for k, v in feats.items()}})
+                     **{f"features[{k!r}]": v for k, v in feats.items()},
+                     **({} if groups is None else {"groups": groups})})
     errors, uncertainties = named["errors"], named[what]
     feats = {k: named[f"features[{k!r}]"] for k in feats}
     arrays = {"errors": _as_float(errors, "errors"), what: _as_float(uncertainties, what)}
@@ -223,6 +230,13 @@ def clean_inputs(
     n = arrays["errors"].size
     counts = {"rows in input": n}
     keep = np.ones(n, dtype=bool)
+    codes = None if groups is None else _group_codes(named["groups"], n)
+    if codes is not None and (codes < 0).any():
+        if not drop_invalid:
+            raise ValueError(f"groups has {int((codes < 0).sum())} missing value(s) "
+                             f"({first_rows(codes < 0)}); remove them or pass drop_invalid=True")
+        counts["removed: missing group"] = int((codes < 0).sum())
+        keep &= codes >= 0
     for name, arr in arrays.items():
         bad = ~np.isfinite(arr) & keep
         if bad.any():
@@ -281,7 +295,21 @@ def clean_inputs(
     unc = np.sqrt(clean[what]) if variance else clean[what]
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts,
-                       () if warning is None else (warning,))
+                       () if warning is None else (warning,),
+                       None if codes is None else codes[keep])
+
+
+def _group_codes(values: ArrayLike, n: int) -> NDArray[np.intp]:
+    """Integer codes of the group labels (-1 for a missing label), checked for length."""
+    if isinstance(values, str) or np.ndim(values) != 1:
+        raise ValueError("groups must be a 1-D array of group labels, one per row (or a "
+                         "column name of data)")
+    codes, _ = pd.factorize(np.asarray(values, dtype=object) if not isinstance(
+        values, pd.Series) else values, use_na_sentinel=True)
+    codes = np.asarray(codes, dtype=np.intp)
+    if codes.size != n:
+        raise ValueError(f"groups has {codes.size} values for {n} rows")
+    return codes
 
 
 @dataclass(frozen=True)

@@ -49,12 +49,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from uqval._internal.checks import MAX_RESAMPLES, integer
+from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import SeedLike
+from uqval.stats.groups import GroupIndex, constant_within, shuffle_groups, shuffle_segments
 from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 _TINY = np.finfo(np.float64).tiny
 
-__all__ = ["CHUNK", "HeterogeneityTest", "heterogeneity_statistics", "heterogeneity_tests"]
+__all__ = ["CHUNK", "HeterogeneityTest", "grouped_heterogeneity_tests",
+           "heterogeneity_statistics", "heterogeneity_tests"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -107,7 +110,7 @@ def heterogeneity_statistics(
 
     The bins run along the last axis; leading axes (permutations) are kept.
     """
-    m = counts.sum()
+    m = counts.sum(axis=-1, keepdims=True)  # per permutation when counts vary (groups)
     zms_b = np.maximum(s2 / counts, _TINY)
     zms = np.maximum(s2.sum(axis=-1, keepdims=True) / m, _TINY)
     t_zms = np.sum(counts * (np.log(zms) - np.log(zms_b)), axis=-1)
@@ -222,3 +225,119 @@ def heterogeneity_tests(
     return [tuple(_test(float(obs), null, n_permutations, exceedances)  # type: ignore[misc]
                   for obs, null in zip(obs_pair, pair, strict=True))
             for obs_pair, pair in zip(observed, nulls(sums), strict=True)]
+
+
+@numba.njit(nogil=True, cache=True)
+def _within_sums(zs, labels, offsets, starts, state, out):  # pragma: no cover - compiled
+    """As :func:`_chunk_sums`, Z permuted inside each group: ``zs`` and ``labels`` are in
+    group order (segments ``starts``)."""
+    a = zs.copy()
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for r in range(out.shape[0]):
+        s0, s1, s2, s3 = shuffle_segments(a, starts, s0, s1, s2, s3)
+        for v in range(labels.shape[0]):
+            base = offsets[v]
+            for i in range(a.size):
+                k = base + labels[v, i]
+                zi = a[i]
+                out[r, k, 0] += zi
+                out[r, k, 1] += zi * zi
+
+
+@numba.njit(nogil=True, cache=True)
+def _between_sums(s1, s2, n, labels, offsets, state, out):  # pragma: no cover - compiled
+    """Whole groups exchanged: the group sums of Z, Z^2 and the sizes of group p[g] go to
+    the bin of group g (``labels`` per group); out[r, k, 0/1/2] = bin sums and counts."""
+    p = np.arange(s1.size)
+    s0_, s1_, s2_, s3_ = state[0], state[1], state[2], state[3]
+    for r in range(out.shape[0]):
+        s0_, s1_, s2_, s3_ = shuffle_groups(p, s0_, s1_, s2_, s3_)
+        for v in range(labels.shape[0]):
+            base = offsets[v]
+            for g in range(p.size):
+                k = base + labels[v, g]
+                q = p[g]
+                out[r, k, 0] += s1[q]
+                out[r, k, 1] += s2[q]
+                out[r, k, 2] += n[q]
+
+
+def grouped_heterogeneity_tests(
+    z: NDArray[np.float64],
+    labels: Sequence[NDArray[np.int32]],
+    groups: GroupIndex,
+    *,
+    variables: Sequence[NDArray[np.float64]],
+    n_permutations: int = 999,
+    seed: SeedLike = None,
+    n_workers: int = 1,
+) -> tuple[list[tuple[HeterogeneityTest, HeterogeneityTest]], list[str]]:
+    """The tests of :func:`heterogeneity_tests` when rows come in groups whose z-scores are
+    dependent (docs/choices.md, "Rows that come in groups").
+
+    * A variable constant inside every group (``variables[v]``; its bins then keep each
+      group's rows together, as tie-aware bins do): **whole groups are exchanged**. Under
+      calibration the groups are exchangeable units whatever the dependence inside them, so
+      permuting the bin labels of the groups (each bin keeps its number of groups, its row
+      count varies with the sizes of the groups it receives) draws from the exact null of
+      T_ZMS and T_Z (computed with each permutation's counts).
+    * A variable that varies inside groups: **Z is permuted inside each group** (restricted
+      permutations within blocks; Good 2005, Sect. 3.6; Anderson & ter Braak 2003). Exact
+      when the rows of a group are exchangeable (a shared group part plus row parts
+      independent and identically distributed); it uses only the contrasts inside groups,
+      so an effect carried by whole groups along a variable that mixes the two is seen only
+      through its within-group part.
+
+    Returns per variable the pair of tests, and per variable its procedure ("groups
+    exchanged" or "permuted within groups"). Fixed ``n_permutations`` (no sequential rule).
+    """
+    n_permutations = integer(n_permutations, "n_permutations", minimum=1, maximum=MAX_RESAMPLES)
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    lab = np.ascontiguousarray(np.stack(labels), dtype=np.int32)
+    n_bins = lab.max(axis=1).astype(np.int64) + 1
+    level = ["groups exchanged" if constant_within(x, groups) else "permuted within groups"
+             for x in variables]
+    between_seed, within_seed = seed_sequence(seed).spawn(2)
+    out: list[tuple[HeterogeneityTest, HeterogeneityTest] | None] = [None] * len(labels)
+    for kind, child in (("groups exchanged", between_seed), ("permuted within groups",
+                                                               within_seed)):
+        which = [v for v, lv in enumerate(level) if lv == kind]
+        if not which:
+            continue
+        k = n_bins[which]
+        offsets = np.concatenate([[0], np.cumsum(k)[:-1]]).astype(np.int64)
+        total = int(k.sum())
+        if kind == "groups exchanged":
+            heads = groups.order[groups.starts[:-1]]  # one row of each group
+            glab = np.ascontiguousarray(lab[which][:, heads])
+            s1, s2 = groups.sums(z), groups.sums(z * z)
+            n = groups.counts.astype(np.float64)
+
+            def fill_between(state: NDArray[np.uint64], rows: NDArray[np.float64],
+                             glab=glab, s1=s1, s2=s2, n=n, offsets=offsets) -> None:
+                _between_sums(s1, s2, n, glab, offsets, state, rows)
+
+            sums = run_chunks(np.zeros((n_permutations, total, 3)), child, n_workers,
+                              fill_between)
+        else:
+            zs = np.ascontiguousarray(z[groups.order])
+            slab = np.ascontiguousarray(lab[which][:, groups.order])
+
+            def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
+                            zs=zs, slab=slab, offsets=offsets) -> None:
+                _within_sums(zs, slab, offsets, groups.starts, state, rows)
+
+            sums = run_chunks(np.zeros((n_permutations, total, 2)), child, n_workers,
+                              fill_within)
+        for j, v in enumerate(which):
+            off, kv = int(offsets[j]), int(k[j])
+            counts = np.bincount(lab[v], minlength=kv).astype(np.int64)
+            observed = heterogeneity_statistics(
+                np.bincount(lab[v], weights=z, minlength=kv).astype(np.float64),
+                np.bincount(lab[v], weights=z * z, minlength=kv).astype(np.float64), counts)
+            part = sums[:, off : off + kv]
+            null_counts = part[..., 2] if kind == "groups exchanged" else counts
+            null = heterogeneity_statistics(part[..., 0], part[..., 1], null_counts)
+            out[v] = (_test(float(observed[0]), null[0], n_permutations, None),
+                      _test(float(observed[1]), null[1], n_permutations, None))
+    return [pair for pair in out if pair is not None], level

@@ -74,6 +74,7 @@ def validate_recalibrated(
     drop_invalid: bool = False,
     uncertainty_name: str | None = None,
     seed: int = 0,
+    groups: ArrayLike | None = None,
     **options: Any,
 ) -> ValidationResult:
     """:func:`uqval.validate` of the out-of-fold recalibrated uncertainties (module doc).
@@ -86,6 +87,8 @@ def validate_recalibrated(
             values are an error or removed like any other, with ``drop_invalid``).
         feature_name: its name, for the text.
         folds: number of cross-validation folds.
+        groups: a label per row when rows come in groups whose errors share a part: the
+            folds split whole groups and the validation gets ``groups=``.
         **options: further keyword arguments of :func:`uqval.validate` (n_boot, n_bins, ...).
 
     Returns:
@@ -102,16 +105,17 @@ def validate_recalibrated(
     if recalibration_feature is not None:
         feats[key] = recalibration_feature
     clean = clean_inputs(errors, uncertainties, feats, data=None, variance=variance,
-                         drop_invalid=drop_invalid, uncertainty_name=uncertainty_name)
+                         drop_invalid=drop_invalid, uncertainty_name=uncertainty_name,
+                         groups=groups)
     e, u = clean.errors, clean.uncertainties
     x = clean.features.pop(key, None)
     fit: Any = method
     if method == "binned":
         n_bins = options.get("n_bins") or default_n_bins(e.size)
         fit = _binned(int(n_bins))
-    recal = cross_validate(fit, e, u, feature=x, folds=folds, seed=seed)
+    recal = cross_validate(fit, e, u, feature=x, folds=folds, seed=seed, groups=clean.groups)
     result = validate(e, recal, clean.features, seed=seed, uncertainty_name=clean.uncertainty_name,
-                      **options)
+                      groups=clean.groups, **options)
     text = describe(method, feature_name or "the feature", folds, seed)
     verdicts = result.verdicts.copy()
     verdicts["uncertainties"] = text

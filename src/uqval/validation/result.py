@@ -24,6 +24,7 @@ from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares
 from uqval.calibration.screening import Screening
 from uqval.validation.figure_stage import FigureRecords
+from uqval.validation.grouping import GroupSummary
 from uqval.validation.judgement import stage_verdicts
 from uqval.validation.ucc_gain import UCCGain
 
@@ -89,6 +90,10 @@ class ValidationResult:
             from it (:mod:`uqval.validation.judgement`).
         figures: every number the report's figures draw, computed by :func:`validate`
             (:mod:`uqval.validation.figure_stage`); saving the report only draws them.
+        groups: what the groups of dependent rows change (``groups=``; number, rows per
+            group, ICC of Z and Z^2, design effect, effective rows and the permutation
+            procedure of each variable, :class:`~uqval.validation.grouping.GroupSummary`);
+            None without groups or with groups of one row.
 
     Examples:
         >>> import numpy as np
@@ -129,6 +134,7 @@ class ValidationResult:
     joint: JointCalibration | None = None
     stages: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
     figures: FigureRecords | None = field(default=None, compare=False, repr=False)
+    groups: GroupSummary | None = None
 
     @property
     def stage_verdicts(self) -> dict[str, str]:

@@ -19,12 +19,14 @@ actions are made of them by :mod:`uqval.validation.judgement`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import special
 
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
@@ -39,7 +41,14 @@ from uqval.calibration.robust_scale import (
 )
 from uqval.calibration.screening import Screening, screen_unchecked
 from uqval.stats.binomial import wilson_interval
-from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
+from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
+from uqval.stats.groups import (
+    GroupIndex,
+    cluster_bca_bootstrap,
+    cluster_mean_se,
+    cluster_t_bootstrap,
+    constant_within,
+)
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
@@ -47,7 +56,11 @@ from uqval.validation import flowchart, rules
 from uqval.validation.advice import is_dominated
 from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
 from uqval.validation.joint_stage import joint_rows
-from uqval.validation.permutation import HeterogeneityTest, heterogeneity_tests
+from uqval.validation.permutation import (
+    HeterogeneityTest,
+    grouped_heterogeneity_tests,
+    heterogeneity_tests,
+)
 from uqval.validation.result import ScaleFactor
 from uqval.validation.ucc_gain import UCCGain, ucc_gain
 
@@ -108,6 +121,7 @@ def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
 def _bin_table(
     e: NDArray[np.float64], u_scaled: NDArray[np.float64], x: NDArray[np.float64], bins: Bins,
     n_boot: int, seed: np.random.SeedSequence, n_workers: int, student: bool = False,
+    groups: GroupIndex | None = None,
 ) -> pd.DataFrame:
     """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
     interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
@@ -121,8 +135,16 @@ def _bin_table(
             ci = mean_t_interval(np.square(z[idx]))
             value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
             continue
-        res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
-                            n_workers=n_workers)
+        if groups is not None:  # resampling the groups of the bin (NaN with one group)
+            sub = groups.subset(idx)
+            if sub.n_groups < 2:
+                value[i], low[i], high[i] = float(np.mean(np.square(z[idx]))), np.nan, np.nan
+                continue
+            res = cluster_bca_bootstrap((z[idx],), _MEAN_SQUARE, sub, n_boot=n_boot,
+                                        seed=child, n_workers=n_workers)
+        else:
+            res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
+                                n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
     zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
     return pd.DataFrame({
@@ -144,21 +166,44 @@ def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
     return f"f_v = {k / n:.2f} [{lo:.2f}, {hi:.2f}] of {n} bins (indicative)"
 
 
+@dataclass(frozen=True)
+class _SqrtInterval:
+    """sqrt(ZMS) with its interval and the p-value of ZMS = 1 from the studentized cluster
+    bootstrap (rows in groups), in the fields the average rows read."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+
+
 def _average_rows(
-    e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float
+    e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float,
+    groups: GroupIndex | None = None,
 ) -> tuple[list[dict], float, float]:
     z = e / u
     m = z.size
-    zms_p = rules.bca_p_value(boot, 1.0)
-    ci = mean_t_interval(z)
-    mean_z, se = float(ci.value), float(ci.sd)
-    z_p = rules.t_test_p_value(mean_z, se, m)
+    zms_p = boot.p_value if isinstance(boot, _SqrtInterval) else rules.bca_p_value(boot, 1.0)
+    if groups is None:
+        ci = mean_t_interval(z)
+        mean_z, se = float(ci.value), float(ci.sd)
+        z_p = rules.t_test_p_value(mean_z, se, m)
+        z_ci, z_note = (float(ci.ci_low), float(ci.ci_high)), "Student t interval and test"
+    else:  # cluster-robust standard error, t with G - 1 degrees of freedom
+        mean_z, se = cluster_mean_se(z, groups)
+        z_p = rules.t_test_p_value(mean_z, se, groups.n_groups)
+        half = float(-special.stdtrit(groups.n_groups - 1, 0.025)) * se
+        z_ci = (mean_z - half, mean_z + half)
+        z_note = (f"cluster-robust t interval and test ({groups.n_groups} groups, "
+                  f"{groups.n_groups - 1} degrees of freedom)")
     adjusted = rules.holm([zms_p, z_p])
     note = "" if scr.zms_reliable else "; ".join(r for r in scr.reasons if "ZMS" in r)
     zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
                    (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
                    note + ("; " if note else "")
-                   + "interval: square of the BCa interval of sqrt(ZMS)")
+                   + ("interval: square of the BCa interval of sqrt(ZMS)" if groups is None
+                      else f"interval and test: studentized bootstrap of ZMS resampling the "
+                      f"{groups.n_groups} groups (cluster-robust se in every resample)"))
     if scr.zms_reliable:
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
@@ -167,8 +212,7 @@ def _average_rows(
         zms_row["verdict"] = "fail" if gross else "inconclusive"
         zms_row["note"] += (f"; heavy tails: fails only if |zeta| > "
                             f"{rules.HEAVY_TAIL_ZETA:g} (zeta = {zeta:.2f})")
-    z_row = _row("average", "", False, "<Z>", mean_z, (float(ci.ci_low), float(ci.ci_high)),
-                 0.0, z_p, "Student t interval and test")
+    z_row = _row("average", "", False, "<Z>", mean_z, z_ci, 0.0, z_p, z_note)
     z_row["verdict"] = rules.verdict(adjusted[1], alpha, False)
     zms_row["p_adjusted"], z_row["p_adjusted"] = adjusted
     return [zms_row, z_row], zms_p, z_p
@@ -178,7 +222,7 @@ def _conditional_rows(
     variables: Sequence[tuple[str, str, Bins]], tests: Sequence[tuple[HeterogeneityTest, ...]],
     tables: Mapping[str, pd.DataFrame], zms: float, p_average: tuple[float, float], alpha: float,
     binfree: tuple[list[tuple[float, float, float, float]], tuple[float, float, int, int]],
-    n_permutations: int,
+    n_permutations: int, procedures: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """Binned and bin-free rows of the conditional stages (:mod:`uqval.validation.rules`).
 
@@ -216,11 +260,14 @@ def _conditional_rows(
                 f"its chord, in units of its sd (calibrated: 95 % below about 1.75), "
                 f"{n_permutations} permutations"
                 + binfree_module.rows_note(b.counts.sum(), used_rows), False, np.nan)
-        if stage == "consistency":
+        if stage == "consistency" and n_mcb > 0:
             add(stage, name, binfree_module.ISOTONIC_MCB, mcb, mcb_p, p_average[0],
                 "no bins: QLIKE miscalibration of the PAV fit of E^2 on uE^2 beyond one "
                 f"global factor, {n_mcb} permutations of Z against uE"
                 f"{binfree_module.rows_note(b.counts.sum(), used_rows)}", False, 0.0)
+    if procedures:  # rows in groups: say how the permutations respected them
+        for r in rows:
+            r["note"] += f"; groups: {procedures[r['feature']]}"
     p_values = np.array([r["p_value"] for r in rows])
     adjusted = rules.combine_families(list(families.values()), p_values)
     given = []
@@ -297,12 +344,23 @@ class AverageStage:
 
 def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArray[np.float64],
                   u_unit: NDArray[np.float64], *, n_boot: int, alpha: float, seeds: Seeds,
-                  n_workers: int, say: Say) -> AverageStage:
+                  n_workers: int, say: Say, groups: GroupIndex | None = None) -> AverageStage:
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
-    common unit, for the statistics that square E or uE."""
+    common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
+    dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
+    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`) and <Z>
+    has a cluster-robust t test."""
     scr = screen_unchecked(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
-    boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot, n_workers=n_workers)
+    boot: BootstrapResult | _SqrtInterval
+    if groups is None:
+        boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
+                             n_workers=n_workers)
+    else:  # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows that come in groups")
+        ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seeds.boot,
+                                 n_workers=n_workers)
+        boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
+                             math.sqrt(ct.ci_high), ct.p_value(1.0))
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
     tails = z2_tail_shares_unchecked(e, u)
     robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
@@ -310,7 +368,7 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
     reference = robust.value if dominated else scale.value
-    rows, zms_p, z_p = _average_rows(e, u, boot, scr, alpha)
+    rows, zms_p, z_p = _average_rows(e, u, boot, scr, alpha, groups)
     return AverageStage(rows, (zms_p, z_p), scale, scr, tails, robust, dominated, reference)
 
 
@@ -325,22 +383,28 @@ class ConditionalStage:
     rows: list[dict]
     untestable: dict[str, str]
     n_permutations: int
+    procedures: dict[str, str] = field(default_factory=dict)
 
 
 def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                       candidates: Sequence[tuple[str, str, NDArray[np.float64]]], *, n_bins: int,
                       average: AverageStage, run_tests: bool, alpha: float, n_boot: int,
                       n_permutations: int, seeds: Seeds, n_workers: int,
-                      say: Say) -> ConditionalStage:
+                      say: Say, groups: GroupIndex | None = None) -> ConditionalStage:
     """Consistency and adaptivity (module docstring, 2). ``candidates``: (stage, name,
     values) of the uncertainty and each feature; per-bin tables with the uncertainties
     multiplied by ``average.reference``; ``run_tests=False`` (the paper's rule): the tables
-    only."""
+    only. With ``groups`` every test and interval respects the groups
+    (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`,
+    :func:`uqval.validation.binfree.grouped_cumulative_tests`; per-bin intervals resample
+    the groups of the bin); the isotonic MCB test, whose permutations ignore groups, is not
+    run."""
     m = e.size
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
-    binned = [(stage, name, tie_aware_bins(x, n_bins)) for stage, name, x in variables]
+    binned = [(stage, name, tie_aware_bins(x, _bins_along(x, n_bins, groups)))
+              for stage, name, x in variables]
     reference = average.reference
     u_scaled = u * reference
     tables = {}
@@ -348,13 +412,18 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
         say(f"per-bin intervals along {name}")
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
-                                  student=m > LARGE_ROWS)
+                                  student=m > LARGE_ROWS, groups=groups)
     bins = {name: b for _, name, b in binned}
     if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
     say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
         f"{len(binned)} binning variable(s)")
     sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
+    procedures: dict[str, str] = {}
+    if groups is not None and binned:
+        return _grouped_conditional(e, u, variables, binned, tables, bins, untestable,
+                                    candidates, average, alpha, n_permutations, seeds,
+                                    n_workers, say, groups)
     tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
                                 n_permutations=n_permutations, seed=seeds.permutations,
                                 n_workers=n_workers, exceedances=sequential) if binned else []
@@ -370,13 +439,63 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
                      np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
              for stage, name, _ in candidates if name in untestable]
-    return ConditionalStage(bins, tables, rows, untestable, n_permutations)
+    return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
+
+
+GROUPS_PER_BIN = 5
+"""Fewest groups per bin along a variable constant inside groups (rows in groups): with one
+group per bin, exchanging groups leaves the between-bin statistic unchanged (no power) and a
+bin's interval cannot resample groups."""
+
+
+def _bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None) -> int:
+    """Bins along ``x``: ``n_bins``, at most G / :data:`GROUPS_PER_BIN` (at least 2) along a
+    variable constant inside groups."""
+    if groups is None or not constant_within(x, groups):
+        return n_bins
+    return min(n_bins, max(2, groups.n_groups // GROUPS_PER_BIN))
+
+
+def _untestable_rows(candidates: Sequence[tuple[str, str, NDArray[np.float64]]],
+                     untestable: Mapping[str, str]) -> list[dict]:
+    return [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
+                    np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
+            for stage, name, _ in candidates if name in untestable]
+
+
+def _grouped_conditional(
+    e: NDArray[np.float64], u: NDArray[np.float64],
+    variables: Sequence[tuple[str, str, NDArray[np.float64]]],
+    binned: Sequence[tuple[str, str, Bins]], tables: dict[str, pd.DataFrame],
+    bins: dict[str, Bins], untestable: dict[str, str],
+    candidates: Sequence[tuple[str, str, NDArray[np.float64]]], average: AverageStage,
+    alpha: float, n_permutations: int, seeds: Seeds, n_workers: int, say: Say,
+    groups: GroupIndex,
+) -> ConditionalStage:
+    """The tests of :func:`conditional_stage` with rows in groups (its docstring)."""
+    z = e / u
+    xs = [x for _, _, x in variables]
+    say(f"{n_permutations} group-respecting permutations for {len(binned)} variable(s)")
+    tests, levels = grouped_heterogeneity_tests(
+        z, [b.labels for _, _, b in binned], groups, variables=xs,
+        n_permutations=n_permutations, seed=seeds.permutations, n_workers=n_workers)
+    say("cumulative tests (no bins), group-respecting permutations")
+    cumulative = binfree_module.grouped_cumulative_tests(
+        z, xs, groups, levels, n_permutations=n_permutations, seed=seeds.binfree,
+        n_workers=n_workers)
+    procedures = {name: level for (_, name, _), level in zip(variables, levels, strict=True)}
+    rows = _conditional_rows(binned, tests, tables, average.reference**2, average.p_values,
+                             alpha, (cumulative, (np.nan, np.nan, 0, z.size)), n_permutations,
+                             procedures=procedures)
+    rows += _untestable_rows(candidates, untestable)
+    return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
 
 
 def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                 features: Mapping[str, NDArray[np.float64]], *, average: AverageStage,
                 alpha: float, tolerance: float, n_permutations: int, seeds: Seeds,
-                n_workers: int, say: Say) -> tuple[JointCalibration | None, list[dict], str]:
+                n_workers: int, say: Say, groups: GroupIndex | None = None,
+                ) -> tuple[JointCalibration | None, list[dict], str]:
     """All features together (module docstring, 3): the joint test, its verdict rows and a
     note (why it was skipped, or what ran)."""
     m = e.size
@@ -390,11 +509,15 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     joint = joint_calibration(e, u * average.reference, features,
                               n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                               seed=seeds.joint, n_workers=n_workers,
-                              max_rows=sequential and binfree_module.BINFREE_ROWS)
+                              max_rows=sequential and binfree_module.BINFREE_ROWS,
+                              groups=None if groups is None else groups.codes)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
             f"{joint.spread.n_splits} random splits (p-values aggregated as twice their "
             f"median), {joint.spread.n_permutations} permutations per half")
+    if groups is not None:
+        note += (f"; halves of the {groups.n_groups} groups, signs of the group scores "
+                 "flipped (wild cluster randomization)")
     return joint, rows, note
 
 

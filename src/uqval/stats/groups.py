@@ -1,0 +1,296 @@
+"""Rows that come in groups: group indices, cluster bootstrap, group permutations, ICC.
+
+Much uncertainty-validation data comes in groups whose errors share a part: the force
+components of all atoms of one structure, the conformers of one molecule, the frames of
+one trajectory. Rows of one group are then not independent, and every test that treats
+them as independent is too narrow (intervals) or too eager (permutation tests). This module
+holds the low-level pieces that the engines use to respect the groups (docs/choices.md,
+"Rows that come in groups"):
+
+* :class:`GroupIndex`: integer group codes 0..G-1 of the rows, the group sizes n_g, and
+  the rows sorted by group (segments ``starts[g]:starts[g+1]`` of ``order``).
+* :func:`cluster_bca_bootstrap`: the BCa bootstrap of a :class:`~uqval.stats.bootstrap.MeanStatistic`
+  on resampled *groups* (the cluster bootstrap, Davison & Hinkley 1997 Sect. 3.8; Field &
+  Welsh 2007). A mean statistic theta = f(<c_1>, ..., <c_k>) of per-row columns, over the
+  rows of the resampled groups, is f(sum_g S_gj / sum_g n_g) with S_gj the column sums of
+  group g: it is the mean statistic of the G group rows (S_g1, ..., S_gk, n_g) combined as
+  f(mean(S[., 1])/mean(n), ..., mean(S[., k])/mean(n)). The existing compiled kernel
+  therefore resamples the G group rows, and its exact O(G) jackknife leaves one *group* out (the acceleration of BCa
+  from the delete-a-group jackknife).
+* :func:`cluster_t_bootstrap`: the studentized (bootstrap-t) interval and test of a mean of
+  rows, resampling groups, with the cluster-robust standard error in every resample
+  (Cameron, Gelbach & Miller 2008): measured to cover better than BCa when the group sums
+  are skewed (docs/choices.md, "Rows that come in groups").
+* :func:`shuffle_segments` / :func:`shuffle_groups`: uniform permutations of the rows
+  inside each group (Fisher-Yates on each segment), or of whole groups, on the SFC64 chunk
+  streams of :mod:`uqval.stats.shuffle` (``run_chunks``).
+* :func:`icc_oneway`: the intra-class correlation of a variable by one-way ANOVA, and
+  :func:`design_effect`: Kish's n / (1 + (m_bar - 1) ICC).
+
+With every group of one row, the engines do not call these functions at all (``groups``
+is then dropped), so their numbers are bit for bit those without groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from uqval._internal.types import SeedLike
+from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
+from uqval.stats.shuffle import _fisher_yates
+
+__all__ = [
+    "ClusterT",
+    "GroupIndex",
+    "cluster_bca_bootstrap",
+    "cluster_mean_se",
+    "cluster_t_bootstrap",
+    "constant_within",
+    "design_effect",
+    "group_statistic",
+    "icc_oneway",
+    "shuffle_groups",
+    "shuffle_segments",
+]
+
+
+@dataclass(frozen=True)
+class GroupIndex:
+    """Groups of M rows.
+
+    Attributes:
+        codes: group code 0..G-1 of every row (intp).
+        counts: rows per group n_g (int64, all >= 1).
+        order: the rows sorted by group (stable: within a group, in row order).
+        starts: (G + 1) segment bounds: group g is ``order[starts[g]:starts[g+1]]``.
+    """
+
+    codes: NDArray[np.intp]
+    counts: NDArray[np.int64]
+    order: NDArray[np.intp]
+    starts: NDArray[np.int64]
+
+    @classmethod
+    def from_codes(cls, codes: ArrayLike) -> GroupIndex:
+        """From integer codes (any non-negative integers; relabelled 0..G-1 by first use of
+        their sorted values)."""
+        raw = np.asarray(codes)
+        if raw.ndim != 1 or raw.size == 0:
+            raise ValueError("groups must be a non-empty 1-D array of group codes")
+        _, inverse = np.unique(raw, return_inverse=True)
+        inverse = inverse.astype(np.intp).ravel()
+        counts = np.bincount(inverse).astype(np.int64)
+        order = np.argsort(inverse, kind="stable").astype(np.intp)
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return cls(inverse, counts, order, starts)
+
+    @property
+    def n_groups(self) -> int:
+        return int(self.counts.size)
+
+    @property
+    def size(self) -> int:
+        return int(self.codes.size)
+
+    @property
+    def singleton(self) -> bool:
+        """Every group holds one row (then nothing changes)."""
+        return self.n_groups == self.size
+
+    def subset(self, rows: NDArray[np.intp]) -> GroupIndex:
+        """The groups of the given rows only (codes relabelled)."""
+        return GroupIndex.from_codes(self.codes[rows])
+
+    def sums(self, values: ArrayLike) -> NDArray[np.float64]:
+        """Per-group sums of a per-row variable, shape (G,)."""
+        return np.asarray(np.bincount(self.codes, weights=np.asarray(values, dtype=np.float64),
+                                      minlength=self.n_groups), dtype=np.float64)
+
+
+def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:
+    """Whether x takes a single value inside every group (a group-level variable).
+
+    >>> g = GroupIndex.from_codes([0, 0, 1, 1])
+    >>> constant_within([1.0, 1.0, 2.0, 2.0], g), constant_within([1.0, 3.0, 2.0, 2.0], g)
+    (True, False)
+    """
+    xs = np.asarray(x, dtype=np.float64)[groups.order]
+    heads = groups.starts[:-1]
+    return bool(np.array_equal(np.maximum.reduceat(xs, heads), np.minimum.reduceat(xs, heads)))
+
+
+def group_statistic(statistic: MeanStatistic, k: int) -> MeanStatistic:
+    """The mean statistic of the group rows (S_g1, ..., S_gk, n_g) equal to ``statistic`` of
+    the rows of the groups (module docstring):
+    f(mean(S[., 1])/mean(n), ..., mean(S[., k])/mean(n))."""
+
+    def combine(means: NDArray[np.float64]) -> ArrayLike:
+        return statistic.combine(means[..., :k] / means[..., k : k + 1])
+
+    return MeanStatistic(columns=lambda *cols: cols, combine=combine)
+
+
+def cluster_bca_bootstrap(
+    data: tuple[ArrayLike, ...],
+    statistic: MeanStatistic,
+    groups: GroupIndex,
+    *,
+    n_boot: int,
+    seed: SeedLike,
+    confidence: float = 0.95,
+    n_workers: int = 1,
+) -> BootstrapResult:
+    """BCa interval of a mean statistic of rows, resampling whole groups (module docstring).
+
+    The G group rows are resampled with replacement (:func:`uqval.stats.bootstrap.bca_bootstrap`,
+    its compiled kernel and seeded stream blocks); the acceleration comes from the exact
+    leave-one-group-out values (S - S_g)/(M - n_g) of the column means. Needs G >= 2.
+    """
+    if groups.n_groups < 2:
+        raise ValueError("the cluster bootstrap needs at least 2 groups")
+    arrays = tuple(np.asarray(a) for a in data)
+    columns = statistic.column_matrix(*arrays)  # (k, M)
+    k = columns.shape[0]
+    sums = tuple(groups.sums(c) for c in columns)
+    sizes = groups.counts.astype(np.float64)
+    return bca_bootstrap((*sums, sizes), group_statistic(statistic, k), n_boot=n_boot,
+                         seed=seed, confidence=confidence, n_workers=n_workers)
+
+
+def cluster_mean_se(y: ArrayLike, groups: GroupIndex) -> tuple[float, float]:
+    """Mean of y and its cluster-robust standard error (CR1, Liang & Zeger 1986):
+
+    se^2 = G/(G-1) * sum_g (S_g - n_g ybar)^2 / M^2, with S_g the sum of y over group g.
+
+    With every group of one row this is the usual s^2/M (s^2 with the M - 1 denominator).
+    """
+    values = np.asarray(y, dtype=np.float64)
+    m, g = values.size, groups.n_groups
+    mean = float(values.mean())
+    resid = groups.sums(values) - groups.counts * mean
+    se = float(np.sqrt(g / (g - 1.0) * np.sum(np.square(resid)))) / m
+    return mean, se
+
+
+def icc_oneway(y: ArrayLike, groups: GroupIndex) -> float:
+    """Intra-class correlation of y by one-way random-effects ANOVA (Searle, Casella &
+    McCulloch 1992, Sect. 3.6; ICC(1) of Shrout & Fleiss 1979):
+
+    ICC = (MSB - MSW) / (MSB + (n0 - 1) MSW), MSB = sum_g n_g (ybar_g - ybar)^2/(G - 1),
+    MSW = sum_g sum_i (y_gi - ybar_g)^2/(M - G), n0 = (M - sum_g n_g^2/M)/(G - 1).
+
+    NaN when it is not defined (fewer than 2 groups, or every group of one row); it may be
+    slightly negative by chance when the true ICC is 0.
+    """
+    values = np.asarray(y, dtype=np.float64)
+    m, g = values.size, groups.n_groups
+    if g < 2 or m <= g:
+        return float("nan")
+    n = groups.counts.astype(np.float64)
+    means = groups.sums(values) / n
+    grand = float(values.mean())
+    msb = float(np.sum(n * np.square(means - grand))) / (g - 1)
+    msw = float(np.sum(np.square(values - means[groups.codes]))) / (m - g)
+    n0 = (m - float(np.sum(n * n)) / m) / (g - 1)
+    denominator = msb + (n0 - 1.0) * msw
+    return float((msb - msw) / denominator) if denominator > 0 else float("nan")
+
+
+def design_effect(icc: float, groups: GroupIndex) -> float:
+    """Kish's design effect of a mean, 1 + (m_bar - 1) ICC, with m_bar = sum n_g^2 / M (the
+    size-weighted mean group size, = n for groups of equal size n; Kish 1965 Sect. 5.4),
+    ICC clipped at 0."""
+    m_bar = float(np.sum(np.square(groups.counts.astype(np.float64)))) / groups.size
+    return 1.0 + (m_bar - 1.0) * max(0.0, icc) if np.isfinite(icc) else float("nan")
+
+
+@numba.njit(nogil=True)
+def shuffle_segments(a, starts, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """Shuffle every segment a[starts[g]:starts[g+1]] in place (uniform permutation inside
+    each group); returns the new SFC64 state."""
+    for g in range(starts.size - 1):
+        s0, s1, s2, s3 = _fisher_yates(a, starts[g], starts[g + 1], s0, s1, s2, s3)
+    return s0, s1, s2, s3
+
+
+@numba.njit(nogil=True)
+def shuffle_groups(p, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """Shuffle the group order p (whole groups exchanged); returns the new SFC64 state."""
+    return _fisher_yates(p, 0, p.size, s0, s1, s2, s3)
+
+
+@dataclass(frozen=True)
+class ClusterT:
+    """Outcome of :func:`cluster_t_bootstrap`.
+
+    Attributes:
+        estimate: the mean r of the rows.
+        se: its cluster-robust standard error (CR1, :func:`cluster_mean_se`).
+        ci_low, ci_high: r - q_hi se, r - q_lo se, with q_lo, q_hi the quantiles of t*.
+        replicates: t* = (r* - r)/se* of the resamples.
+        confidence: level of the interval.
+    """
+
+    estimate: float
+    se: float
+    ci_low: float
+    ci_high: float
+    replicates: NDArray[np.float64]
+    confidence: float
+
+    def p_value(self, target: float) -> float:
+        """Two-sided bootstrap-t p-value of mean = target: 2 min of the add-one tail shares of
+        t* beyond t = (r - target)/se, at most 1."""
+        if not self.se > 0:
+            return 1.0 if self.estimate == target else 0.0
+        t = (self.estimate - target) / self.se
+        b = self.replicates.size
+        upper = (1.0 + np.count_nonzero(self.replicates >= t)) / (b + 1.0)
+        lower = (1.0 + np.count_nonzero(self.replicates <= t)) / (b + 1.0)
+        return float(min(1.0, 2.0 * min(upper, lower)))
+
+
+def cluster_t_bootstrap(
+    y: ArrayLike,
+    groups: GroupIndex,
+    *,
+    n_boot: int,
+    seed: SeedLike,
+    confidence: float = 0.95,
+    n_workers: int = 1,
+) -> ClusterT:
+    """Studentized cluster bootstrap of the mean r = sum y / M of rows in groups.
+
+    The G group rows (S_g, n_g, S_g^2, S_g n_g, n_g^2) are resampled with replacement by
+    the compiled kernel of :func:`uqval.stats.bootstrap.bca_bootstrap` (same seeded stream
+    blocks as :func:`cluster_bca_bootstrap`); each resample gives r* = sum S*/sum n* and its
+    cluster-robust standard error se*^2 = G/(G-1) sum_g (S*_g - n*_g r*)^2/(sum n*)^2,
+    expanded from the resampled sums, and t* = (r* - r)/se*. The interval is
+    [r - q_(1+c)/2 se, r - q_(1-c)/2 se] (Efron & Tibshirani 1993, Sect. 12.5; Cameron,
+    Gelbach & Miller 2008 for clusters). Needs G >= 2.
+    """
+    if groups.n_groups < 2:
+        raise ValueError("the cluster bootstrap needs at least 2 groups")
+    values = np.asarray(y, dtype=np.float64)
+    g = groups.n_groups
+    s = groups.sums(values)
+    n = groups.counts.astype(np.float64)
+    r0, se0 = cluster_mean_se(values, groups)
+
+    def combine(means: NDArray[np.float64]) -> NDArray[np.float64]:
+        r = means[..., 0] / means[..., 1]
+        resid = np.maximum(means[..., 2] - 2.0 * r * means[..., 3] + r * r * means[..., 4], 0.0)
+        se = np.sqrt(g / (g - 1.0) * g * resid) / (g * means[..., 1])
+        return np.asarray((r - r0) / np.where(se > 0, se, np.inf))
+
+    statistic = MeanStatistic(columns=lambda *cols: cols, combine=combine)
+    res = bca_bootstrap((s, n, s * s, s * n, n * n), statistic, n_boot=n_boot, seed=seed,
+                        n_workers=n_workers)
+    alpha = 1.0 - confidence
+    q_lo, q_hi = np.quantile(res.replicates, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return ClusterT(float(r0), float(se0), float(r0 - q_hi * se0), float(r0 - q_lo * se0),
+                    res.replicates, confidence)

@@ -1,0 +1,440 @@
+"""Rows that come in groups (issue #38): cluster bootstrap, group permutations, ICC, validate.
+
+References are independent of the code under test: resamples of groups rebuilt row by row,
+the BCa formula written here, the ICC from scipy's one-way ANOVA F, and small simulations
+in which the naive (rows-independent) test over-rejects and the group test does not.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from uqval import validate
+from uqval.stats.groups import (
+    GroupIndex,
+    cluster_bca_bootstrap,
+    cluster_mean_se,
+    cluster_t_bootstrap,
+    constant_within,
+    design_effect,
+    icc_oneway,
+)
+from uqval.validation.permutation import grouped_heterogeneity_tests, heterogeneity_tests
+from uqval.validation.stages import SQRT_ZMS
+
+
+def grouped_z(rng, n_groups, size, rho):
+    g = np.repeat(np.arange(n_groups), size)
+    z = np.sqrt(rho) * rng.standard_normal(n_groups)[g] + np.sqrt(1 - rho) * rng.standard_normal(
+        n_groups * size)
+    return z, g
+
+
+def equal_bins(x, k):
+    """Equal-count bins of x by rank (ties broken by row), written here."""
+    ranks = np.argsort(np.argsort(x, kind="stable"), kind="stable")
+    return (ranks * k // x.size).astype(np.int32)
+
+
+def test_group_index_and_constant_within():
+    idx = GroupIndex.from_codes([5, 2, 5, 9, 2, 2])
+    assert idx.n_groups == 3 and idx.counts.tolist() == [3, 2, 1]  # codes 2, 5, 9
+    assert idx.codes.tolist() == [1, 0, 1, 2, 0, 0]
+    assert idx.order.tolist() == [1, 4, 5, 0, 2, 3]
+    assert idx.sums([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).tolist() == [13.0, 4.0, 4.0]
+    assert constant_within([1.0, 7.0, 1.0, 3.0, 7.0, 7.0], idx)
+    assert not constant_within([1.0, 7.0, 1.5, 3.0, 7.0, 7.0], idx)
+    assert GroupIndex.from_codes(np.arange(4)).singleton
+
+
+def test_icc_matches_anova_f_for_equal_groups():
+    rng = np.random.default_rng(1)
+    z, g = grouped_z(rng, 40, 12, 0.4)
+    f = stats.f_oneway(*[z[g == k] for k in range(40)]).statistic
+    expected = (f - 1.0) / (f + 12 - 1.0)  # ICC(1) = (F - 1)/(F + n - 1), equal sizes
+    assert icc_oneway(z, GroupIndex.from_codes(g)) == pytest.approx(expected, rel=1e-10)
+
+
+def test_icc_unequal_groups_brute_force_and_design_effect():
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 9, 60)
+    g = np.repeat(np.arange(60), sizes)
+    y = rng.standard_normal(60)[g] + rng.standard_normal(g.size)
+    m, k = y.size, 60
+    means = np.array([y[g == j].mean() for j in range(k)])
+    msb = sum(sizes[j] * (means[j] - y.mean()) ** 2 for j in range(k)) / (k - 1)
+    msw = sum(((y[g == j] - means[j]) ** 2).sum() for j in range(k)) / (m - k)
+    n0 = (m - (sizes**2).sum() / m) / (k - 1)
+    expected = (msb - msw) / (msb + (n0 - 1) * msw)
+    idx = GroupIndex.from_codes(g)
+    assert icc_oneway(y, idx) == pytest.approx(expected, rel=1e-10)
+    assert design_effect(0.25, idx) == pytest.approx(1 + ((sizes**2).sum() / m - 1) * 0.25)
+    assert 0.3 < expected < 0.7  # the planted ICC is 0.5
+
+
+def test_cluster_mean_se_formula_and_singletons():
+    rng = np.random.default_rng(3)
+    z, g = grouped_z(rng, 25, 4, 0.5)
+    mean, se = cluster_mean_se(z, GroupIndex.from_codes(g))
+    resid = [z[g == k].sum() - 4 * z.mean() for k in range(25)]
+    assert se == pytest.approx(np.sqrt(25 / 24 * np.sum(np.square(resid))) / z.size, rel=1e-12)
+    _, se1 = cluster_mean_se(z, GroupIndex.from_codes(np.arange(z.size)))
+    assert se1 == pytest.approx(np.std(z, ddof=1) / np.sqrt(z.size), rel=1e-12)
+    assert mean == pytest.approx(z.mean())
+
+
+def test_cluster_bca_matches_brute_force_group_resampling():
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(2, 7, 50)
+    g = np.repeat(rng.permutation(50), sizes)  # groups not in code order
+    e = rng.standard_normal(g.size) * 1.3
+    u = rng.uniform(0.5, 2.0, g.size)
+    idx = GroupIndex.from_codes(g)
+    n_boot = 300
+    res = cluster_bca_bootstrap((e, u), SQRT_ZMS, idx, n_boot=n_boot, seed=11)
+    # the same group draws, rebuilt row by row: one stream block (300 < 2**20 // 50)
+    child = np.random.SeedSequence(11).spawn(1)[0]
+    draws = np.random.Generator(np.random.SFC64(child)).integers(0, 50, size=(n_boot, 50))
+    z2 = (e / u) ** 2
+    members = [np.flatnonzero(idx.codes == k) for k in range(50)]
+    brute = np.array([np.sqrt(np.mean(np.concatenate([z2[members[k]] for k in d])))
+                      for d in draws])
+    np.testing.assert_allclose(res.replicates, brute, rtol=1e-12)
+    t0 = np.sqrt(z2.mean())
+    assert res.estimate == pytest.approx(t0, rel=1e-14)
+    # BCa written here: jackknife leaving one GROUP out
+    jack = np.array([np.sqrt(np.delete(z2, members[k]).mean()) for k in range(50)])
+    d = jack.mean() - jack
+    a = np.sum(d**3) / (6 * np.sum(d**2) ** 1.5)
+    assert res.acceleration == pytest.approx(a, rel=1e-9)
+    dist = np.concatenate([[t0], brute])
+    z0 = stats.norm.ppf(np.mean(dist < t0))
+    q = [stats.norm.cdf(z0 + (z0 + zk) / (1 - a * (z0 + zk)))
+         for zk in stats.norm.ppf([0.025, 0.975])]
+    lo, hi = np.quantile(dist, q)
+    assert (res.ci_low, res.ci_high) == pytest.approx((lo, hi), rel=1e-12)
+
+
+def test_cluster_t_bootstrap_matches_brute_force():
+    rng = np.random.default_rng(14)
+    sizes = rng.integers(2, 9, 40)
+    g = np.repeat(np.arange(40), sizes)
+    y = rng.standard_normal(g.size) ** 2
+    idx = GroupIndex.from_codes(g)
+    res = cluster_t_bootstrap(y, idx, n_boot=200, seed=5)
+    child = np.random.SeedSequence(5).spawn(1)[0]  # one stream block, as the BCa test
+    draws = np.random.Generator(np.random.SFC64(child)).integers(0, 40, size=(200, 40))
+    members = [y[g == k] for k in range(40)]
+
+    def mean_and_se(chosen):
+        rows = [members[k] for k in chosen]
+        r = np.concatenate(rows).mean()
+        resid = np.array([x.sum() - x.size * r for x in rows])
+        return r, np.sqrt(40 / 39 * np.sum(resid**2)) / sum(x.size for x in rows)
+
+    r0, se0 = mean_and_se(range(40))
+    t = np.array([(lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
+    np.testing.assert_allclose(res.replicates, t, rtol=1e-9, atol=1e-12)
+    lo, hi = np.quantile(t, [0.025, 0.975])
+    assert (res.ci_low, res.ci_high) == pytest.approx((r0 - hi * se0, r0 - lo * se0), rel=1e-9)
+    t_obs = (r0 - 1.0) / se0
+    p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
+    assert res.p_value(1.0) == pytest.approx(min(1.0, p))
+
+
+def test_cluster_interval_covers_where_the_naive_one_does_not():
+    """30 sets of 40 groups x 25 rows, ICC(Z) = 0.5, calibrated: the cluster BCa interval of
+    sqrt(ZMS) holds 1 about 95 % of the time, the naive (rows resampled) one about half."""
+    from uqval.stats.bootstrap import bca_bootstrap
+
+    cover = {"cluster": 0, "naive": 0}
+    for seed in range(30):
+        rng = np.random.default_rng(100 + seed)
+        z, g = grouped_z(rng, 40, 25, 0.5)
+        u = np.ones_like(z)
+        c = cluster_bca_bootstrap((z, u), SQRT_ZMS, GroupIndex.from_codes(g), n_boot=400,
+                                  seed=seed)
+        n = bca_bootstrap((z, u), SQRT_ZMS, n_boot=400, seed=seed)
+        t = cluster_t_bootstrap(z**2, GroupIndex.from_codes(g), n_boot=400, seed=seed)
+        cover["cluster"] += c.ci_low <= 1 <= c.ci_high
+        cover["naive"] += n.ci_low <= 1 <= n.ci_high
+        cover["t"] = cover.get("t", 0) + (t.ci_low <= 1 <= t.ci_high)
+    assert cover["cluster"] >= 25 and cover["t"] >= 25  # expected about 28 (sd 1.2)
+    assert cover["naive"] <= 22  # expected about 16 (design effect about 7)
+
+
+def test_group_permutation_tests_hold_their_size_where_naive_ones_do_not():
+    """Calibrated grouped sets (ICC 0.5): along a group-level variable the naive test rejects
+    far more than 5 %; exchanging groups (group-level) and permuting inside groups
+    (row-level) stay near 5 %."""
+    naive = grouped_level = row_level = 0
+    n_sets = 60
+    for seed in range(n_sets):
+        rng = np.random.default_rng(500 + seed)
+        z, g = grouped_z(rng, 40, 20, 0.5)
+        x_grp = rng.uniform(size=40)[g]
+        x_row = rng.uniform(size=z.size)
+        lab_g, lab_r = equal_bins(x_grp, 5), equal_bins(x_row, 5)
+        # tie-aware equal-count bins keep groups together: check the helper did too
+        assert all(np.unique(lab_g[g == k]).size == 1 for k in range(40))
+        idx = GroupIndex.from_codes(g)
+        (n_zms, _), = heterogeneity_tests(z, [lab_g], n_permutations=199, seed=seed)
+        tests, levels = grouped_heterogeneity_tests(
+            z, [lab_g, lab_r], idx, variables=[x_grp, x_row], n_permutations=199, seed=seed)
+        assert levels == ["groups exchanged", "permuted within groups"]
+        naive += n_zms.p_value <= 0.05
+        grouped_level += tests[0][0].p_value <= 0.05
+        row_level += tests[1][0].p_value <= 0.05
+    assert naive >= 20  # measured about 50 %
+    assert grouped_level <= 8 and row_level <= 8  # expected 3 of 60; P(> 8) < 0.5 %
+
+
+def test_within_group_permutation_finds_a_row_level_error():
+    rng = np.random.default_rng(9)
+    z, g = grouped_z(rng, 40, 20, 0.5)
+    x_row = rng.uniform(size=z.size)
+    z = np.where(x_row > 0.7, 2.5 * z, z)
+    tests, _ = grouped_heterogeneity_tests(z, [equal_bins(x_row, 5)], GroupIndex.from_codes(g),
+                                           variables=[x_row], n_permutations=199, seed=0)
+    assert tests[0][0].p_value == pytest.approx(1 / 200)
+
+
+def _set(seed, n_groups=60, size=10, rho=0.5):
+    rng = np.random.default_rng(seed)
+    z, g = grouped_z(rng, n_groups, size, rho)
+    u = rng.uniform(0.5, 2.0, z.size)
+    feats = {"x_row": rng.uniform(size=z.size), "x_grp": rng.uniform(size=n_groups)[g]}
+    return z * u, u, feats, g
+
+
+FAST = dict(n_boot=200, n_permutations=199, n_ucc_permutations=99)
+
+
+def test_singleton_groups_give_the_same_numbers_bit_for_bit():
+    e, u, feats, _ = _set(3)
+    plain = validate(e, u, feats, seed=5, **FAST)
+    labels = np.random.default_rng(0).permutation(e.size).astype(str)  # any unique labels
+    for groups in (np.arange(e.size), labels):
+        res = validate(e, u, feats, seed=5, groups=groups, **FAST)
+        pd.testing.assert_frame_equal(res.verdicts, plain.verdicts)
+        for name in plain.bins:
+            pd.testing.assert_frame_equal(res.bins[name], plain.bins[name])
+        assert res.scale_factor == plain.scale_factor
+        assert res.groups is None and "groups" not in res.parameters
+
+
+def test_validate_with_groups_records_and_respects_them():
+    e, u, feats, g = _set(4)
+    res = validate(e, u, feats, seed=1, groups=g, **FAST)
+    rec = res.groups
+    assert rec.n_groups == 60 and rec.rows_min == rec.rows_max == 10
+    assert rec.icc_z == pytest.approx(icc_oneway(e / u, GroupIndex.from_codes(g)))
+    assert rec.procedures == {"uncertainty": "permuted within groups",
+                              "x_row": "permuted within groups", "x_grp": "groups exchanged"}
+    assert rec.effective_rows == pytest.approx(e.size / rec.design_effect)
+    assert "60 groups" in res.parameters["groups"]
+    assert not (res.verdicts["statistic"] == "isotonic MCB (QLIKE)").any()
+    z_row = res.verdicts[res.verdicts["statistic"] == "<Z>"].iloc[0]
+    assert "cluster-robust" in z_row["note"]
+    # the cluster interval is wider than the naive one on the same data and seed
+    naive = validate(e, u, feats, seed=1, **FAST).scale_factor
+    s = res.scale_factor
+    assert s.value == naive.value
+    assert s.ci_high - s.ci_low > 1.5 * (naive.ci_high - naive.ci_low)
+
+
+def test_groups_as_a_column_missing_groups_and_too_few():
+    e, u, feats, g = _set(6)
+    data = pd.DataFrame({"E": e, "uE": u, **feats, "id": [f"mol{k}" for k in g]})
+    res = validate("E", "uE", ["x_row", "x_grp"], data=data, groups="id", seed=0, **FAST)
+    assert res.groups.n_groups == 60
+    warned = validate("E", "uE", ["x_row", "x_grp"], data=data, seed=0, **FAST)
+    assert any("'id' look like a group id" in w for w in warned.warnings)
+    assert not any("group id" in w for w in res.warnings)
+    data.loc[3, "id"] = None
+    with pytest.raises(ValueError, match="groups has 1 missing"):
+        validate("E", "uE", data=data, groups="id", **FAST)
+    res = validate("E", "uE", data=data, groups="id", drop_invalid=True, **FAST)
+    assert res.row_counts["removed: missing group"] == 1
+    with pytest.raises(ValueError, match="at least 10"):
+        validate(e, u, groups=g % 5, **FAST)
+
+
+def test_joint_test_by_group_keeps_its_size():
+    """The joint test on grouped calibrated sets: naive often fails, by group rarely."""
+    from uqval.calibration.joint import joint_calibration
+
+    naive = grouped = 0
+    for seed in range(12):
+        e, u, feats, g = _set(700 + seed, n_groups=40, size=20, rho=0.6)
+        kw = dict(n_permutations=99, seed=seed)
+        naive += joint_calibration(e, u, feats, **kw).spread.p_value <= 0.05
+        grouped += joint_calibration(e, u, feats, groups=g, **kw).spread.p_value <= 0.05
+    assert grouped <= 3  # expected 0.6 of 12
+    assert naive >= 3
+
+
+def test_dataset_yaml_group_column(make_family):
+    from conftest import DATASET_SCHEMA
+    from uqval._internal.errors import DataError
+    from uqval.pipeline.prepare import prepare_dataset
+    from uqval.pipeline.registry import load_registry
+
+    datasets = [{"id": "g", "sources": [{"file": "T/a.csv"}], "quantities": {"E": "E", "uE": "uE"},
+                 "group": "mol"}]
+    raw, ddir = make_family({"T/a.csv": "E,uE,mol\n0.1,0.2,a\n-0.3,0.4,b\n0.2,0.1,a\n"}, datasets)
+    out = prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("g"), raw)
+    assert out.table["G"].tolist() == ["a", "b", "a"] and out.report["group"] == "mol"
+    bad = [{**datasets[0], "id": "h", "group": "nope"}]
+    raw, ddir = make_family({"T/a.csv": "E,uE,mol\n0.1,0.2,a\n"}, bad)
+    with pytest.raises(DataError, match="group: column 'nope'"):
+        prepare_dataset(load_registry(ddir, DATASET_SCHEMA).get("h"), raw)
+
+
+def test_command_line_group_and_id_warning(tmp_path, capsys):
+    from uqval.cli import main
+
+    e, u, feats, g = _set(8)
+    path = tmp_path / "forces.csv"
+    pd.DataFrame({"err": e, "sigma": u, "T": feats["x_row"],
+                  "structure": [f"s{k}" for k in g]}).to_csv(path, index=False)
+    base = ["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature", "T",
+            "--n-boot", "200", "--n-permutations", "199", "--jobs", "1"]
+    main([*base, "--out", str(tmp_path / "a")])
+    assert "'structure' look like a group id" in capsys.readouterr().err
+    main([*base, "--group", "structure", "--out", str(tmp_path / "b")])
+    captured = capsys.readouterr()
+    assert "group id" not in captured.err
+    summary = (tmp_path / "b" / "summary.md").read_text()
+    assert "**Rows in groups.** 600 rows in 60 groups of 10 rows" in summary
+
+
+def test_compare_with_groups_resamples_groups():
+    from uqval import compare
+
+    e, u, feats, g = _set(9, n_groups=40, size=20, rho=0.8)
+    kw = dict(n_boot=100, n_sim=50, n_permutations=50, seed=0)
+    plain = compare({"a": (e, u), "b": (e, 1.5 * u)}, validate_models=False, **kw)
+    grouped = compare({"a": (e, u), "b": (e, 1.5 * u)}, validate_models=False, groups=g, **kw)
+    width = {k: float(r.scores.loc[("a", "rmse"), "ci_high"] - r.scores.loc[("a", "rmse"),
+                                                                             "ci_low"])
+             for k, r in (("plain", plain), ("grouped", grouped))}
+    # ICC(Z^2) = 0.64 for groups of 20, diluted by uE: a design effect of several for E^2
+    assert width["grouped"] > 1.5 * width["plain"]
+    assert grouped.scores.loc[("a", "rmse"), "value"] == plain.scores.loc[("a", "rmse"), "value"]
+    assert "40 groups" in grouped.parameters["groups"]
+
+
+def test_cross_validate_folds_keep_groups_and_singletons_change_nothing():
+    from uqval.recalibration import cross_validate
+
+    e, u, feats, g = _set(10)
+    # a fitting function that records which groups each fit saw
+    seen: list[set[int]] = []
+
+    class Unit:
+        def apply(self, uu):
+            return uu
+
+    def fit(ee, uu):
+        seen.append({int(k) for k in g[np.isin(e, ee)]})
+        return Unit()
+
+    cross_validate(fit, e, u, folds=5, seed=0, groups=g)
+    # every group sits wholly in one test fold: the fit of that fold saw none of its rows
+    assert len(seen) == 5 and all(len(s) in (47, 48) for s in seen)  # 60 groups, 12-ish per fold
+    out = cross_validate("sigma", e, u / 2, folds=5, seed=3, groups=g)
+    assert 1.6 < float(np.median(out / u * 2)) < 2.4
+    np.testing.assert_array_equal(cross_validate("sigma", e, u, seed=3),
+                                  cross_validate("sigma", e, u, seed=3, groups=np.arange(e.size)))
+
+
+def test_sigma_scaling_interval_by_group_matches_cluster_bootstrap():
+    from uqval.recalibration import sigma_scaling
+
+    e, u, _, g = _set(11)
+    s = sigma_scaling(e, u, n_boot=300, seed=2, groups=g)
+    from uqval.stats.bootstrap import MeanStatistic
+
+    zms = MeanStatistic(columns=lambda a, b: (np.square(a / b),), combine=lambda m: m[..., 0])
+    ref = cluster_bca_bootstrap((e, u), zms, GroupIndex.from_codes(g), n_boot=300, seed=2)
+    # sigma_scaling bootstraps ZMS and takes square roots
+    assert (s.ci_low, s.ci_high) == pytest.approx(np.sqrt([ref.ci_low, ref.ci_high]), rel=1e-12)
+    naive = sigma_scaling(e, u, n_boot=300, seed=2)
+    assert s.ci_high - s.ci_low > 1.5 * (naive.ci_high - naive.ci_low)
+
+
+def test_murphy_band_by_group_is_wider():
+    from uqval.scores.murphy import murphy_diagram
+
+    e, u, _, g = _set(12, n_groups=40, size=20, rho=0.8)
+    models = {"a": (e, u), "b": (e, 1.3 * u)}
+    plain = murphy_diagram(models, n_boot=200, seed=0)
+    grouped = murphy_diagram(models, n_boot=200, seed=0, groups=g)
+    d0, se0 = plain.differences[("a", "b")]
+    d1, se1 = grouped.differences[("a", "b")]
+    np.testing.assert_allclose(d0, d1, rtol=1e-9, atol=1e-15)
+    ratio = se1[se0 > 0] / se0[se0 > 0]
+    assert float(np.median(ratio)) > 1.2 and float(ratio.max()) > 1.5
+    # brute-force cluster-robust se at one threshold
+    from uqval.scores.murphy import elementary_scores
+
+    t = plain.thresholds[len(plain.thresholds) // 2 : len(plain.thresholds) // 2 + 1]
+    diff = (elementary_scores(u**2, e**2, t) - elementary_scores((1.3 * u) ** 2, e**2, t))[:, 0]
+    resid = np.array([np.sum(diff[g == k] - diff.mean()) for k in range(40)])
+    expected = np.sqrt(40 / 39 * np.sum(resid**2)) / diff.size
+    k = len(plain.thresholds) // 2
+    assert se1[k] == pytest.approx(expected, rel=1e-9)
+
+
+def test_command_line_group_with_recalibration_and_compare(tmp_path):
+    from uqval.cli import main
+
+    e, u, feats, g = _set(13)
+    path = tmp_path / "forces.csv"
+    pd.DataFrame({"err": e, "sigma": u, "sigma2": 1.5 * u, "T": feats["x_row"],
+                  "structure": [f"s{k}" for k in g]}).to_csv(path, index=False)
+    main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--feature", "T",
+          "--group", "structure", "--recalibrate", "sigma", "--n-boot", "200",
+          "--n-permutations", "199", "--jobs", "1", "--out", str(tmp_path / "r")])
+    summary = (tmp_path / "r" / "summary.md").read_text()
+    assert "Rows in groups" in summary and "recalibrated by 5-fold" in summary
+    main(["compare", str(path), "--model", "A:err:sigma", "--model", "B:err:sigma2",
+          "--group", "structure", "--n-boot", "100", "--out", str(tmp_path / "c")])
+    assert (tmp_path / "c" / "report.html").exists()
+
+
+def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_found():
+    """uE constant inside groups (one model per structure): consistency exchanges groups; a
+    2x error in the quarter of groups with x_grp > 0.75 fails adaptivity along x_grp and its
+    largest factor lies in that range."""
+    rng = np.random.default_rng(21)
+    z, g = grouped_z(rng, 120, 10, 0.5)
+    u = rng.uniform(0.5, 2.0, 120)[g]
+    x_grp = rng.uniform(size=120)[g]
+    x_row = rng.uniform(size=z.size)
+    e = np.where(x_grp > 0.75, 2.0, 1.0) * z * u
+    res = validate(e, u, {"x_row": x_row, "x_grp": x_grp}, groups=g, seed=0, **FAST)
+    assert res.groups.procedures["uncertainty"] == "groups exchanged"
+    assert res.stage_verdicts["adaptivity: x_grp"] == "fail"
+    table = res.bins["x_grp"]
+    assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
+
+
+def test_groups_refused_with_a_predictive_object():
+    from uqval import Normal
+
+    e, u, _, g = _set(2)
+    with pytest.raises(ValueError, match="groups= does not apply to predictive"):
+        validate(e, Normal(np.zeros_like(e), u), groups=g, **FAST)
+
+
+def test_bins_along_a_group_level_variable_hold_several_groups():
+    e, u, feats, g = _set(15, n_groups=20, size=30)
+    res = validate(e, u, feats, groups=g, seed=0, n_bins=10, **{**FAST, "n_boot": 100})
+    assert res.bins["x_grp"].shape[0] == 4  # 20 groups / 5 per bin
+    assert res.bins["x_row"].shape[0] == 10
+    assert res.bins["x_grp"]["ci_low"].notna().all()
