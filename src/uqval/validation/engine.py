@@ -119,9 +119,9 @@ def validate(
     spread of <Z^2> and <Z> (:mod:`uqval.validation.permutation`), reported for the
     uncertainties as given (``scaled=False``) and after multiplying them by s
     (``scaled=True``). Measured false-alarm rates on calibrated data are <= 5 % per stage
-    (README, ``benchmarks/validation_error_rates.py``). ``rule="paper"`` gives the verdicts
+    (docs/explanations/error-rates.md, ``benchmarks/validation_error_rates.py``). ``rule="paper"`` gives the verdicts
     of the adaptivity paper's flowchart (:mod:`uqval.validation.flowchart`; f_v with target 0.95,
-    which flags good uncertainties too often, see README).
+    which flags good uncertainties too often, see docs/explanations/decision-rules.md).
 
     Bins: equal-count bins that keep ties together (:func:`uqval.binning.tie_aware_bins`), by
     default ``round(min(sqrt(M), M/100))`` clipped to [2, 50] (:func:`default_n_bins`).
