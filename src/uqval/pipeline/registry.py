@@ -705,19 +705,16 @@ class _Loaded:
             new_keys[key] = (f.path, path)
         new_folded: dict[str, str] = {}
         for d in fam_datasets:
-            if d.id in self.datasets:
-                raise ConfigError(
-                    f"{path}: dataset id '{d.id}' is already defined in "
-                    f"{self.datasets[d.id].config_file}"
-                )
-            if d.id.casefold() in new_folded:
-                raise ConfigError(f"{path}: dataset id '{d.id}' is defined twice in this file")
-            twin = self.folded.get(d.id.casefold())
+            if d.id in self.datasets or d.id in new_folded.values():
+                where = self.datasets[d.id].config_file if d.id in self.datasets else "this file"
+                raise ConfigError(f"{path}: dataset id '{d.id}' is already defined in {where}")
+            twin = self.folded.get(d.id.casefold()) or new_folded.get(d.id.casefold())
             if twin is not None:
+                where = self.datasets[twin].config_file if twin in self.datasets else str(path)
                 raise ConfigError(
-                    f"{path}: dataset id '{d.id}' differs from '{twin}' (in "
-                    f"{self.datasets[twin].config_file}) only in case; ids name folders and files, "
-                    "which are one on macOS and Windows: rename one")
+                    f"{path}: dataset id '{d.id}' differs from '{twin}' (in {where}) only in "
+                    "case; ids name folders and files, which are one on macOS and Windows: "
+                    "rename one")
             new_folded[d.id.casefold()] = d.id
         self.families[family] = path
         self.path_keys.update(new_keys)
