@@ -210,6 +210,13 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
         idx, m = idx[keep], m[keep]
         loo_z2, loo_z, loo_sd, values = loo_z2[keep], loo_z[keep], loo_sd[keep], values[keep]
     n = idx.size
+    if n < 2:  # nothing to judge (the engine needs 60 rows): no reference
+        return EnsembleReference(
+            rows=usable, m=m, z2=np.empty(0), z=np.empty(0), loo_z2=loo_z2, loo_z=loo_z,
+            loo_sd=loo_sd, r=np.empty(0), values=values,
+            scaled=(loo_z2, loo_z, loo_sd, values), factor=math.nan, factor_low=math.nan,
+            factor_high=math.nan, floor=math.nan, p_average=math.nan, mean_w=math.nan,
+            n_replicates=n_replicates, left_out=left_out)
     last = m  # the observation's column in each row
     rows_n = np.arange(n)
     z2 = loo_z2[rows_n, last]

@@ -19,9 +19,14 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
 4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
    effect: the factor k_L about the intervals' midpoints with its interval.
 
-Which intervals: the central intervals of the predictive at each level (for an ensemble the
-empirical quantiles of its members, for quantile sets the given quantiles, for a parametric
-predictive its quantiles), named in every reason.
+Which intervals: the central intervals of the predictive at each level (for quantile sets
+the given quantiles, for a parametric predictive its quantiles), named in every reason. For
+an unweighted ensemble both are measured: the rank intervals (empirical quantiles of the
+members, randomised PIT) and the intervals users build, mean ± q·sd·√(1 + 1/m) with q the
+t(m - 1) quantile (:func:`uqval.validation.coverage_shape.built_interval_rows`); the global
+``widen``/``narrow`` advice is about the latter ("the 90 % intervals mean ± 1.89·sd·√(1+1/m)
+... cover 84 %: widen them, multiply 1.89 by 1.2"), the per-range advice about the rank
+intervals along the pooled spread.
 """
 
 from __future__ import annotations
@@ -98,7 +103,8 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
         rows.append(_row("data", "fix_data", (
             "the predictive has data problems (" + "; ".join(data_sentences) + "): fix them "
             "at their source; the rules applied here only let the rest be validated"), m))
-    levels = coverage.levels
+    built = not coverage.built.empty
+    levels = coverage.built if built else coverage.levels
     failing = levels[(levels["verdict"] == "fail") & (levels["effect"] == "relevant")
                      & levels["widen"].notna()] if not levels.empty else levels
     tails = (shape is not None and shape.verdict == "fail" and shape.effect != "negligible"
@@ -126,11 +132,19 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
         if ranges and any(x["side"] != side for x in ranges):
             continue  # ranges on both sides: one global factor would worsen some of them
         action = "widen" if r.widen > 1 else "narrow"
+        if built:
+            q = (f"{fmt(r.quantile, 3)}" if math.isfinite(r.quantile) else "q")
+            what = (f"the {_pct(level)} intervals mean ± {q}·sd·√(1+1/m) built from the "
+                    f"members ({q} the {fmt(50 * (1 + level), 3)} % quantile of t(m − 1))")
+            how = (f"multiply {q} (or the sd) by {fmt(r.widen)} [{fmt(r.widen_low)}, "
+                   f"{fmt(r.widen_high)}]")
+        else:
+            what = f"the {_pct(level)} {intervals}"
+            how = (f"multiplying their half-widths about their midpoints by {fmt(r.widen)} "
+                   f"[{fmt(r.widen_low)}, {fmt(r.widen_high)}]")
         rows.append(_row("coverage", action, (
-            f"the {_pct(level)} {intervals} cover {fmt(100 * r.value, 3)} % "
-            f"[{fmt(100 * r.ci_low, 3)}, {fmt(100 * r.ci_high, 3)}] of the rows: {action} them, "
-            f"multiplying their half-widths about their midpoints by {fmt(r.widen)} "
-            f"[{fmt(r.widen_low)}, {fmt(r.widen_high)}] (or recalibrate them, e.g. by "
-            "conformal prediction)"), m,
+            f"{what} cover {fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
+            f"{fmt(100 * r.ci_high, 3)}] of the rows: {action} them, {how} (or recalibrate "
+            "them, e.g. by conformal prediction)"), m,
             factor=float(r.widen), level=level))
     return pd.DataFrame(rows, columns=PREDICTIVE_ADVICE_COLUMNS)
