@@ -125,3 +125,35 @@ def test_few_members_and_varying_members():
     res3 = validate(y, Ensemble(members[:, :3]), {"x": x}, seed=9, **FAST)
     assert res3.variance is None
     assert any("fewer than 4 members" in w for w in res3.warnings)
+
+
+def test_built_intervals_of_a_perfect_five_member_ensemble():
+    # mean ± q sd sqrt(1 + 1/m) with q the t(4) quantile covers L exactly; the normal
+    # quantile 1.96 would cover P(abs(t_4) <= 1.96) = 0.879 at 95 % (the 88 %)
+    from scipy import stats
+
+    from uqval.validation.coverage_shape import built_interval_rows
+
+    assert abs(2 * stats.t.cdf(1.96, 4) - 1 - 0.879) < 0.001
+    y, members, _ = _ensemble(5, n=40_000, seed=11)
+    table = built_interval_rows(y, Ensemble(members), [0.5, 0.8, 0.9, 0.95], 0.1)
+    np.testing.assert_allclose(table["value"], [0.5, 0.8, 0.9, 0.95], atol=0.01)
+    np.testing.assert_allclose(table["quantile"], stats.t.ppf([0.75, 0.9, 0.95, 0.975], 4))
+    mean, sd = members.mean(1), members.std(1, ddof=1) * math.sqrt(1.2)
+    normal = np.mean(np.abs(y - mean) <= 1.96 * sd)
+    assert abs(normal - 0.879) < 0.01
+
+
+def test_coverage_advice_names_the_intervals_users_build():
+    y, members, x = _ensemble(8, seed=12, shrink=1.3)
+    res = validate(y, Ensemble(members), {"x": x}, seed=12, **FAST)
+    adv = res.advice
+    widen = adv[(adv["stage"] == "coverage") & (adv["action"] == "widen")]
+    assert len(widen) >= 1
+    assert widen["reason"].str.contains("mean ± 1.89·sd·√(1+1/m)", regex=False).any()
+    assert (widen["factor"] > 1.15).all() and (widen["factor"] < 1.5).all()
+    scale = adv[adv["action"] == "scale"]
+    assert scale["reason"].str.contains("net of the finite-member floor").all()
+    text = res.summary()
+    assert "rank intervals" in text and "the intervals users build" in text
+    assert "narrow them" not in text

@@ -404,11 +404,18 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
     m = int(ref.z2.size)
     judged = judge(inputs.verdicts, bins, inputs, parameters, result.names,
                    reference=inputs.reference, m=m)
+    advice = judged.advice.copy()
+    at = advice["action"] == "scale"
+    advice.loc[at, "reason"] = advice.loc[at, "reason"].astype(str) + (
+        " — net of the finite-member floor (a perfect ensemble of these members has mean "
+        f"Z^2 = {fmt(ref.floor)}): multiply the ensemble's sd, i.e. build the intervals as "
+        "mean ± q·k·sd·√(1+1/m), q the t(m − 1) quantile, k the factor")
+    parameters["conditional_scaling"] = k
     warnings = [w for w in result.warnings if "same units" not in w]
     warnings += [w for w in rules.input_warnings(e, k) if "same units" in w]
     return dataclasses.replace(
         result, verdicts=judged.verdicts, bins=bins, scale_factor=scale, robust_scale=robust,
-        advice=judged.advice, stages=judged.stages, parameters=parameters,
+        advice=advice, stages=judged.stages, parameters=parameters,
         warnings=tuple(dict.fromkeys(warnings)))
 
 

@@ -37,8 +37,8 @@ from uqval._internal.lazy import report_call
 from uqval._internal.seeding import seed_sequence
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
-from uqval.validation.ensemble_reference import ensemble_reference, rejudge
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
+from uqval.validation.ensemble_reference import ensemble_reference, rejudge
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
