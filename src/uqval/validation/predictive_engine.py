@@ -6,7 +6,11 @@ Stages, each a family of tests at level alpha:
 * **variance** stages (average, consistency, adaptivity of :func:`uqval.validate`), wherever a
   variance exists (parametric families, ensembles, samples): errors E = y - point and
   uncertainties uE = sqrt(variance); rows without a positive variance (ensembles with zero
-  spread) are left out of these stages only;
+  spread) are left out of these stages only. Unweighted ensembles and samples are judged
+  against the reference of a perfect ensemble with the observed values, not against 1
+  (:mod:`uqval.validation.ensemble_reference`: the average ZMS row and scale factor are the
+  factor net of the finite-member floor, the consistency stage along the sd uses
+  exchangeability replicates; rows with fewer than 4 members are left out);
 * **coverage** (:mod:`uqval.validation.coverage_shape`): per nominal level (the given central
   levels of quantile sets and intervals, else ``levels`` or 0.5/0.8/0.9/0.95), the observed
   coverage with its exact binomial test, Holm over levels; per-level quantile calibration of
@@ -210,7 +214,8 @@ def validate_predictive(
         n_permutations = max(999, math.ceil(10 * n_vars * max(1, len(levels_used)) / alpha))
     # the variance stages get the caller's seed and permutation count unchanged, so that
     # validate(y - mu, sd, seed=s) and validate(y, Normal(mu, sd), seed=s) judge the variance
-    # alike (same numbers, same advice); coverage and shape draw from children 1 and 2
+    # alike (same numbers, same advice); coverage and shape draw from children 1 and 2,
+    # the perfect-ensemble reference from child 3
     _, cov_seed, shape_seed, ref_seed = seed_sequence(seed).spawn(4)
     warnings: list[str] = []
     variance_result = None
@@ -220,8 +225,7 @@ def validate_predictive(
     if variance is not None:
         has = np.isfinite(variance) & (variance > 0)
         exchangeable = isinstance(pred, Ensemble) and not pred.weighted
-        if exchangeable:
-            assert isinstance(pred, Ensemble)
+        if exchangeable and isinstance(pred, Ensemble):
             say("perfect-ensemble reference of the variance stages")
             reference = ensemble_reference(y, pred, seed=ref_seed,
                                            n_replicates=ensemble_replicates or 999, n_boot=n_boot)
