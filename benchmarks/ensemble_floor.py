@@ -72,6 +72,9 @@ def one(case, seed: int, n: int, n_boot: int) -> dict:
            "factor_high": res.variance.scale_factor.ci_high,
            "scale_advised": bool((var["action"] == "scale").any()),
            "range_advised": bool((var["action"] == "recalibrate_per_range").any()),
+           "range_consistency": bool(((var["action"] == "recalibrate_per_range")
+                                      & (var["stage"] == "consistency")).any()),
+           "monotone_advised": bool((adv["action"] == "recalibrate_monotone").any()),
            "coverage_factor": len(cov) > 0}
     for r in stages.itertuples():
         key = r.stage if r.stage != "adaptivity" else f"adaptivity {r.variable}"

@@ -48,7 +48,8 @@ replicates of the mean Z² over the replicate's own bin b (bins of its own sd), 
 per-bin value the ratio <Z²>_b/ref_b, relative to the global factor; its interval inverts
 the replicates' 2.5 and 97.5 % quantiles of <Z²*>_b/ref_b. Tests: the spread of W across
 the bins, T = Σ_b n_b (<W>_b - <W>)², and of Z/√r (bias), T_Z, with their Monte Carlo
-p-values against the same replicates (bins of each replicate's own sd). The cumulative and
+p-values against the same replicates (bins of each replicate's own sd), Holm-adjusted
+together (the stage's family). The cumulative and
 isotonic tests along the sd (whose permutation null assumes Z independent of the sd, false
 for a finite ensemble) are not run for ensembles. The adaptivity and joint stages (along the
 features) keep their permutation tests: under the null the z-scores do not depend on the
@@ -372,13 +373,16 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
         bins[name] = table
         p_avg = (ref.p_average, p_z)
         cons = (v["stage"] == "consistency") & (v["feature"] == name)
-        for stat, p, ratio, pa in (("LZMS", p_w, ratio_w, p_avg[0]),
-                                   ("LZM ", p_z_bins, ratio_z, p_avg[1])):
+        # the stage's two tests, Holm-adjusted together as the engine's stage family
+        adj_w, adj_z = rules.holm([p_w, p_z_bins])
+        for stat, p, ratio, pa in (("LZMS", float(adj_w), ratio_w, p_avg[0]),
+                                   ("LZM ", float(adj_z), ratio_z, p_avg[1])):
             at = cons & v["statistic"].astype(str).str.startswith(stat)
             note = (f"ensemble: spread of {'Z^2/r' if stat == 'LZMS' else 'Z/sqrt(r)'} over "
                     f"the bins of the sd against {ref.n_replicates} exchangeability replicates "
                     "(each replicate binned by its own sd)")
-            v.loc[at & v["scaled"], ["value", "p_value", "p_adjusted"]] = [ratio, p, p]
+            raw = p_w if stat == "LZMS" else p_z_bins
+            v.loc[at & v["scaled"], ["value", "p_value", "p_adjusted"]] = [ratio, raw, p]
             v.loc[at & v["scaled"], "verdict"] = rules.verdict(p, alpha, False)
             given = rules.bonferroni_pair(pa, p)
             v.loc[at & ~v["scaled"], ["value", "p_value", "p_adjusted"]] = [ratio, given, given]
