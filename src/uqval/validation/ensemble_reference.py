@@ -83,6 +83,7 @@ from uqval._internal.types import SeedLike
 from uqval.predictive import Ensemble
 from uqval.validation import rules
 from uqval.validation.advice import AdviceInputs
+from uqval.validation.effects import is_spread_test
 from uqval.validation.judgement import judge
 
 __all__ = ["MIN_MEMBERS", "EnsembleReference", "ensemble_reference", "rejudge"]
@@ -343,14 +344,15 @@ def _consistency(ref: EnsembleReference, e: NDArray[np.float64], u: NDArray[np.f
 
 
 def _feature_tables(ref: EnsembleReference, features: dict[str, NDArray[np.float64]],
-                    bins: dict[str, pd.DataFrame], seed: SeedLike) -> dict[str, pd.DataFrame]:
+                    bins: dict[str, pd.DataFrame],
+                    seed: SeedLike) -> tuple[dict[str, pd.DataFrame], dict[str, float]]:
     """Per-bin tables along the features against the exchangeability reference (module
     docstring): the bins are fixed, so ref_b = mean of r over the bin (exact) and the
     interval inverts the replicates' 2.5/97.5 % quantiles of <Z²*>_b/ref_b; on the rows
     after the global factor (y deflated by k)."""
     names = [name for name in features if name in bins]
     if not names:
-        return {}
+        return {}, {}
     loo_z2 = ref.scaled[0]
     n = ref.m.size
     rows_n = np.arange(n)
@@ -365,15 +367,25 @@ def _feature_tables(ref: EnsembleReference, features: dict[str, NDArray[np.float
         labels[name], counts[name] = lab, c
         ref_b[name] = np.bincount(lab, weights=r, minlength=high.size) / c
         value[name] = np.bincount(lab, weights=z2, minlength=high.size) / c / ref_b[name]
+    def spread(lab: NDArray[np.intp], w: NDArray[np.float64], c: NDArray) -> float:
+        wb = np.bincount(lab, weights=w, minlength=c.size) / c
+        return float(np.nansum(c * np.square(wb - w.mean())))
+
+    w_obs = z2 / r
+    t_obs = {name: spread(labels[name], w_obs, counts[name]) for name in names}
+    exceed = dict.fromkeys(names, 0)
     rng = np.random.default_rng(seed_sequence(seed))
     reps = {name: np.empty((ref.n_replicates, bins[name].shape[0])) for name in names}
     for j in range(ref.n_replicates):
         pick = ref.replicate_picks(rng)
         z2_star = loo_z2[rows_n, pick]
+        w_star = z2_star / r
         for name in names:
             k_bins = bins[name].shape[0]
             reps[name][j] = (np.bincount(labels[name], weights=z2_star, minlength=k_bins)
                              / counts[name] / ref_b[name])
+            exceed[name] += spread(labels[name], w_star, counts[name]) >= t_obs[name]
+    p_values = {name: (1 + exceed[name]) / (ref.n_replicates + 1) for name in names}
     out = {}
     for name in names:
         q_lo, q_hi = np.nanquantile(reps[name], [0.025, 0.975], axis=0)
@@ -385,7 +397,7 @@ def _feature_tables(ref: EnsembleReference, features: dict[str, NDArray[np.float
         t["factor"], t["factor_low"], t["factor_high"] = np.sqrt(v), np.sqrt(low), np.sqrt(high)
         t["reference"] = ref_b[name]
         out[name] = t
-    return out
+    return out, p_values
 
 
 def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float) -> Any:
@@ -440,7 +452,9 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
             v.loc[at & ~v["scaled"], "verdict"] = rules.verdict(given, alpha, False)
             v.loc[at, "note"] = note
     feature_seed = seed_sequence(seed).spawn(1)[0]
-    bins.update(_feature_tables(ref, dict(result.features), bins, feature_seed))
+    tables, p_features = _feature_tables(ref, dict(result.features), bins, feature_seed)
+    bins.update(tables)
+    v = _readjust(v, p_features, (ref.p_average, p_z), alpha, ref.n_replicates)
     scale = dataclasses.replace(result.scale_factor, value=k, ci_low=k_low, ci_high=k_high)
     robust = result.robust_scale
     if robust is not None:
@@ -473,6 +487,44 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
         result, verdicts=judged.verdicts, bins=bins, scale_factor=scale, robust_scale=robust,
         advice=advice, stages=judged.stages, parameters=parameters,
         warnings=tuple(dict.fromkeys(warnings)))
+
+
+def _readjust(v: pd.DataFrame, p_features: dict[str, float], p_avg: tuple[float, float],
+              alpha: float, n_replicates: int) -> pd.DataFrame:
+    """The adaptivity stage with each feature's LZMS test replaced by the exchangeability
+    test of the spread of W = Z²/r over its bins (bounded W: the raw Z² of a finite ensemble
+    is t(m - 1)-tailed), Holm-adjusted again over the stage's scaled rows; the as-given
+    twins (and the joint stage's) re-paired with the average tests against the
+    perfect-ensemble reference (rules: min(1, 2 min(p_average, p_adjusted)))."""
+    v = v.copy()
+    stat = v["statistic"].astype(str)
+    adaptivity = (v["stage"] == "adaptivity") & v["scaled"]
+    for name, p in p_features.items():
+        at = adaptivity & (v["feature"] == name) & stat.str.startswith("LZMS")
+        v.loc[at, "p_value"] = p
+        v.loc[at, "note"] = (f"ensemble: spread of Z^2/r over the bins of {name} against "
+                             f"{n_replicates} exchangeability replicates")
+    rows = v.index[adaptivity & v["p_value"].notna()]
+    if len(rows):
+        adjusted = rules.holm(v.loc[rows, "p_value"].to_numpy(dtype=float))
+        v.loc[rows, "p_adjusted"] = adjusted
+        v.loc[rows, "verdict"] = [rules.verdict(float(p), alpha, str(old) == "inconclusive")
+                                  for p, old in zip(adjusted, v.loc[rows, "verdict"],
+                                                    strict=True)]
+    for stage in ("adaptivity", "joint"):
+        scaled = v[(v["stage"] == stage) & v["scaled"]]
+        for i, r in scaled.iterrows():
+            twin = v.index[(v["stage"] == stage) & ~v["scaled"] & (v["feature"] == r["feature"])
+                           & (v["statistic"] == r["statistic"])]
+            spread_test = is_spread_test(str(r["statistic"])) or str(r["statistic"]).endswith(
+                "Z²")
+            given = rules.bonferroni_pair(p_avg[0] if spread_test else p_avg[1],
+                                          float(r["p_adjusted"]))
+            v.loc[twin, ["p_value", "p_adjusted"]] = given
+            v.loc[twin, "verdict"] = rules.verdict(given, alpha, False)
+            if str(r["statistic"]).startswith("LZMS"):
+                v.loc[twin, "note"] = v.loc[i, "note"]
+    return v
 
 
 def _members(m: NDArray[np.intp]) -> str:
