@@ -51,9 +51,12 @@ the bins, T = Σ_b n_b (<W>_b - <W>)², and of Z/√r (bias), T_Z, with their Mo
 p-values against the same replicates (bins of each replicate's own sd), Holm-adjusted
 together (the stage's family). The cumulative and
 isotonic tests along the sd (whose permutation null assumes Z independent of the sd, false
-for a finite ensemble) are not run for ensembles. The adaptivity and joint stages (along the
-features) keep their permutation tests: under the null the z-scores do not depend on the
-features; their per-bin tables (which decide the effect and the ranges advised) are
+for a finite ensemble) are not run for ensembles. Along the features, under the null the
+z-scores do not depend on the feature, so the bias, cumulative and joint tests keep their
+permutation tests; each feature's LZMS test becomes the spread of W over its bins against
+the same replicates (W is bounded, the raw Z² t(m - 1)-tailed), the adaptivity stage is
+Holm-adjusted again, and the as-given rows are paired with the reference average tests;
+their per-bin tables (which decide the effect and the ranges advised) are
 recomputed against the same reference, after the global factor: the bins are fixed, so
 ref_b = mean of r over the bin, exact, and the interval inverts the replicates' quantiles
 of <Z²*>_b/ref_b (the bootstrap intervals of a bin's mean Z² under-cover with the
