@@ -157,3 +157,19 @@ def test_coverage_advice_names_the_intervals_users_build():
     text = res.summary()
     assert "rank intervals" in text and "the intervals users build" in text
     assert "narrow them" not in text
+
+
+def test_non_normal_perfect_ensemble_gets_no_coverage_factor():
+    # a perfect ensemble of t(3) members: mean ± t(19)·sd intervals miss (the members are not
+    # normal) while the members' own rank intervals are right: no widen/narrow, a none row
+    rng = np.random.default_rng(13)
+    m, n = 20, 4000
+    v = rng.standard_t(3, (n, m + 1)) * rng.uniform(0.5, 2.0, (n, 1))
+    res = validate(v[:, m], Ensemble(v[:, :m]), seed=13, **FAST)
+    built = res.coverage.built.set_index("level")
+    assert built.loc[0.5, "verdict"] == "fail"  # the built 50 % intervals cover too much
+    assert (res.coverage.levels["verdict"] == "pass").all()
+    adv = res.advice[res.advice["stage"] == "coverage"]
+    assert not adv["action"].isin(["widen", "narrow"]).any()
+    assert adv["reason"].str.contains("not normal-shaped").any()
+    assert not res.advice["action"].isin(["scale", "recalibrate_per_range"]).any()
