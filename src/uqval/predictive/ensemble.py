@@ -10,8 +10,11 @@ x_1..x_m and weights w_i (1/m unless given; renormalised to sum 1 over the finit
   draw of the law the members come from (the spread-skill relation, Leutbecher and Palmer
   2008). With few members, s is noisy and Z = (y - x̄)/√variance follows t(m - 1) for normal
   members, so E(Z²) = (m - 1)/(m - 3) > 1 even for a perfect ensemble (1.29 at m = 10, 1.04 at
-  m = 50): the variance stages are meaningful only with many members, the coverage and shape
-  stages are exact for any m;
+  m = 50), and Z² is larger where s happens to be small: ``validate`` judges the variance
+  stages of an unweighted ensemble against the reference of a perfect ensemble with the
+  observed values, and advises factors net of that floor
+  (:mod:`uqval.validation.ensemble_reference`); the coverage and shape stages are exact for
+  any m;
 * ``cdf(y)``: the empirical CDF Σ w_i 1{x_i <= y};
 * ``pit(y, seed)``: unweighted, the randomised rank (r + V)/(m + 1), r the number of members
   below y plus a uniform share of the ties, V ~ U(0, 1): exactly U(0, 1) when y and the
@@ -113,6 +116,11 @@ class Ensemble(Predictive):
     def members(self) -> FloatArray:
         """The members (NaN where missing), shape (M, m)."""
         return np.where(self._finite, self._x, np.nan)
+
+    @property
+    def weighted(self) -> bool:
+        """True when weights were given."""
+        return self._weighted
 
     @property
     def n_members(self) -> NDArray[np.intp]:

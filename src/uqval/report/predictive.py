@@ -59,21 +59,23 @@ def _pct(x: float) -> str:
     return f"{fmt(100 * x, 3)} %"
 
 
-def _coverage_lines(result: PredictiveValidation) -> list[str]:
-    lines = ["## Coverage of the central intervals", ""]
-    table = result.coverage.levels
-    if table.empty:
-        lines.append("- No central interval (no pair of levels τ and 1 - τ among the quantiles).")
+def _level_lines(table: pd.DataFrame, name: str, act: bool) -> list[str]:
+    """One line per level of ``table`` (coverage.levels or coverage.built): ``name`` says
+    which intervals; ``act``: say what to do (the intervals the advice is about)."""
+    lines = []
     for r in table.itertuples():
-        head = (f"- The {_lv(r.level)} % intervals cover **{_pct(r.value)}** "
+        what = name.format(q=fmt(r.quantile, 3)) if hasattr(r, "quantile") else name
+        head = (f"- The {_lv(r.level)} % {what} cover **{_pct(r.value)}** "
                 f"[{_pct(r.ci_low)}, {_pct(r.ci_high)}] of the observations")
         gap = abs(r.deficit_pp)
         side = "too few" if r.deficit_pp > 0 else "too many"
         factor = (f" Multiplying their half-widths by {fmt(r.widen)} [{fmt(r.widen_low)}, "
                   f"{fmt(r.widen_high)}] about their midpoints would cover {_lv(r.level)} %."
-                  if pd.notna(r.widen) else "")
+                  if pd.notna(r.widen) and act else "")
         if r.verdict == "fail" and r.effect == "relevant":
-            what = "too narrow: widen them" if r.deficit_pp > 0 else "too wide: narrow them"
+            what = "too narrow" if r.deficit_pp > 0 else "too wide"
+            if act:
+                what += ": widen them" if r.deficit_pp > 0 else ": narrow them"
             lines.append(f"{head}: {fmt(gap, 2)} percentage points {side} (adjusted p = "
                          f"{fmt(r.p_adjusted, 2)}): **{what}**.{factor}")
         elif r.effect == "negligible":
@@ -86,6 +88,22 @@ def _coverage_lines(result: PredictiveValidation) -> list[str]:
                          f"{fmt(r.p_adjusted, 2)}), possibly within the tolerance.{factor}")
         else:
             lines.append(f"{head}: compatible with {_lv(r.level)} %.")
+    return lines
+
+
+def _coverage_lines(result: PredictiveValidation) -> list[str]:
+    lines = ["## Coverage of the central intervals", ""]
+    table = result.coverage.levels
+    built = result.coverage.built
+    if table.empty:
+        lines.append("- No central interval (no pair of levels τ and 1 - τ among the quantiles).")
+    if built.empty:
+        lines += _level_lines(table, "intervals", True)
+    else:  # an ensemble: the intervals users build first, the rank intervals after
+        lines += _level_lines(built, "intervals mean ± {q}·sd·√(1+1/m) ({q}: the t(m − 1) "
+                              "quantile; the intervals users build from the members)", True)
+        lines += _level_lines(table, "rank intervals (between the empirical quantiles of the "
+                              "members; the advice is about the intervals above)", False)
     q = result.coverage.quantiles
     for r in q.itertuples():
         if r.verdict != "fail":

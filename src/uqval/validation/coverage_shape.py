@@ -18,6 +18,10 @@ validation), for each nominal level L of a central interval:
   r_i = abs(y_i - c_i)/h_i (h_i the half-width), with its distribution-free order-statistic 95 %
   interval (ranks from the Binomial(n, L) quantiles). Not given for ensembles at levels above
   (m - 1)/(m + 1), where their central interval is the range of the members;
+* for unweighted ensembles, also the coverage of the intervals users build from them,
+  mean ± q·sd·√(1 + 1/m) with q the (1 + L)/2 quantile of t(m - 1) (exact L for a perfect
+  normal ensemble of any m), with the same test and a factor k_L on q
+  (:func:`built_interval_rows`; Holm over all the levels' rows);
 * conditional coverage (local coverage probabilities, LCP; P000 Sect. III): the 0/1 indicator
   of coverage is binned along the interval width at that level and along each feature
   (equal-count, tie-aware bins of :func:`uqval.binning.tie_aware_bins`), and the between-bin spread
@@ -65,10 +69,12 @@ from uqval.validation import rules
 from uqval.validation.permutation import heterogeneity_tests
 
 __all__ = [
+    "BUILT",
     "WIDTH",
     "CoverageCheck",
     "ShapeCheck",
     "coverage_band",
+    "built_interval_rows",
     "coverage_rows",
     "quantile_band",
     "shape_check",
@@ -151,6 +157,11 @@ class CoverageCheck:
         bins: per variable, one row per (level, bin): level, low, high, n, value, ci_low,
             ci_high, valid (interval contains the level).
         rows: the verdict rows (stage ``coverage``).
+        built: for unweighted ensembles, the intervals users build from them,
+            mean ± q·sd·√(1 + 1/m) with q the (1 + L)/2 quantile of t(m - 1) (the exact
+            interval of a perfect normal ensemble; :func:`built_interval_rows`): the columns
+            of ``levels`` plus ``quantile`` (q when every row has the same m, else NaN);
+            else empty.
     """
 
     levels: pd.DataFrame
@@ -158,6 +169,7 @@ class CoverageCheck:
     conditional: pd.DataFrame
     bins: dict[str, pd.DataFrame] = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list, repr=False)
+    built: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 _LEVEL_COLUMNS = ["level", "n", "covered", "value", "ci_low", "ci_high", "p_value", "band_low",
@@ -191,6 +203,42 @@ def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: 
                     "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
                     "widen_low": widen[1], "widen_high": widen[2]})
     return pd.DataFrame(out, columns=_LEVEL_COLUMNS), covered
+
+
+BUILT = "mean ± t·sd·√(1+1/m)"
+"""Name of the intervals users build from an ensemble (:func:`built_interval_rows`)."""
+
+
+def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
+                        tolerance: float) -> pd.DataFrame:
+    """Coverage of the intervals users build from an ensemble: x̄ ± q_i·s_i·√(1 + 1/m_i), q_i the
+    (1 + L)/2 quantile of t(m_i - 1) (x̄, s the mean and sample sd of the m_i finite members),
+    with the exact binomial test and the factor k_L on q (the L-quantile of
+    abs(y - x̄)/(q_i s_i √(1 + 1/m_i)), order-statistic interval). For members and y drawn from
+    one normal law the coverage is exactly L for any m (y - x̄ over s√(1 + 1/m) is t(m - 1));
+    rows with zero spread are covered only when y equals the mean."""
+    m = pred.n_members.astype(np.float64)
+    sd = np.sqrt(np.where(np.isfinite(pred.variance), pred.variance, 0.0))
+    dev = np.abs(y - pred.point)
+    same_m = bool(np.all(m == m[0]))
+    out = []
+    for level in levels:
+        q = stats.t.ppf(0.5 * (1.0 + level), m - 1.0)
+        half = q * sd
+        hit = dev <= half
+        n, k = hit.size, int(hit.sum())
+        lo, hi = clopper_pearson_interval(k, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(half > 0, dev / half, np.where(dev > 0, np.inf, 0.0))
+        widen = _widen_factor(ratio, level)
+        band = coverage_band(level, tolerance)
+        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": float(lo),
+                    "ci_high": float(hi), "p_value": binomial_p_value(k, n, level),
+                    "band_low": band[0], "band_high": band[1],
+                    "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
+                    "widen_low": widen[1], "widen_high": widen[2],
+                    "quantile": float(q[0]) if same_m else np.nan})
+    return pd.DataFrame(out, columns=[*_LEVEL_COLUMNS, "quantile"])
 
 
 def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float) -> pd.DataFrame:
@@ -235,11 +283,16 @@ def coverage_rows(
     level_seed, perm_seed = seed_sequence(seed).spawn(2)
     table, covered = _level_rows(y, pred, levels, level_seed, tolerance)
     quant = _quantile_rows(y, pred, tolerance) if isinstance(pred, Quantiles) else pd.DataFrame()
+    built = (built_interval_rows(y, pred, levels, tolerance)
+             if isinstance(pred, Ensemble) and not pred.weighted else pd.DataFrame())
     p_all = np.concatenate([table["p_value"].to_numpy(),
-                            quant["p_value"].to_numpy() if not quant.empty else []])
+                            quant["p_value"].to_numpy() if not quant.empty else [],
+                            built["p_value"].to_numpy() if not built.empty else []])
     adjusted = rules.holm(p_all)
     rows: list[dict] = []
-    for frame, adj in ((table, adjusted[: len(table)]), (quant, adjusted[len(table):])):
+    n_t, n_q = len(table), len(quant)
+    for frame, adj in ((table, adjusted[:n_t]), (quant, adjusted[n_t:n_t + n_q]),
+                       (built, adjusted[n_t + n_q:])):
         if frame.empty:
             continue
         frame["p_adjusted"] = adj
@@ -262,10 +315,20 @@ def coverage_rows(
                            (r.ci_low, r.ci_high), r.level, r.p_value, note)
         row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
         rows.append(row)
+    for r in built.itertuples():
+        q = f"{r.quantile:.3g}" if np.isfinite(r.quantile) else "t(m - 1) quantile"
+        note = (f"{r.covered} of {r.n} rows within mean ± {q}·sd·sqrt(1 + 1/m) (the intervals "
+                "built from the members; exact binomial test)")
+        if np.isfinite(r.widen):
+            note += f"; factor {r.widen:.3g} [{r.widen_low:.3g}, {r.widen_high:.3g}] on the sd"
+        row = _verdict_row("coverage", "", f"coverage {r.level:g} of {BUILT}", r.value,
+                           (r.ci_low, r.ci_high), r.level, r.p_value, note)
+        row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
+        rows.append(row)
     conditional, bins, cond_rows = _conditional(y, pred, features, covered, table, perm_seed,
                                                 alpha, tolerance, n_permutations, n_bins,
                                                 n_workers)
-    return CoverageCheck(table, quant, conditional, bins, rows + cond_rows)
+    return CoverageCheck(table, quant, conditional, bins, rows + cond_rows, built)
 
 
 def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_permutations,

@@ -180,7 +180,9 @@ def _conditional_reason(group: pd.DataFrame, label: str, table: pd.DataFrame | N
     k = len(table) if table is not None else 0
     span = float(table["high"].max() - table["low"].min()) if table is not None else math.nan
     if label == RIGHT:
-        text = (f"no difference between its {k} bins nor along its cumulative sums beyond "
+        cumulative = group["statistic"].astype(str).str.startswith("cumulative").any()
+        text = (f"no difference between its {k} bins"
+                f"{' nor along its cumulative sums' if cumulative else ''} beyond "
                 f"chance (adjusted p = {fmt(p, 2)})")
         raw = float(group["p_value"].min())
         if raw <= alpha < p:

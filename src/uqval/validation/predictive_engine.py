@@ -6,7 +6,11 @@ Stages, each a family of tests at level alpha:
 * **variance** stages (average, consistency, adaptivity of :func:`uqval.validate`), wherever a
   variance exists (parametric families, ensembles, samples): errors E = y - point and
   uncertainties uE = sqrt(variance); rows without a positive variance (ensembles with zero
-  spread) are left out of these stages only;
+  spread) are left out of these stages only. Unweighted ensembles and samples are judged
+  against the reference of a perfect ensemble with the observed values, not against 1
+  (:mod:`uqval.validation.ensemble_reference`: the average ZMS row and scale factor are the
+  factor net of the finite-member floor, the consistency stage along the sd uses
+  exchangeability replicates; rows with fewer than 4 members are left out);
 * **coverage** (:mod:`uqval.validation.coverage_shape`): per nominal level (the given central
   levels of quantile sets and intervals, else ``levels`` or 0.5/0.8/0.9/0.95), the observed
   coverage with its exact binomial test, Holm over levels; per-level quantile calibration of
@@ -38,6 +42,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
+from uqval.validation.ensemble_reference import ensemble_reference, rejudge
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
@@ -204,18 +209,29 @@ def validate_predictive(
     levels_used = _levels(pred, levels)
     n_vars = len(inputs.features) + 1
     variance_permutations = n_permutations  # None: the variance engine's own default
+    ensemble_replicates = n_permutations
     if n_permutations is None:
         n_permutations = max(999, math.ceil(10 * n_vars * max(1, len(levels_used)) / alpha))
     # the variance stages get the caller's seed and permutation count unchanged, so that
     # validate(y - mu, sd, seed=s) and validate(y, Normal(mu, sd), seed=s) judge the variance
-    # alike (same numbers, same advice); coverage and shape draw from children 1 and 2
-    _, cov_seed, shape_seed = seed_sequence(seed).spawn(3)
+    # alike (same numbers, same advice); coverage and shape draw from children 1 and 2,
+    # the perfect-ensemble reference from child 3
+    _, cov_seed, shape_seed, ref_seed = seed_sequence(seed).spawn(4)
     warnings: list[str] = []
     variance_result = None
     point = pred.point
     variance = pred.variance
+    reference = None
     if variance is not None:
         has = np.isfinite(variance) & (variance > 0)
+        exchangeable = isinstance(pred, Ensemble) and not pred.weighted
+        if exchangeable and isinstance(pred, Ensemble):
+            say("perfect-ensemble reference of the variance stages")
+            reference = ensemble_reference(y, pred, seed=ref_seed,
+                                           n_replicates=ensemble_replicates or 999, n_boot=n_boot)
+            has = reference.rows
+            for why, count in reference.left_out.items():
+                warnings.append(f"{count} rows left out of the variance stages: {why}")
         if int(has.sum()) >= 60:
             say("variance stages on E = y - point, uE = sqrt(variance)")
             variance_result = variance_engine(
@@ -224,18 +240,25 @@ def validate_predictive(
                 seed=seed, n_boot=n_boot, n_permutations=variance_permutations, n_bins=n_bins,
                 n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
                 uncertainty_name="sd", n_workers=n_workers, progress=progress)
+            if reference is not None:
+                variance_result = rejudge(variance_result, reference, seed=ref_seed,
+                                          alpha=alpha)
             warnings += list(variance_result.warnings)
         else:
+            reason = (" (rows with fewer than 4 members are left out: a perfect ensemble of 3 "
+                      "or fewer normal members has an infinite E(Z^2))"
+                      if reference is not None and reference.left_out else "")
             warnings.append(f"only {int(has.sum())} rows have a positive variance (at least 60 "
-                            "are needed): the variance stages were not run")
-        if isinstance(pred, Ensemble):
+                            f"are needed): the variance stages were not run{reason}")
+        if isinstance(pred, Ensemble) and not exchangeable:
             fewest = int(pred.n_members.min())
             if fewest < FEW_MEMBERS:
                 warnings.append(
                     f"rows with as few as {fewest} members: the ensemble sd is noisy, so even a "
                     f"perfect ensemble has E(Z^2) = (m - 1)/(m - 3) = "
-                    f"{(fewest - 1) / max(fewest - 3, 1):.2f} and a sd-dependent Z^2; trust the "
-                    "coverage and shape stages (exact for any m) over the variance stages")
+                    f"{(fewest - 1) / max(fewest - 3, 1):.2f} and a sd-dependent Z^2; a "
+                    "weighted ensemble is judged against 1: trust the coverage and shape "
+                    "stages (exact for any m) over the variance stages")
     say("coverage at each level, overall and along each variable")
     cov = coverage_rows(y, pred, inputs.features, levels=levels_used, seed=cov_seed,
                         alpha=alpha, tolerance=tolerance, n_permutations=n_permutations,

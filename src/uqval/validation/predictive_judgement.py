@@ -19,9 +19,17 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
 4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
    effect: the factor k_L about the intervals' midpoints with its interval.
 
-Which intervals: the central intervals of the predictive at each level (for an ensemble the
-empirical quantiles of its members, for quantile sets the given quantiles, for a parametric
-predictive its quantiles), named in every reason.
+Which intervals: the central intervals of the predictive at each level (for quantile sets
+the given quantiles, for a parametric predictive its quantiles), named in every reason. For
+an unweighted ensemble both are measured: the rank intervals (empirical quantiles of the
+members, randomised PIT) and the intervals users build, mean ± q·sd·√(1 + 1/m) with q the
+t(m - 1) quantile (:func:`uqval.validation.coverage_shape.built_interval_rows`); the global
+``widen``/``narrow`` advice is about the latter ("the 90 % intervals mean ± 1.89·sd·√(1+1/m)
+... cover 84 %: widen them, multiply 1.89 by 1.2"), and only when the rank intervals miss on
+the same side: when they are right, the built intervals miss because the members are not
+normal-shaped (a perfect t(6) ensemble), and a ``none`` row says to build the intervals
+from the members' quantiles instead; the per-range advice is about the rank intervals along
+the pooled spread.
 """
 
 from __future__ import annotations
@@ -98,7 +106,8 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
         rows.append(_row("data", "fix_data", (
             "the predictive has data problems (" + "; ".join(data_sentences) + "): fix them "
             "at their source; the rules applied here only let the rest be validated"), m))
-    levels = coverage.levels
+    built = not coverage.built.empty
+    levels = coverage.built if built else coverage.levels
     failing = levels[(levels["verdict"] == "fail") & (levels["effect"] == "relevant")
                      & levels["widen"].notna()] if not levels.empty else levels
     tails = (shape is not None and shape.verdict == "fail" and shape.effect != "negligible"
@@ -119,6 +128,7 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
                 _range_rows(coverage, float(r.level), str(r.variable), m, intervals))
     for ranges in per_range.values():
         rows += [{k: v for k, v in r.items() if k != "side"} for r in ranges]
+    rank = coverage.levels.set_index("level") if built else None
     for r in failing.itertuples():
         level = float(r.level)
         side = "below" if r.widen > 1 else "above"
@@ -126,11 +136,32 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
         if ranges and any(x["side"] != side for x in ranges):
             continue  # ranges on both sides: one global factor would worsen some of them
         action = "widen" if r.widen > 1 else "narrow"
+        if rank is not None and level in rank.index:
+            own = rank.loc[level]
+            agrees = (own["verdict"] == "fail" and own["effect"] != "negligible"
+                      and (own["value"] < level) == (r.value < level))
+            if not agrees:  # the members' own intervals are right: the shape is not normal
+                rows.append(_row("coverage", "none", (
+                    f"the {_pct(level)} intervals mean ± q·sd·√(1+1/m) (q from t(m − 1)) "
+                    f"cover {fmt(100 * r.value, 3)} % of the rows, but the members' own "
+                    f"{_pct(level)} rank intervals cover {fmt(100 * own['value'], 3)} %: the "
+                    "ensemble is not at fault, the members are not normal-shaped; build the "
+                    "intervals from the members' quantiles rather than from mean and sd (no "
+                    "factor)"), m, level=level))
+                continue
+        if built:
+            q = (f"{fmt(r.quantile, 3)}" if math.isfinite(r.quantile) else "q")
+            what = (f"the {_pct(level)} intervals mean ± {q}·sd·√(1+1/m) built from the "
+                    f"members ({q} the {fmt(50 * (1 + level), 3)} % quantile of t(m − 1))")
+            how = (f"multiply {q} (or the sd) by {fmt(r.widen)} [{fmt(r.widen_low)}, "
+                   f"{fmt(r.widen_high)}]")
+        else:
+            what = f"the {_pct(level)} {intervals}"
+            how = (f"multiplying their half-widths about their midpoints by {fmt(r.widen)} "
+                   f"[{fmt(r.widen_low)}, {fmt(r.widen_high)}]")
         rows.append(_row("coverage", action, (
-            f"the {_pct(level)} {intervals} cover {fmt(100 * r.value, 3)} % "
-            f"[{fmt(100 * r.ci_low, 3)}, {fmt(100 * r.ci_high, 3)}] of the rows: {action} them, "
-            f"multiplying their half-widths about their midpoints by {fmt(r.widen)} "
-            f"[{fmt(r.widen_low)}, {fmt(r.widen_high)}] (or recalibrate them, e.g. by "
-            "conformal prediction)"), m,
+            f"{what} cover {fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
+            f"{fmt(100 * r.ci_high, 3)}] of the rows: {action} them, {how} (or recalibrate "
+            "them, e.g. by conformal prediction)"), m,
             factor=float(r.widen), level=level))
     return pd.DataFrame(rows, columns=PREDICTIVE_ADVICE_COLUMNS)
