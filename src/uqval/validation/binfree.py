@@ -106,6 +106,27 @@ def large_parameters(m: int, large_rows: int, rule: str, n_boot: int, exceedance
 
 
 @numba.njit(nogil=True, cache=True)
+def _kuiper_ranges(pairs, out):  # pragma: no cover - compiled
+    """Range (max - min, 0 included) of the cumulative sums of the real and of the imaginary
+    parts of ``pairs``, into out[0] and out[1]."""
+    c0 = 0.0
+    c1 = 0.0
+    hi0 = 0.0
+    lo0 = 0.0
+    hi1 = 0.0
+    lo1 = 0.0
+    for i in range(pairs.size):
+        c0 += pairs[i].real
+        c1 += pairs[i].imag
+        hi0 = max(hi0, c0)
+        lo0 = min(lo0, c0)
+        hi1 = max(hi1, c1)
+        lo1 = min(lo1, c1)
+    out[0] = hi0 - lo0
+    out[1] = hi1 - lo1
+
+
+@numba.njit(nogil=True, cache=True)
 def _chunk_kuiper(pairs, n_buckets, state, out):  # pragma: no cover - compiled
     """out[r, j] = Kuiper range (0 included) of the partial sums of column j of the
     centred differences after permutation r of the rows.
@@ -125,21 +146,7 @@ def _chunk_kuiper(pairs, n_buckets, state, out):  # pragma: no cover - compiled
         else:
             s0, s1, s2, s3 = _shuffle(a, b, choice, n_buckets, s0, s1, s2, s3)
             a, b = b, a
-        c0 = 0.0
-        c1 = 0.0
-        hi0 = 0.0
-        lo0 = 0.0
-        hi1 = 0.0
-        lo1 = 0.0
-        for i in range(m):
-            c0 += a[i].real
-            c1 += a[i].imag
-            hi0 = max(hi0, c0)
-            lo0 = min(lo0, c0)
-            hi1 = max(hi1, c1)
-            lo1 = min(lo1, c1)
-        out[r, 0] = hi0 - lo0
-        out[r, 1] = hi1 - lo1
+        _kuiper_ranges(a, out[r])
 
 
 def _centred(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -243,21 +250,7 @@ def _within_kuiper(pairs, starts, rank, state, out):  # pragma: no cover - compi
         s0, s1, s2, s3 = shuffle_segments(a, starts, s0, s1, s2, s3)
         for i in range(m):
             buf[rank[i]] = a[i]
-        c0 = 0.0
-        c1 = 0.0
-        hi0 = 0.0
-        lo0 = 0.0
-        hi1 = 0.0
-        lo1 = 0.0
-        for i in range(m):
-            c0 += buf[i].real
-            c1 += buf[i].imag
-            hi0 = max(hi0, c0)
-            lo0 = min(lo0, c0)
-            hi1 = max(hi1, c1)
-            lo1 = min(lo1, c1)
-        out[r, 0] = hi0 - lo0
-        out[r, 1] = hi1 - lo1
+        _kuiper_ranges(buf, out[r])
 
 
 def grouped_cumulative_tests(
