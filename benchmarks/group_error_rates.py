@@ -65,10 +65,12 @@ def run(seed: int, grouped: bool, **kw):
     return res
 
 
+CELLS = [(200, 30, 0.2, "normal"), (200, 30, 0.5, "normal"), (200, 30, 0.8, "normal"),
+         (200, 30, 0.5, "t(6)"), (2000, 3, 0.5, "normal"), (20, 300, 0.5, "normal")]
+
+
 def false_alarms(reps: int, reps_other: int, first_seed: int = 0,
-                 main_only: bool = False) -> list[str]:
-    cells = [(200, 30, 0.2, "normal"), (200, 30, 0.5, "normal"), (200, 30, 0.8, "normal"),
-             (200, 30, 0.5, "t(6)"), (2000, 3, 0.5, "normal"), (20, 300, 0.5, "normal")]
+                 main_only: bool = False, cells=CELLS) -> list[str]:
     lines = ["| G x n (M) | ICC | Z | groups | " + " | ".join(STAGES)
              + " | scale-factor 95 % coverage | mean interval width | s per set |",
              "|---|---|---|---|" + "---|" * (len(STAGES) + 3)]
@@ -143,11 +145,16 @@ def main() -> None:
     parser.add_argument("--main-only", action="store_true",
                         help="only the issue's cell (ICC 0.5, groups of 30, normal), groups given")
     parser.add_argument("--no-cost", action="store_true")
+    parser.add_argument("--cells", help="false-alarm cells G:n:ICC:tails, comma-separated "
+                        "(e.g. 50:20:0.5:normal,1000:100:0.5:normal); default: the grid above")
     parser.add_argument("--only", choices=["alarms", "power", "cost"])
     args = parser.parse_args()
     if args.only in (None, "alarms"):
+        cells = CELLS if not args.cells else [
+            (int(g), int(n), float(rho), tails)
+            for g, n, rho, tails in (c.split(":") for c in args.cells.split(","))]
         print("\n".join(false_alarms(args.reps, args.reps_other, args.first_seed,
-                                      args.main_only)), flush=True)
+                                      args.main_only, cells)), flush=True)
     if args.only in (None, "power"):
         print("\n".join(power(args.power_reps)), flush=True)
     if args.only in (None, "cost") and not args.no_cost:
