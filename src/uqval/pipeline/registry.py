@@ -706,13 +706,13 @@ class _Loaded:
         new_folded: dict[str, str] = {}
         for d in fam_datasets:
             if d.id in self.datasets or d.id in new_folded.values():
-                where = self.datasets[d.id].config_file if d.id in self.datasets else "this file"
-                raise ConfigError(f"{path}: dataset id '{d.id}' is already defined in {where}")
+                first = self.datasets[d.id].config_file if d.id in self.datasets else "this file"
+                raise ConfigError(f"{path}: dataset id '{d.id}' is already defined in {first}")
             twin = self.folded.get(d.id.casefold()) or new_folded.get(d.id.casefold())
             if twin is not None:
-                where = self.datasets[twin].config_file if twin in self.datasets else str(path)
+                held = self.datasets[twin].config_file if twin in self.datasets else str(path)
                 raise ConfigError(
-                    f"{path}: dataset id '{d.id}' differs from '{twin}' (in {where}) only in "
+                    f"{path}: dataset id '{d.id}' differs from '{twin}' (in {held}) only in "
                     "case; ids name folders and files, which are one on macOS and Windows: "
                     "rename one")
             new_folded[d.id.casefold()] = d.id
