@@ -278,3 +278,30 @@ def test_z_points_beyond_the_axis_are_marked_and_counted():
                    if len(o.get_offsets()) == 1)
     assert edges == [-0.97 * 30, 0.97 * 30]
     plt.close(ax.figure)
+
+
+def test_a_dollar_in_a_users_name_is_drawn_as_written_not_as_mathtext():
+    """A feature named 'price $ (US$)': every figure of the report labels its axis with the
+    name as written (matplotlib's parser sees no math), not in italics without the '$'."""
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from uqval.report.validation import figure_specs
+
+    rng = np.random.default_rng(3)
+    m = 600
+    u = rng.lognormal(0.0, 0.4, m)
+    name = "price $ (US$)"
+    res = uqval.validate(u * rng.standard_normal(m), u, {name: rng.uniform(size=m)}, seed=0,
+                         n_boot=200, n_permutations=199, n_ucc_permutations=19)
+    checked = 0
+    for spec in figure_specs(res):
+        if name not in spec[1]:
+            continue
+        fig, ax = plt.subplots()
+        spec[-1](ax)
+        shown, is_math = Text()._preprocess_math(ax.get_xlabel())
+        plt.close(fig)
+        assert name in shown and not is_math, (spec[0], ax.get_xlabel())
+        checked += 1
+    assert checked >= 2  # its LZMS and LZM figures at least

@@ -35,7 +35,7 @@ from uqval.calibration.local import local_zms
 from uqval.plots import panels
 from uqval.plots.diagnostics import MAX_LINE
 from uqval.plots.records import curve_end
-from uqval.plots.style import PALETTE, REFERENCE, figure
+from uqval.plots.style import PALETTE, REFERENCE, figure, literal_text
 from uqval.scores._input import check_inputs, check_vector
 from uqval.scores.murphy import MurphyDiagram
 from uqval.ucc import Axis, PredictionIntervals, auucc, ucc_curve
@@ -101,7 +101,7 @@ def calibration_curves_plot(models: Models, *, ax: Axes | None = None) -> Axes:
                 ax.plot(curve.p, band, "--", color=panels.GUIDE, lw=0.8)
             ax.plot([], [], "--", color=panels.GUIDE, lw=0.8, label="95 % band (calibrated)")
         ax.plot(curve.p, curve.eta, color=_color(i), lw=1.2,
-                label=f"{name} (area {curve.area:.3f})")
+                label=f"{literal_text(str(name))} (area {curve.area:.3f})")
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="nominal probability p",
            ylabel=r"observed fraction $\eta_p$ with $Z < \Phi^{-1}(p)$")
     ax.legend(loc="upper left", fontsize=7)
@@ -136,7 +136,7 @@ def ucc_curves_plot(
         shown = np.unique(np.linspace(0, curve.x.size - 1, min(curve.x.size, MAX_LINE))
                           .round().astype(int))
         ax.plot(curve.x[shown], curve.y[shown], _style(i), color=_color(i), lw=1.2,
-                label=f"{name} (AUUCC {auucc(curve):.3g})")
+                label=f"{literal_text(str(name))} (AUUCC {auucc(curve):.3g})")
         end = curve_end(curve.x, curve.y)
         if end is not None:
             ends.append(end)

@@ -52,7 +52,7 @@ from uqval.plots.records import (
     ZAlongRecord,
     log_axis,
 )
-from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure
+from uqval.plots.style import CALIBRATED, REFERENCE, SHADE, UNCALIBRATED, figure, literal_text
 
 __all__ = [
     "LOG_Y_RATIO",
@@ -88,7 +88,7 @@ def axes_or_new(ax: Axes | None, width: float = 3.6, height: float = 3.0) -> Axe
 
 
 def _label(text: str, units: str | None) -> str:
-    return f"{text} ({units})" if units else text
+    return f"{text} ({literal_text(units)})" if units else text
 
 
 def draw_calibration_curve(curve: CalibrationCurve, *, ax: Axes | None = None) -> Axes:

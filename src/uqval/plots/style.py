@@ -53,6 +53,17 @@ RC: dict[RcKeyType, Any] = {
 matplotlib.rcParams.update(RC)
 
 
+def literal_text(text: str) -> str:
+    r"""``text`` as matplotlib should show it, character for character: a user's column name,
+    unit or model name such as ``price $ (US$)`` would otherwise be read as mathtext between
+    its two ``$`` (italics, the ``$`` gone).
+
+    >>> print(literal_text("price $ (US$)"))
+    price \$ (US\$)
+    """
+    return text.replace("$", r"\$")
+
+
 def figure(nrows: int = 1, ncols: int = 1, width: float = 3.4, height: float = 3.0, **kwargs):
     """Create a figure of ``ncols x nrows`` panels of ``width x height`` inches each."""
     return plt.subplots(

@@ -28,6 +28,7 @@ from matplotlib.axes import Axes
 
 from uqval._internal.formatting import fmt, fmt_interval
 from uqval.plots import comparison as overlay
+from uqval.plots.style import literal_text
 from uqval.report import FigureSection, ReportContent
 from uqval.report import write_html as write_report
 from uqval.report.content import AnswerLine, FirstScreen, rendered_figures
@@ -187,7 +188,8 @@ def _figure_specs(result: ModelComparison) -> list[FigureSpec]:
 
     def along(name: str, x) -> FigureSpec:
         return (f"lzms_{stems[str(name)]}", f"Local ZMS along {name}", _HOW_TO_READ["lzms"],
-                lambda ax: overlay.lzms_curves_plot(models, x, x_name=name, ax=ax, seed=seed))
+                lambda ax: overlay.lzms_curves_plot(models, x, x_name=literal_text(str(name)), ax=ax,
+                                                   seed=seed))
 
     specs += [along(name, x) for name, x in result.features.items()]
     murphy = getattr(result, "murphy", None)

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 
 from uqval._internal.formatting import fmt, fmt_range
 from uqval.plots import predictive as plots
-from uqval.plots.style import figure
+from uqval.plots.style import figure, literal_text
 from uqval.report import FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.content import AnswerLine, FirstScreen, rendered_figures
@@ -225,7 +225,7 @@ def predictive_figure_specs(result: PredictiveValidation) -> list[FigureSpec]:
                       lambda ax: plots.coverage_levels_plot(table, ax=ax)))
     stems = unique_names(result.coverage.bins)
     def lcp(bins: pd.DataFrame, name: str) -> Callable[[Axes], object]:
-        return lambda ax: plots.local_coverage_levels_plot(bins, x_name=name, ax=ax)
+        return lambda ax: plots.local_coverage_levels_plot(bins, x_name=literal_text(name), ax=ax)
 
     for name, bins in result.coverage.bins.items():
         specs.append((f"lcp_{stems[name]}", f"Coverage along {name}", HOW_TO_READ["lcp"],

@@ -25,7 +25,7 @@ from matplotlib.axes import Axes
 
 from uqval._internal.formatting import fmt, fmt_interval
 from uqval.plots import drawing
-from uqval.plots.style import figure
+from uqval.plots.style import figure, literal_text
 from uqval.report import HOW_TO_READ, FigureSection, ReportContent, png_bytes
 from uqval.report import write_html as write_report
 from uqval.report.content import AnswerLine, FirstScreen
@@ -93,18 +93,18 @@ def figure_specs(result: ValidationResult) -> list[FigureSpec]:
         return [
             (f"lzms_{stems[name]}", f"Local ZMS along {title}{scaled}",
              HOW_TO_READ["local_zms_plot"],
-             lambda ax: drawing.bins_table_plot(table, "lzms", ax=ax, x_name=x_name,
+             lambda ax: drawing.bins_table_plot(table, "lzms", ax=ax, x_name=literal_text(x_name),
                                                 whole=whole_zms, log_x=log_x)),
             (f"lzm_{stems[name]}", f"Local mean z along {title}{scaled}",
              HOW_TO_READ["local_zm_plot"],
-             lambda ax: drawing.bins_table_plot(table, "lzm", ax=ax, x_name=x_name,
+             lambda ax: drawing.bins_table_plot(table, "lzm", ax=ax, x_name=literal_text(x_name),
                                                 whole=whole_zm, log_x=log_x)),
         ]
 
     def z_along(name: str, record: ZAlongRecord) -> FigureSpec:
         return (f"z_vs_{stems[name]}", f"Z-scores along {name}{scaled}{drawn}",
                 HOW_TO_READ["z_vs_feature_plot"],
-                lambda ax: drawing.draw_z_along(record, ax=ax, x_name=name))
+                lambda ax: drawing.draw_z_along(record, ax=ax, x_name=literal_text(name)))
 
     specs: list[FigureSpec] = []
     if rec is not None:
