@@ -203,6 +203,16 @@ class TableFile:
             return list(self._frame.columns)
         return names
 
+    @property
+    def rows(self) -> int:
+        """Data rows of a Parquet file, from its metadata (text tables: a pass would be
+        needed, refused)."""
+        if self._frame is not None:
+            return len(self._frame)
+        if self._parquet is None:
+            raise DataError(f"{_where(self.path)}: parts must be Parquet files")
+        return int(self._parquet.metadata.num_rows)
+
     def read(self, columns: Iterable[str], *, batch_rows: int | None = None) -> ColumnTable:
         """The ``columns`` of the file (those it has; :func:`~uqval._internal.tables.
         require_columns` names the others), read in batches of ``batch_rows`` rows

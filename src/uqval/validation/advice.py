@@ -121,6 +121,8 @@ class AdviceInputs:
     tolerance: float
     zms_reliable: bool
     joint: JointCalibration | None = None
+    rows: int | None = None
+    """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
@@ -138,13 +140,14 @@ def _dominant_reason(a: AdviceInputs, m: int) -> str:
         return (f"the 1 % of rows with the largest z-scores carry {fmt(100 * share, 2)} % of "
                 "sum(Z^2): a few rows decide the average; look at them (dominant_rows.csv)")
     u = a.uncertainties
-    rest = np.ones(m, dtype=bool)
+    sample = u.size  # the rows held (a subsample of the m rows for a set read in parts)
+    rest = np.ones(sample, dtype=bool)
     rest[a.dominant] = False
     ratio = float(np.median(u[rest]) / np.median(u[a.dominant]))
     z2 = np.square(a.errors / u)
     own = float(z2[a.dominant].sum() / z2.sum())
     top = max(1, int(np.ceil(0.01 * m)))
-    what = [f"{n} row(s) ({fmt(100 * n / m, 2)} % of the rows) carry {fmt(100 * own, 2)} % of "
+    what = [f"{n} row(s) ({fmt(100 * n / sample, 2)} % of the rows) carry {fmt(100 * own, 2)} % of "
             f"sum(Z^2) (the top 1 %, {top} rows, carry {fmt(100 * share, 2)} %)"]
     if ratio >= 3.0:
         what.append(f"their uncertainties are {fmt(ratio, 2)}x smaller than the others' "
@@ -396,7 +399,7 @@ def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
 
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
     """The advice rows of a validation (module docstring), most important first."""
-    m = int(a.uncertainties.size)
+    m = int(a.uncertainties.size) if a.rows is None else a.rows
     dominated = is_dominated(a.tails, a.scale[0], a.robust)
     rows: list[dict] = []
     if dominated:

@@ -35,10 +35,11 @@ from uqval.stats.groups import GroupIndex
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
+from uqval.validation.all_rows import AllRows
 from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.figure_stage import figure_records
 from uqval.validation.grouping import group_summary, id_like_columns, id_like_warning
-from uqval.validation.inputs import Features, clean_inputs
+from uqval.validation.inputs import CleanInputs, Features, clean_inputs
 from uqval.validation.judgement import judge
 from uqval.validation.result import ValidationResult
 from uqval.validation.stages import (
@@ -53,7 +54,7 @@ from uqval.validation.stages import (
 )
 from uqval.validation.ucc_gain import UCC_EXCEEDANCES
 
-__all__ = ["validate"]
+__all__ = ["run_engine", "validate"]
 
 Rule = Literal["uqval", "paper"]
 
@@ -244,6 +245,24 @@ def validate(
     inputs = clean_inputs(errors, uncertainties, features, data=data, variance=variance,
                           drop_invalid=drop_invalid, uncertainty_name=uncertainty_name,
                           groups=groups)
+    return run_engine(inputs, rule=rule, seed=seed, n_boot=n_boot,
+                      n_permutations=n_permutations, n_bins=n_bins,
+                      n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
+                      variance=variance, n_workers=n_workers, say=say,
+                      id_warnings=_id_warning(data, groups, errors, uncertainties, features))
+
+
+def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
+               n_permutations: int, n_bins: int | None, n_ucc_permutations: int, alpha: float,
+               tolerance: float, variance: bool, n_workers: int, say: Callable[[str], None],
+               id_warnings: tuple[str, ...] = (), all_rows: AllRows | None = None,
+               row_counts: dict[str, int] | None = None,
+               parts_note: str | None = None) -> ValidationResult:
+    """The stages, judgement and result of :func:`validate` on checked inputs (options
+    already checked). With ``all_rows`` the inputs are the seeded subsample of a set read in
+    parts (:mod:`uqval.validation.parts`): the average stage and the per-bin tables are those
+    of all rows (:class:`uqval.validation.all_rows.AllRows`), ``row_counts`` those of all
+    rows, and ``parts_note`` says so in the parameters."""
     group_index = None if inputs.groups is None else GroupIndex.from_codes(inputs.groups)
     if group_index is not None and group_index.singleton:
         group_index = None  # groups of one row: exactly the computation without groups
@@ -254,16 +273,20 @@ def validate(
     check_errors_not_all_zero(e, u)
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
-    k = _bin_count(n_bins, m)
+    k = _bin_count(n_bins, m if all_rows is None else all_rows.m)
+    if all_rows is not None:
+        k = min(k, max(2, m // rules.MIN_BIN_COUNT))
     seeds = Seeds.of(seed)
     candidates = [("consistency", inputs.uncertainty_name, u)] + [
         ("adaptivity", name, x) for name, x in inputs.features.items()]
     average = average_stage(e, u, e_unit, u_unit, n_boot=n_boot, alpha=alpha, seeds=seeds,
-                            n_workers=n_workers, say=say, groups=group_index)
+                            n_workers=n_workers, say=say, groups=group_index,
+                            all_rows=all_rows)
     conditional = conditional_stage(e, u, candidates, n_bins=k, average=average,
                                     run_tests=rule == "uqval", alpha=alpha, n_boot=n_boot,
                                     n_permutations=n_permutations, seeds=seeds,
-                                    n_workers=n_workers, say=say, groups=group_index)
+                                    n_workers=n_workers, say=say, groups=group_index,
+                                    all_rows=all_rows)
     group_record = None if group_index is None else group_summary(
         e / u, group_index, conditional.procedures)
     if rule == "uqval":
@@ -298,6 +321,8 @@ def validate(
         "not_testable": conditional.untestable,
         "joint": joint_note,
     }
+    if parts_note is not None:
+        parameters["parts"] = parts_note
     if group_record is not None:
         parameters["groups"] = group_record.describe()
         parameters["group_tests"] = (
@@ -312,18 +337,20 @@ def validate(
         reference=average.reference, robust=average.robust, tails=average.tails,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
-        zms_reliable=average.screening.zms_reliable, joint=joint)
+        zms_reliable=average.screening.zms_reliable, joint=joint,
+        rows=None if all_rows is None else all_rows.m)
     judged = judge(verdicts, conditional.tables, advice_inputs, parameters, names,
-                   reference=average.reference, m=m)
+                   reference=average.reference, m=m if all_rows is None else all_rows.m)
     return ValidationResult(
         verdicts=judged.verdicts, scale_factor=average.scale, bins=conditional.tables,
-        screening=average.screening, parameters=parameters, row_counts=inputs.row_counts,
+        screening=average.screening, parameters=parameters,
+        row_counts=inputs.row_counts if row_counts is None else row_counts,
         names=names, errors=e, uncertainties=u, features=inputs.features, ucc=ucc,
         tail_shares=average.tails, robust_scale=average.robust, dominant_rows=dominant,
         ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
         stages=judged.stages,
         warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference),
-                  *_id_warning(data, groups, errors, uncertainties, features)),
+                  *id_warnings),
         groups=group_record)
 
 

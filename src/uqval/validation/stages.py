@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import special
 
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
@@ -54,6 +53,7 @@ from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
 from uqval.validation import flowchart, rules
 from uqval.validation.advice import is_dominated
+from uqval.validation.all_rows import AllRows, MeanZ, bin_table_from_sums
 from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
 from uqval.validation.joint_stage import joint_rows
 from uqval.validation.permutation import (
@@ -75,6 +75,7 @@ __all__ = [
     "ConditionalStage",
     "Seeds",
     "average_stage",
+    "bin_variables",
     "conditional_stage",
     "joint_stage",
     "paper_stage",
@@ -177,33 +178,32 @@ class _SqrtInterval:
     p_value: float
 
 
-def _average_rows(
-    e: NDArray[np.float64], u: NDArray[np.float64], boot, scr: Screening, alpha: float,
-    groups: GroupIndex | None = None,
-) -> tuple[list[dict], float, float]:
+def mean_z_record(e: NDArray[np.float64], u: NDArray[np.float64],
+                  groups: GroupIndex | None = None) -> MeanZ:
+    """<Z> with its se and t reference: Student t with M - 1 degrees of freedom, or the
+    cluster-robust se with G - 1 (rows in groups)."""
     z = e / u
-    m = z.size
-    zms_p = boot.p_value if isinstance(boot, _SqrtInterval) else rules.bca_p_value(boot, 1.0)
     if groups is None:
         ci = mean_t_interval(z)
-        mean_z, se = float(ci.value), float(ci.sd)
-        z_p = rules.t_test_p_value(mean_z, se, m)
-        z_ci, z_note = (float(ci.ci_low), float(ci.ci_high)), "Student t interval and test"
-    else:  # cluster-robust standard error, t with G - 1 degrees of freedom
-        mean_z, se = cluster_mean_se(z, groups)
-        z_p = rules.t_test_p_value(mean_z, se, groups.n_groups)
-        half = float(-special.stdtrit(groups.n_groups - 1, 0.025)) * se
-        z_ci = (mean_z - half, mean_z + half)
-        z_note = (f"cluster-robust t interval and test ({groups.n_groups} groups, "
-                  f"{groups.n_groups - 1} degrees of freedom)")
+        return MeanZ(float(ci.value), float(ci.sd), z.size - 1, "Student t interval and test")
+    mean_z, se = cluster_mean_se(z, groups)
+    return MeanZ(mean_z, se, groups.n_groups - 1,
+                 f"cluster-robust t interval and test ({groups.n_groups} groups, "
+                 f"{groups.n_groups - 1} degrees of freedom)")
+
+
+def _average_rows(
+    mean: MeanZ, boot, scr: Screening, alpha: float, interval_note: str,
+) -> tuple[list[dict], float, float]:
+    zms_p = boot.p_value if isinstance(boot, _SqrtInterval) else rules.bca_p_value(boot, 1.0)
+    mean_z = mean.value
+    z_p = rules.t_test_p_value(mean_z, mean.se, mean.dof + 1)
+    z_ci, z_note = mean.interval(), mean.note
     adjusted = rules.holm([zms_p, z_p])
     note = "" if scr.zms_reliable else "; ".join(r for r in scr.reasons if "ZMS" in r)
     zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
                    (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
-                   note + ("; " if note else "")
-                   + ("interval: square of the BCa interval of sqrt(ZMS)" if groups is None
-                      else f"interval and test: studentized bootstrap of ZMS resampling the "
-                      f"{groups.n_groups} groups (cluster-robust se in every resample)"))
+                   note + ("; " if note else "") + interval_note)
     if scr.zms_reliable:
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
@@ -344,31 +344,49 @@ class AverageStage:
 
 def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArray[np.float64],
                   u_unit: NDArray[np.float64], *, n_boot: int, alpha: float, seeds: Seeds,
-                  n_workers: int, say: Say, groups: GroupIndex | None = None) -> AverageStage:
+                  n_workers: int, say: Say, groups: GroupIndex | None = None,
+                  all_rows: AllRows | None = None) -> AverageStage:
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
     dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
     bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`) and <Z>
-    has a cluster-robust t test."""
+    has a cluster-robust t test. With ``all_rows`` (a set read in parts, the arrays being its
+    subsample) ZMS, <Z>, the scale factor's interval and the tail shares are those of all rows
+    (:class:`uqval.validation.all_rows.AllRows`); the screening and the robust factor use the
+    subsample."""
     scr = screen_unchecked(e_unit, u_unit)
-    say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
     boot: BootstrapResult | _SqrtInterval
-    if groups is None:
-        boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
-                             n_workers=n_workers)
-    else:  # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows that come in groups")
-        ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seeds.boot,
+    if all_rows is not None:
+        boot = all_rows.scale_bootstrap()
+        mean = all_rows.mean_z()
+        tails = all_rows.tails
+        interval_note = (f"interval: square of the BCa interval of sqrt(ZMS) from "
+                         f"{boot.n_boot} Poisson-bootstrap replicates of all {all_rows.m} rows"
+                         + ("" if all_rows.n_groups is None else
+                            f" (one weight per group, {all_rows.n_groups} groups)"))
+    else:
+        say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
+        if groups is None:
+            boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
                                  n_workers=n_workers)
-        boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
-                             math.sqrt(ct.ci_high), ct.p_value(1.0))
-    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
-    tails = z2_tail_shares_unchecked(e, u)
+            interval_note = "interval: square of the BCa interval of sqrt(ZMS)"
+        else:  # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows in groups")
+            ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seeds.boot,
+                                     n_workers=n_workers)
+            boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
+                                 math.sqrt(ct.ci_high), ct.p_value(1.0))
+            interval_note = (f"interval and test: studentized bootstrap of ZMS resampling the "
+                             f"{groups.n_groups} groups (cluster-robust se in every resample)")
+        mean = mean_z_record(e, u, groups)
+        tails = z2_tail_shares_unchecked(e, u)
+    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high,
+                        n_boot if all_rows is None else int(all_rows.boot.shape[0]))
     robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
     dominated = is_dominated(tails, scale.value, robust)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
     reference = robust.value if dominated else scale.value
-    rows, zms_p, z_p = _average_rows(e, u, boot, scr, alpha, groups)
+    rows, zms_p, z_p = _average_rows(mean, boot, scr, alpha, interval_note)
     return AverageStage(rows, (zms_p, z_p), scale, scr, tails, robust, dominated, reference)
 
 
@@ -390,7 +408,8 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                       candidates: Sequence[tuple[str, str, NDArray[np.float64]]], *, n_bins: int,
                       average: AverageStage, run_tests: bool, alpha: float, n_boot: int,
                       n_permutations: int, seeds: Seeds, n_workers: int,
-                      say: Say, groups: GroupIndex | None = None) -> ConditionalStage:
+                      say: Say, groups: GroupIndex | None = None,
+                      all_rows: AllRows | None = None) -> ConditionalStage:
     """Consistency and adaptivity (module docstring, 2). ``candidates``: (stage, name,
     values) of the uncertainty and each feature; per-bin tables with the uncertainties
     multiplied by ``average.reference``; ``run_tests=False`` (the paper's rule): the tables
@@ -398,18 +417,18 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`,
     :func:`uqval.validation.binfree.grouped_cumulative_tests`; per-bin intervals resample
     the groups of the bin); the isotonic MCB test, whose permutations ignore groups, is not
-    run."""
+    run. With ``all_rows`` (a set read in parts) the per-bin tables are those of all rows at
+    the bins of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`)."""
     m = e.size
-    untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
-        x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
-    variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
-    binned = [(stage, name, tie_aware_bins(x, _bins_along(x, n_bins, groups)))
-              for stage, name, x in variables]
+    untestable, variables, binned = bin_variables(candidates, n_bins, groups)
     reference = average.reference
     u_scaled = u * reference
     tables = {}
     children = seeds.bins.spawn(len(variables))
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
+        if all_rows is not None:
+            tables[name] = bin_table_from_sums(all_rows.bins[name], reference)
+            continue
         say(f"per-bin intervals along {name}")
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
                                   student=m > LARGE_ROWS, groups=groups)
@@ -440,6 +459,22 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                      np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
              for stage, name, _ in candidates if name in untestable]
     return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
+
+
+def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_bins: int,
+                  groups: GroupIndex | None) -> tuple[
+                      dict[str, str], list[tuple[str, str, NDArray[np.float64]]],
+                      list[tuple[str, str, Bins]]]:
+    """The binning of the conditional stages: the variables that cannot be binned (name ->
+    reason), the others as (stage, name, values), and their tie-aware bins
+    (:func:`uqval.binning.tie_aware_bins`, at most G / :data:`GROUPS_PER_BIN` bins along a
+    variable constant inside groups)."""
+    untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
+        x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
+    variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
+    binned = [(stage, name, tie_aware_bins(x, _bins_along(x, n_bins, groups)))
+              for stage, name, x in variables]
+    return untestable, variables, binned
 
 
 GROUPS_PER_BIN = 5
