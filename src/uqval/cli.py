@@ -67,6 +67,13 @@ With --recalibrate the uncertainties are first recalibrated by 5-fold cross-vali
 (each fold by the method fitted on the other four) and the out-of-fold uncertainties are
 validated: an honest check of how the recalibration will do on new data.
 
+A test set in parts (a folder or a quoted glob of Parquet files, e.g. 10^8 force components
+in 100 files) is read twice, --jobs files at a time, never all rows at once: ZMS, <Z>, the
+scale factor's interval (Poisson bootstrap), the tail shares and the per-bin values use all
+rows; the tests and figures a seeded subsample of --subsample rows (the report says so). A
+group (--group) must not be split across files. Sets of at most --subsample rows are
+validated whole, as from one file.
+
 Predictive outputs: the coverage of central intervals at each level (exact binomial tests,
 and along the interval width and each feature), the shape of the predictive distributions
 (PIT uniformity) and, where a variance exists, the variance stages on y - mean with the sd.
@@ -77,6 +84,8 @@ that applies (crps, interval scores, check score, ...).
 Examples:
   uqval validate preds.csv --error err --uncertainty sigma --feature T --feature P
   uqval validate forces.csv --error err --uncertainty sigma --feature T --group structure
+  uqval validate forces/ --error err --uncertainty sigma --group structure --jobs 2
+  uqval validate 'runs/*/part-*.parquet' --error err --uncertainty sigma --feature T
   uqval validate preds.parquet --y-true y --y-pred yhat --uncertainty var --variance \\
       --out report/ --fail-on-miscalibration
   uqval validate preds.csv --error err --uncertainty sigma --feature T --recalibrate binned:T
@@ -143,7 +152,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    v.add_argument("file", type=Path, help="CSV, TSV or Parquet table, one row per prediction")
+    v.add_argument("file", type=Path, help="CSV, TSV or Parquet table, one row per prediction; "
+                   "or a folder (or quoted glob) of Parquet files: a test set in parts, read "
+                   "in two passes without holding all rows (see --subsample)")
     err = v.add_mutually_exclusive_group(required=True)
     err.add_argument("--error", metavar="COL", help="column of errors (reference - prediction)")
     err.add_argument("--y-true", metavar="COL", help="column of reference values (with --y-pred)")
@@ -199,6 +210,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--jobs", type=int, default=_available_cores(), metavar="N",
                    help="threads (no effect on the results; default: the cores available, "
                    f"at most {MAX_DEFAULT_JOBS})")
+    v.add_argument("--subsample", type=int, default=1_000_000, metavar="N",
+                   help="test set in parts: rows of the seeded subsample for the tests and "
+                   "figures (default: 1000000); averages and per-bin values use all rows")
     v.add_argument("--recalibrate", metavar="METHOD",
                    help="validate 5-fold cross-validated recalibrated uncertainties instead: "
                    "sigma, isotonic or binned:FEATURE")
@@ -416,6 +430,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.y_pred is not None and args.y_true is None:
         raise DataError("--y-pred needs --y-true (or use --error)")
     check_output_folder(args.out, [args.file])
+    from uqval._internal.parts import is_parts
+
+    if is_parts(args.file):
+        return _run_parts(args)
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     used = [*error_cols, args.uncertainty, *args.feature,
             *([recal_feature] if recal_feature else []), *([args.group] if args.group else [])]
@@ -470,6 +488,33 @@ def _run(args: argparse.Namespace) -> int:
         source = ("" if REPEATED_ROWS in warning or "group id" in warning else f"column {args.error!r}: " if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
         print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
+    say(f"writing the report to {_text(args.out)}")
+    _save(result, args.out, _terminal(result.summary()))
+    return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
+
+
+def _run_parts(args: argparse.Namespace) -> int:
+    """``uqval validate FOLDER/`` (or a glob): a test set in parts
+    (:mod:`uqval.validation.parts`)."""
+    from uqval._internal.errors import DataError
+    from uqval.validation.parts import PartColumns, validate_parts
+
+    if args.recalibrate is not None or args.rule != "uqval":
+        raise DataError("--recalibrate and --rule paper do not apply to a test set in parts")
+    columns = PartColumns(args.uncertainty, error=args.error, y_true=args.y_true,
+                          y_pred=args.y_pred, features=tuple(args.feature), group=args.group,
+                          variance=args.variance, drop_invalid=args.drop_invalid)
+    say = progress(sys.stderr.isatty())
+    try:
+        result = validate_parts(
+            str(args.file), columns, subsample=args.subsample, n_jobs=max(1, args.jobs),
+            seed=args.seed, n_boot=args.n_boot, n_permutations=args.n_permutations,
+            n_bins=args.bins, tolerance=args.tolerance, n_workers=max(1, args.jobs),
+            progress=say)
+    except ValueError as exc:
+        raise DataError(f"{_text(args.file)}: {_column_names(str(exc), args)}") from None
+    for warning in result.warnings:
+        print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
     _save(result, args.out, _terminal(result.summary()))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK

@@ -35,10 +35,11 @@ Up to ``subsample`` rows in all, the rows are gathered and validated exactly as
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,7 @@ from uqval.validation.stages import bin_variables
 __all__ = [
     "SUBSAMPLE_ROWS",
     "PartColumns",
+    "parts_digest",
     "validate_parts",
 ]
 
@@ -457,8 +459,10 @@ def validate_parts(
     options: dict[str, Any] = dict(rule="uqval", seed=seed, n_boot=n_boot, n_permutations=n_permutations,
                    n_bins=n_bins, n_ucc_permutations=n_ucc_permutations, alpha=alpha,
                    tolerance=tolerance, variance=False, n_workers=n_workers, say=say)
+    digest = parts_digest(summaries, PartsSource(source).root)
     if len(sample) == m:  # every row fits: the one-process validation of all rows
-        return run_engine(inputs, row_counts=row_counts, **options)
+        return replace(run_engine(inputs, row_counts=row_counts, **options),
+                       input_sha256=digest)
     all_rows = _all_rows(parts, summaries, columns, inputs, n_bins, n_jobs, say,
                          n_groups, len(sample))
     note = (f"{m} rows in {len(parts)} parts: ZMS, <Z>, the scale factor's interval "
@@ -468,8 +472,17 @@ def validate_parts(
             f"{'rows' if n_groups is None else 'rows in whole groups'} (bin edges from its "
             f"quantiles: rank error below {1.36 / math.sqrt(len(sample)):.2%} with 95 % "
             "probability)")
-    return run_engine(inputs, row_counts=row_counts, all_rows=all_rows, parts_note=note,
-                      **options)
+    return replace(run_engine(inputs, row_counts=row_counts, all_rows=all_rows,
+                              parts_note=note, **options), input_sha256=digest)
+
+
+def parts_digest(summaries: Sequence[PartSummary], root: Path) -> str:
+    """SHA-256 of the parts: of the lines "relative path TAB SHA-256 of its bytes", in
+    reading order (the bytes used: each part's digest is that of the bytes it was read
+    from, checked again in the second pass)."""
+    lines = "".join(f"{Path(s.path).relative_to(root).as_posix()}\t{s.sha256}\n"
+                    for s in summaries)
+    return hashlib.sha256(lines.encode()).hexdigest()
 
 
 def _first_rows(parts: Sequence[Path]) -> tuple[list[int], int]:
