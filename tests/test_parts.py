@@ -233,3 +233,39 @@ def test_command_line_on_a_folder_and_a_glob(planted, tmp_path):
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "no column 'nope'" in bad.stderr
+
+
+def test_job_files_give_the_in_process_numbers(planted, tmp_path):
+    """The pipeline's route: each pass of each part written to a file by its own job and
+    read back, then combined: the same result as the in-process run."""
+    from uqval.validation import parts, parts_io
+
+    frame, folder, res = planted
+    files = PartsSource(folder).files()
+    firsts, stored = parts._first_rows(files)
+    fraction = parts._candidate_fraction(10_000, stored)
+    summaries = []
+    for k, (path, first) in enumerate(zip(files, firsts, strict=True)):
+        parts_io.save_summary(parts.summarise_part(path, COLUMNS, first_row=first, seed=0,
+                                                   n_boot=300, fraction=fraction),
+                              tmp_path / f"a{k}.npz")
+        summaries.append(parts_io.load_summary(tmp_path / f"a{k}.npz"))
+    plan = parts.plan_parts(summaries, COLUMNS, folder, subsample=10_000, n_bins=None)
+    assert plan is not None and plan.bins is not None
+    parts_io.save_bin_plan(plan.bins, tmp_path / "plan.npz")
+    bin_plan = parts_io.load_bin_plan(tmp_path / "plan.npz")
+    second = []
+    for k, s in enumerate(summaries):
+        parts_io.save_part_bins(parts.bin_part(Path(s.path), COLUMNS, bin_plan, sha256=s.sha256),
+                                tmp_path / f"b{k}.npz")
+        second.append(parts_io.load_part_bins(tmp_path / f"b{k}.npz"))
+    got = parts.finish_parts(plan, second, seed=0, n_boot=300, n_permutations=199, n_bins=None,
+                             n_ucc_permutations=199, alpha=0.05, tolerance=0.1, n_workers=1,
+                             say=lambda _: None)
+    pd.testing.assert_frame_equal(got.verdicts, res.verdicts)
+    for name in res.bins:
+        pd.testing.assert_frame_equal(got.bins[name], res.bins[name])
+    assert got.input_sha256 == res.input_sha256
+    (tmp_path / "bad.npz").write_bytes(b"not a file")
+    with pytest.raises(DataError, match="not a uqval parts file"):
+        parts_io.load_part_bins(tmp_path / "bad.npz")

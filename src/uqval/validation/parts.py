@@ -242,6 +242,7 @@ class BinPlan:
     mean_z: float
     starts: dict[str, FloatArray]
     tail_buckets: tuple[int, ...]
+    uncertainty_name: str
 
 
 @dataclass(frozen=True)
@@ -253,8 +254,7 @@ class PartBins:
     tail_values: dict[int, FloatArray] = field(repr=False)
 
 
-def bin_part(path: Path, columns: PartColumns, plan: BinPlan, *, sha256: str,
-             uncertainty_name: str) -> PartBins:
+def bin_part(path: Path, columns: PartColumns, plan: BinPlan, *, sha256: str) -> PartBins:
     """Pass B of one part (module docstring, 3), refusing a file changed since pass A."""
     rows = _read_part(path, columns)
     if rows.sha256 != sha256:
@@ -262,7 +262,7 @@ def bin_part(path: Path, columns: PartColumns, plan: BinPlan, *, sha256: str,
                         f"now, {sha256[:12]} in the first pass)")
     z = rows.errors / rows.uncertainties
     z2 = np.square(z)
-    variables = {uncertainty_name: rows.uncertainties, **rows.features}
+    variables = {plan.uncertainty_name: rows.uncertainties, **rows.features}
     bins = {name: bin_sums(variables[name], z, starts) for name, starts in plan.starts.items()}
     if rows.keys is None:
         u = z2 - plan.zms
@@ -440,40 +440,109 @@ def validate_parts(
     n_boot, n_permutations, n_ucc_permutations, n_bins = _options(
         list(columns.features), "uqval", alpha, tolerance, n_boot, n_permutations,
         n_ucc_permutations, n_bins, progress)
-    parts = PartsSource(source).files()
-    u_name = columns.uncertainty
+    source_files = PartsSource(source)
+    parts = source_files.files()
     firsts, stored = _first_rows(parts)
     fraction = _candidate_fraction(subsample, stored)
     while True:  # widened (rarely) until the candidates hold the subsample
         calls = [dict(path=p, columns=columns, first_row=f, seed=seed, n_boot=n_boot,
                       fraction=fraction) for p, f in zip(parts, firsts, strict=True)]
         summaries = _map(summarise_part, calls, n_jobs, say, "first pass")
-        m = sum(s.rows for s in summaries)
-        sample = _subsample(summaries, min(subsample, m))
-        if sample is not None:
+        plan = plan_parts(summaries, columns, source_files.root, subsample=subsample,
+                          n_bins=n_bins)
+        if plan is not None:
             break
         fraction = min(1.0, 2.0 * fraction)
+    part_bins: list[PartBins] = []
+    if plan.bins is not None:
+        calls = [dict(path=Path(s.path), columns=columns, plan=plan.bins, sha256=s.sha256)
+                 for s in summaries]
+        part_bins = _map(bin_part, calls, n_jobs, say, "second pass")
+    return finish_parts(plan, part_bins, seed=seed, n_boot=n_boot,
+                        n_permutations=n_permutations, n_bins=n_bins,
+                        n_ucc_permutations=n_ucc_permutations, alpha=alpha,
+                        tolerance=tolerance, n_workers=n_workers, say=say)
+
+
+@dataclass(frozen=True)
+class PartsPlan:
+    """The combination of the first pass (module docstring, 2): the subsample as the
+    engine's inputs, the rows of all parts, their digest, the exact sums and bootstrap sums,
+    and what the second pass needs (None when every row is in the subsample)."""
+
+    m: int
+    n_parts: int
+    inputs: CleanInputs = field(repr=False)
+    row_counts: dict[str, int]
+    n_groups: int | None
+    digest: str
+    sum_z: float
+    sum_z2: float
+    boot: FloatArray = field(repr=False)
+    tails: tuple[tuple[int, int], ...]
+    bucket_sums: FloatArray = field(repr=False)
+    bins: BinPlan | None
+
+
+def plan_parts(summaries: Sequence[PartSummary], columns: PartColumns, root: Path, *,
+               subsample: int, n_bins: int | None) -> PartsPlan | None:
+    """Combine the first pass of every part (in reading order); None when the candidates
+    hold fewer than the subsample's rows (the candidate threshold must widen)."""
+    m = sum(s.rows for s in summaries)
+    sample = _subsample(summaries, min(subsample, m))
+    if sample is None:
+        return None
     n_groups = _check_groups_whole(summaries) if columns.group else None
-    row_counts = _row_counts(summaries)
-    inputs = _inputs(sample, columns, u_name)
-    options: dict[str, Any] = dict(rule="uqval", seed=seed, n_boot=n_boot, n_permutations=n_permutations,
-                   n_bins=n_bins, n_ucc_permutations=n_ucc_permutations, alpha=alpha,
-                   tolerance=tolerance, variance=False, n_workers=n_workers, say=say)
-    digest = parts_digest(summaries, PartsSource(source).root)
-    if len(sample) == m:  # every row fits: the one-process validation of all rows
-        return replace(run_engine(inputs, row_counts=row_counts, **options),
-                       input_sha256=digest)
-    all_rows = _all_rows(parts, summaries, columns, inputs, n_bins, n_jobs, say,
-                         n_groups, len(sample))
-    note = (f"{m} rows in {len(parts)} parts: ZMS, <Z>, the scale factor's interval "
-            f"({n_boot} Poisson-bootstrap replicates), the tail shares and the per-bin values "
-            f"and intervals use all rows; the tests, screening, robust factor, UCC and figures "
-            f"a seeded uniform subsample of {len(sample)} "
-            f"{'rows' if n_groups is None else 'rows in whole groups'} (bin edges from its "
-            f"quantiles: rank error below {1.36 / math.sqrt(len(sample)):.2%} with 95 % "
+    inputs = _inputs(sample, columns, columns.uncertainty)
+    totals = summaries[0].sums
+    for s in summaries[1:]:
+        totals = totals.merge(s.sums)
+    sum_z, sum_z2 = (float(v) for v in totals.values())
+    counts = np.sum([s.histogram[0] for s in summaries], axis=0)
+    tails = _tail_plan(counts, m)
+    bins = None
+    if len(sample) < m:
+        from uqval.stats.groups import GroupIndex
+
+        group_index = None if inputs.groups is None else GroupIndex.from_codes(inputs.groups)
+        candidates = [("consistency", inputs.uncertainty_name, inputs.uncertainties)] + [
+            ("adaptivity", name, x) for name, x in inputs.features.items()]
+        k = min(_bin_count(n_bins, m), max(2, inputs.errors.size // rules.MIN_BIN_COUNT))
+        _, _, binned = bin_variables(candidates, k, group_index)
+        bins = BinPlan(zms=sum_z2 / m, mean_z=sum_z / m,
+                       starts={name: b.low for _, name, b in binned},
+                       tail_buckets=tuple(sorted({b for b, _ in tails})),
+                       uncertainty_name=inputs.uncertainty_name)
+    return PartsPlan(
+        m=m, n_parts=len(summaries), inputs=inputs, row_counts=_row_counts(summaries),
+        n_groups=n_groups, digest=parts_digest(summaries, root), sum_z=sum_z, sum_z2=sum_z2,
+        boot=combine_float_sums([s.boot for s in summaries]), tails=tails,
+        bucket_sums=combine_float_sums([s.histogram[1] for s in summaries]), bins=bins)
+
+
+def finish_parts(plan: PartsPlan, part_bins: Sequence[PartBins], *, seed: int, n_boot: int,
+                 n_permutations: int, n_bins: int | None, n_ucc_permutations: int,
+                 alpha: float, tolerance: float, n_workers: int,
+                 say: Callable[[str], None]) -> ValidationResult:
+    """The validation of a set in parts from its plan and the second pass of every part
+    (none when every row is in the subsample: then exactly :func:`uqval.validate` of all
+    rows)."""
+    options: dict[str, Any] = dict(
+        rule="uqval", seed=seed, n_boot=n_boot, n_permutations=n_permutations, n_bins=n_bins,
+        n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
+        variance=False, n_workers=n_workers, say=say, row_counts=plan.row_counts)
+    if plan.bins is None:  # every row fits: the one-process validation of all rows
+        return replace(run_engine(plan.inputs, **options), input_sha256=plan.digest)
+    sample = plan.inputs.errors.size
+    note = (f"{plan.m} rows in {plan.n_parts} parts: ZMS, <Z>, the scale factor's interval "
+            f"({plan.boot.shape[0]} Poisson-bootstrap replicates), the tail shares and the "
+            "per-bin values and intervals use all rows; the tests, screening, robust factor, "
+            f"UCC and figures a seeded uniform subsample of {sample} "
+            f"{'rows' if plan.n_groups is None else 'rows in whole groups'} (bin edges from its "
+            f"quantiles: rank error below {1.36 / math.sqrt(sample):.2%} with 95 % "
             "probability)")
-    return replace(run_engine(inputs, row_counts=row_counts, all_rows=all_rows,
-                              parts_note=note, **options), input_sha256=digest)
+    return replace(run_engine(plan.inputs, all_rows=_all_rows(plan, part_bins),
+                              parts_note=note, **options), input_sha256=plan.digest)
 
 
 def parts_digest(summaries: Sequence[PartSummary], root: Path) -> str:
@@ -495,47 +564,26 @@ def _first_rows(parts: Sequence[Path]) -> tuple[list[int], int]:
     return firsts, total
 
 
-def _all_rows(parts: Sequence[Path], summaries: Sequence[PartSummary], columns: PartColumns,
-              inputs: CleanInputs, n_bins: int | None, n_jobs: int,
-              say: Callable[[str], None], n_groups: int | None, sample_rows: int) -> AllRows:
-    """Combine pass A, run pass B and build the :class:`AllRows` record."""
-    m = sum(s.rows for s in summaries)
-    totals = summaries[0].sums
-    for s in summaries[1:]:
-        totals = totals.merge(s.sums)
-    sum_z, sum_z2 = (float(v) for v in totals.values())
-    counts = np.sum([s.histogram[0] for s in summaries], axis=0)
-    bucket_sums = combine_float_sums([s.histogram[1] for s in summaries])
-    tails = _tail_plan(counts, m)
-    from uqval.stats.groups import GroupIndex
-
-    group_index = None if inputs.groups is None else GroupIndex.from_codes(inputs.groups)
-    candidates = [("consistency", inputs.uncertainty_name, inputs.uncertainties)] + [
-        ("adaptivity", name, x) for name, x in inputs.features.items()]
-    k = min(_bin_count(n_bins, m), max(2, inputs.errors.size // rules.MIN_BIN_COUNT))
-    _, _, binned = bin_variables(candidates, k, group_index)
-    plan = BinPlan(zms=sum_z2 / m, mean_z=sum_z / m,
-                   starts={name: b.low for _, name, b in binned},
-                   tail_buckets=tuple(sorted({b for b, _ in tails})))
-    calls = [dict(path=Path(s.path), columns=columns, plan=plan, sha256=s.sha256,
-                  uncertainty_name=inputs.uncertainty_name) for s in summaries]
-    part_bins = _map(bin_part, calls, n_jobs, say, "second pass")
+def _all_rows(plan: PartsPlan, part_bins: Sequence[PartBins]) -> AllRows:
+    """The :class:`AllRows` record from the plan and the second pass of every part."""
+    if plan.bins is None or len(part_bins) != plan.n_parts:
+        raise ValueError(f"the second pass of all {plan.n_parts} parts is needed")
     bins = {}
-    for name in plan.starts:
+    for name in plan.bins.starts:
         merged = part_bins[0].bins[name]
         for pb in part_bins[1:]:
             merged = merged.merge(pb.bins[name])
         bins[name] = merged
     centred = combine_float_sums([pb.centred for pb in part_bins])
     values = {b: np.concatenate([pb.tail_values[b] for pb in part_bins])
-              for b in plan.tail_buckets}
+              for b in plan.bins.tail_buckets}
     acceleration = (float(centred[1]) / (6.0 * float(centred[0]) ** 1.5)
                     if centred[0] > 0 else 0.0)
     mean_z_se = None
-    if n_groups is not None:
-        mean_z_se = math.sqrt(n_groups / (n_groups - 1.0) * float(centred[2])) / m
-    boot = combine_float_sums([s.boot for s in summaries])
-    return AllRows(m=m, n_parts=len(parts), subsample=sample_rows, sum_z=sum_z, sum_z2=sum_z2,
-                   boot=boot, acceleration=acceleration,
-                   tails=_tail_shares(tails, bucket_sums, m, sum_z2, values), bins=bins,
-                   mean_z_se=mean_z_se, n_groups=n_groups)
+    if plan.n_groups is not None:
+        mean_z_se = math.sqrt(plan.n_groups / (plan.n_groups - 1.0) * float(centred[2])) / plan.m
+    return AllRows(m=plan.m, n_parts=plan.n_parts, subsample=plan.inputs.errors.size,
+                   sum_z=plan.sum_z, sum_z2=plan.sum_z2, boot=plan.boot,
+                   acceleration=acceleration,
+                   tails=_tail_shares(plan.tails, plan.bucket_sums, plan.m, plan.sum_z2, values),
+                   bins=bins, mean_z_se=mean_z_se, n_groups=plan.n_groups)
