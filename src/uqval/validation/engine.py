@@ -294,7 +294,7 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         joint, joint_rows, joint_note = joint_stage(
             e, u, inputs.features, average=average, alpha=alpha, tolerance=tolerance,
             n_permutations=n_permutations, seeds=seeds, n_workers=n_workers, say=say,
-            groups=group_index)
+            groups=group_index, large=all_rows is not None)
     else:  # the paper's flowchart: its own rows, per-bin tables scaled by sqrt(ZMS)
         rows = paper_stage(e, u, inputs.features, n_boot=n_boot, seed=seed, n_bins=n_bins,
                            u_name=inputs.uncertainty_name)
@@ -321,6 +321,11 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         "not_testable": conditional.untestable,
         "joint": joint_note,
     }
+    if all_rows is not None:  # a set in parts: its subsample follows the large-set rules
+        parameters.update(binfree_module.large_parameters(
+            all_rows.m, stages.LARGE_ROWS, rule, n_boot, HETEROGENEITY_EXCEEDANCES))
+        parameters["subsample"] = "every test on the parts' subsample (parameter parts)"
+        parameters["bin_intervals"] = "Student t, all rows (parameter parts)"
     if parts_note is not None:
         parameters["parts"] = parts_note
     if group_record is not None:

@@ -421,6 +421,7 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     the bins of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`)."""
     m = e.size
     untestable, variables, binned = bin_variables(candidates, n_bins, groups)
+    large = m > LARGE_ROWS or all_rows is not None  # the large-set rules (module LARGE_ROWS)
     reference = average.reference
     u_scaled = u * reference
     tables = {}
@@ -431,13 +432,13 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
             continue
         say(f"per-bin intervals along {name}")
         tables[name] = _bin_table(e, u_scaled, x, b, n_boot, child, n_workers,
-                                  student=m > LARGE_ROWS, groups=groups)
+                                  student=large, groups=groups)
     bins = {name: b for _, name, b in binned}
     if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
-    say(f"{'at most ' if m > LARGE_ROWS else ''}{n_permutations} permutations for "
+    say(f"{'at most ' if large else ''}{n_permutations} permutations for "
         f"{len(binned)} binning variable(s)")
-    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
+    sequential = HETEROGENEITY_EXCEEDANCES if large else None
     procedures: dict[str, str] = {}
     if groups is not None and binned:
         return _grouped_conditional(e, u, variables, binned, tables, bins, untestable,
@@ -530,9 +531,10 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                 features: Mapping[str, NDArray[np.float64]], *, average: AverageStage,
                 alpha: float, tolerance: float, n_permutations: int, seeds: Seeds,
                 n_workers: int, say: Say, groups: GroupIndex | None = None,
-                ) -> tuple[JointCalibration | None, list[dict], str]:
+                large: bool = False) -> tuple[JointCalibration | None, list[dict], str]:
     """All features together (module docstring, 3): the joint test, its verdict rows and a
-    note (why it was skipped, or what ran)."""
+    note (why it was skipped, or what ran); ``large``: the large-set rules whatever M (the
+    subsample of a set in parts)."""
     m = e.size
     if len(features) < 2:
         return None, [], "skipped: fewer than 2 features"
@@ -540,7 +542,7 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
         return None, [], (f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to "
                           "learn from)")
     say("joint test over all features (cross-fitted gradient boosting)")
-    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS else None
+    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS or large else None
     joint = joint_calibration(e, u * average.reference, features,
                               n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                               seed=seeds.joint, n_workers=n_workers,
