@@ -9,6 +9,9 @@ Start here
     :func:`validate` — one call: average calibration, consistency and adaptivity with
     verdicts, the scale factor, per-bin tables, a plain-language summary and an HTML report
     (:class:`ValidationResult`). Command line: ``uqval validate FILE ...``.
+    :func:`validate_parts` — the same for a test set too large for one process, given as a
+    folder or glob of Parquet parts (:class:`PartColumns` names the columns). Command line:
+    ``uqval validate FOLDER/ ...``.
 
 Average calibration
     :func:`zms` — mean squared z-score <Z²>, Z = E/uE (target 1).
@@ -105,6 +108,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # one-call validation
     "validate": ("uqval.validation.engine", "validate"),
     "ValidationResult": ("uqval.validation.result", "ValidationResult"),
+    "validate_parts": ("uqval.validation.parts", "validate_parts"),
+    "PartColumns": ("uqval.validation.parts", "PartColumns"),
     # average calibration
     "zms": ("uqval.calibration.average", "zms"),
     "rce": ("uqval.calibration.average", "rce"),
@@ -347,6 +352,7 @@ if TYPE_CHECKING:  # static checkers see the real objects
         ucc_curve,
     )
     from uqval.validation.engine import validate
+    from uqval.validation.parts import PartColumns, validate_parts
     from uqval.validation.predictive_engine import PredictiveValidation
     from uqval.validation.result import ValidationResult
 
