@@ -253,3 +253,31 @@ def test_repeated_splits_aggregate_the_splits_and_keep_the_first_splits_numbers(
         assert b.p_value in {min(1.0, 2 * p) for p in b.p_splits}
     assert len(set(many.bias.p_splits)) > 1  # the splits differ (no bias: p-values vary)
     assert max(many.spread.p_splits) <= 0.05  # the xor is found on every split
+
+
+def test_sequential_permutation_p_uses_the_first_permutations_of_the_fixed_rule():
+    """Besag-Clifford stopping of a half's permutation test (large sets): p = h/l at the h-th
+    exceedance, l counted in the fixed rule's own permutations (a fresh seed per call:
+    spawning mutates a SeedSequence) (so the fixed rule with l
+    permutations sees exactly h exceedances); without a stop, the fixed p-value."""
+    from uqval.calibration.joint import _permutation_p
+
+    rng = np.random.default_rng(4)
+    y = rng.standard_normal(3000)
+    stopped = 0
+    for pred in (rng.standard_normal(3000), y + rng.standard_normal(3000),
+                 0.03 * y + rng.standard_normal(3000)):
+        r_fixed, p_fixed = _permutation_p(pred, y, 999, np.random.SeedSequence(9))
+        r_seq, p_seq = _permutation_p(pred, y, 999, np.random.SeedSequence(9), exceedances=20)
+        assert r_seq == r_fixed
+        if p_seq == p_fixed:
+            assert p_fixed * 1000 - 1 < 20 or p_fixed * 1000 - 1 == 20
+            continue
+        stopped += 1
+        first = round(20 / p_seq)
+        assert _permutation_p(pred, y, first, np.random.SeedSequence(9))[1] == pytest.approx(21 / (first + 1))
+    assert stopped >= 1
+    rejections = sum(_permutation_p(rng.standard_normal(500), rng.standard_normal(500), 999,
+                                    np.random.SeedSequence(k), exceedances=20)[1] <= 0.05
+                     for k in range(200))
+    assert rejections <= 20  # 5 % of 200 = 10; P(Binomial(200, 0.05) > 20) < 0.002

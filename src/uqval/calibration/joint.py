@@ -308,8 +308,10 @@ def _permuted_dots(yc, pc, state, out):  # pragma: no cover - compiled
 
 
 def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
-                   seed: np.random.SeedSequence, n_workers: int = 1) -> tuple[float, float]:
-    """(correlation, one-sided permutation p-value) of fixed ``pred`` against ``y``.
+                   seed: np.random.SeedSequence, n_workers: int = 1,
+                   exceedances: int | None = None) -> tuple[float, float]:
+    """(correlation, one-sided permutation p-value) of fixed ``pred`` against ``y``;
+    ``exceedances=h``: the sequential rule (p = h/l at the h-th exceedance).
 
     Permutations in fixed chunks of :data:`CHUNK`, chunk j from child j of ``seed`` (SFC64
     of :mod:`uqval.stats.resample_kernel`), in ``n_workers`` threads
@@ -324,9 +326,18 @@ def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
     def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
         _permuted_dots(yc, pc, state, rows)
 
-    null = run_chunks(np.empty(n_permutations), seed, n_workers, fill, chunk=CHUNK)
-    exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
-    return observed / norm, (1 + exceed) / (n_permutations + 1)
+    threshold = observed - 1e-9 * abs(observed)
+
+    def done(rows: NDArray[np.float64]) -> bool:
+        assert exceedances is not None
+        return int(np.count_nonzero(rows >= threshold)) >= exceedances
+
+    null = run_chunks(np.empty(n_permutations), seed, n_workers, fill,
+                      None if exceedances is None else done, chunk=CHUNK)
+    hits = np.cumsum(null >= threshold)
+    if exceedances is not None and hits.size and hits[-1] >= exceedances:
+        return observed / norm, exceedances / (int(np.argmax(hits >= exceedances)) + 1)
+    return observed / norm, (1 + int(hits[-1] if hits.size else 0)) / (n_permutations + 1)
 
 
 @dataclass(frozen=True)
@@ -490,7 +501,8 @@ class _HalfFit:
 def _split_fits(kind: Kind, y: FloatArray, f: _Features, halves: NDArray[np.bool_],
                 used: NDArray[np.bool_], n_permutations: int,
                 seeds: list[np.random.SeedSequence], fit_seed: int,
-                n_workers: int, codes: NDArray[np.intp] | None) -> tuple[_HalfFit, _HalfFit]:
+                n_workers: int, codes: NDArray[np.intp] | None,
+                exceedances: int | None = None) -> tuple[_HalfFit, _HalfFit]:
     """Both halves of one split: fit on one, permutation test (or, with groups, the sign
     flips of group scores) on the other."""
     fits = []
@@ -499,7 +511,8 @@ def _split_fits(kind: Kind, y: FloatArray, f: _Features, halves: NDArray[np.bool
         model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
         pred_test = model.predict(f.x[test])
         if codes is None:
-            r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers)
+            r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers,
+                                  exceedances)
         else:
             r, p = _cluster_sign_p(pred_test, y[test], codes[test], n_permutations, seeds[k])
         fits.append(_HalfFit(r, p, train, model))
@@ -524,10 +537,12 @@ def aggregate_split_p_values(p_splits: ArrayLike) -> float:
 def _one(kind: Kind, z: FloatArray, f: _Features, splits: list[NDArray[np.bool_]],
          used: NDArray[np.bool_], n_permutations: int,
          seeds: list[list[np.random.SeedSequence]], fit_seeds: list[int],
-         n_workers: int = 1, codes: NDArray[np.intp] | None = None) -> JointTest:
+         n_workers: int = 1, codes: NDArray[np.intp] | None = None,
+         exceedances: int | None = None) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
-    per_split = [_split_fits(kind, y, f, halves, used, n_permutations, s, fit, n_workers, codes)
+    per_split = [_split_fits(kind, y, f, halves, used, n_permutations, s, fit, n_workers, codes,
+                             exceedances)
                  for halves, s, fit in zip(splits, seeds, fit_seeds, strict=True)]
     p_splits = [min(1.0, 2.0 * min(a.p_value, b.p_value)) for a, b in per_split]
     p_value = aggregate_split_p_values(p_splits)
@@ -576,6 +591,7 @@ def joint_calibration(
     max_rows: int | None = None,
     n_splits: int = N_SPLITS,
     groups: ArrayLike | None = None,
+    exceedances: int | None = None,
 ) -> JointCalibration:
     """Cross-fitted tests of whether Z² (spread) and Z (bias) depend on the features jointly.
 
@@ -598,6 +614,10 @@ def joint_calibration(
             are those of the full path): the learners, the permutation tests and the held-out
             intervals of the regions use its rows only, the regions' row counts and shares
             all rows (the large-set mode of :func:`uqval.validate`, docs/choices.md).
+        exceedances: ``h``: each permutation test of a half follows the sequential rule of
+            Besag & Clifford (1991) (p = h/l at its h-th exceedance after l permutations; the
+            first permutations of the fixed rule; the large-set mode), so that a half far
+            from significance stops after about h/p permutations instead of all.
         n_splits: random splits whose p-values are aggregated (module docstring, "Repeated
             splits"); the first uses the seeds of the one-split test, each further split
             ``k`` its own children of ``seed``.
@@ -677,8 +697,9 @@ def joint_calibration(
     threads = max(1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
     with threadpool_limits(limits=threads, user_api="openmp"):
         spread = _one("spread", z, f, splits, used, n_permutations,
-                      [child[2][:2] for child in children], fit_ints, n_workers, codes)
+                      [child[2][:2] for child in children], fit_ints, n_workers, codes,
+                      exceedances)
         bias = _one("bias", z, f, splits, used, n_permutations,
                     [child[2][2:] for child in children], [x + 2 for x in fit_ints],
-                    n_workers, codes)
+                    n_workers, codes, exceedances)
     return JointCalibration(spread, bias, f.names, f.dropped)

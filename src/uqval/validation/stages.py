@@ -547,6 +547,7 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                               n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                               seed=seeds.joint, n_workers=n_workers,
                               max_rows=sequential and binfree_module.BINFREE_ROWS,
+                              exceedances=sequential,
                               groups=None if groups is None else groups.codes)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
