@@ -98,12 +98,25 @@ UC = "results/ucc"
 
 
 def _alternation(names):
+    """A regular expression matching exactly the `names` (none: matching nothing)."""
+    if not names:
+        return "(?!)"
     return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
 
 
 wildcard_constraints:
     dataset=_alternation(REGISTRY.datasets),
     rawfile=_alternation(REGISTRY.files),
+
+
+# Datasets given as parts (`parts:`, a folder or glob of Parquet files): validated by the
+# rules of stages/parts.smk, one job per part and pass; no prepared table, so none of the
+# stages that read one (prepare, screening, simulated references, UCC, flowchart) and their
+# own page rule (rule constraints below: the page rules claim disjoint ids).
+ALL_PARTS_IDS = [d for d, spec in REGISTRY.datasets.items() if spec.parts is not None]
+SOURCE_IDS = [d for d, spec in REGISTRY.datasets.items() if spec.parts is None]
+PARTS_DATASETS = [d for d in DATASETS if REGISTRY.get(d).parts is not None]
+PREPARED_DATASETS = [d for d in DATASETS if REGISTRY.get(d).parts is None]
 
 
 def dataset_raw_files(wildcards):
@@ -138,10 +151,12 @@ def dataset_levels(wildcards):
 
 
 # Datasets with standard uncertainties uE (average-calibration and screening stages).
-UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
+UNCERTAINTY_DATASETS = [
+    d for d in PREPARED_DATASETS if REGISTRY.get(d).has_uncertainty
+]
 # Datasets with uE or half-widths U_P (the flowchart of results/validate/ and the UCC gain);
 # quantile sets and [low, high] intervals are validated by coverage on their pages only.
-BAND_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_band]
+BAND_DATASETS = [d for d in PREPARED_DATASETS if REGISTRY.get(d).has_band]
 
 
 def paper_sets(paper):

@@ -13,6 +13,8 @@ rule dataset_engine:
         library=LIBRARY,
     output:
         engine=directory("results/engine/{dataset}"),
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/datasets/engine/{dataset}.log",
     benchmark:
@@ -39,6 +41,8 @@ rule dataset_page:
         library=LIBRARY,
     output:
         page=directory("results/datasets/{dataset}"),
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/datasets/{dataset}.log",
     benchmark:

@@ -9,6 +9,8 @@ rule prepare_dataset:
     output:
         table="data/prepared/{dataset}.csv",
         report="data/prepared/{dataset}.json",
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/prepare/{dataset}.log",
     conda:
@@ -26,7 +28,7 @@ rule prepare_dataset:
 
 rule datasets_table:
     input:
-        reports=expand("data/prepared/{dataset}.json", dataset=DATASETS),
+        reports=expand("data/prepared/{dataset}.json", dataset=PREPARED_DATASETS),
         library=LIBRARY,
     output:
         table=report(
