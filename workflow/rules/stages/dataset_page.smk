@@ -13,12 +13,12 @@ rule dataset_engine:
         library=LIBRARY,
     output:
         engine=directory("results/engine/{dataset}"),
-    wildcard_constraints:
-        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/datasets/engine/{dataset}.log",
     benchmark:
         "results/benchmarks/datasets/engine/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     priority: 1
     conda:
         "../../../envs/uqval.yaml"
@@ -41,12 +41,12 @@ rule dataset_page:
         library=LIBRARY,
     output:
         page=directory("results/datasets/{dataset}"),
-    wildcard_constraints:
-        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/datasets/{dataset}.log",
     benchmark:
         "results/benchmarks/datasets/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     conda:
         "../../../envs/uqval.yaml"
     threads: lambda wc: 1 if validated_by_engine(wc.dataset) else 2

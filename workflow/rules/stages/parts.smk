@@ -9,50 +9,6 @@ page has the engine's report only: the simulated references, heavy-tail screenin
 and flowchart need the whole table in memory and are not run for such a dataset.
 """
 
-from uqval._internal.parts import PartsSource  # noqa: E402
-
-
-def _list_parts(dataset):
-    try:
-        return [str(p) for p in PartsSource(REGISTRY.get(dataset).parts).files()]
-    except UqvalError as exc:
-        sys.exit(f"Error: dataset {dataset}: {exc}")
-
-
-# The parts of each selected dataset, in reading order (listed when the workflow is planned;
-# rule parts_index refuses a listing that changed since).
-PARTS_FILES = {d: _list_parts(d) for d in PARTS_DATASETS}
-
-
-def parts_file(wildcards):
-    """Part k of a dataset (its Parquet file, an input: editing it re-runs its jobs)."""
-    return PARTS_FILES[wildcards.dataset][int(wildcards.k)]
-
-
-def parts_outputs(kind):
-    """Input function: the file of pass `kind` (first, second) of every part."""
-
-    def files(wildcards):
-        d = wildcards.dataset
-        return [
-            f"results/parts/{d}/{kind}/{k}.npz" for k in range(len(PARTS_FILES[d]))
-        ]
-
-    return files
-
-
-def parts_columns_param(wildcards):
-    """The columns of a dataset given as parts (uqval.pipeline.parts.parts_columns), as
-    plain data for params: (any change of them re-runs the dataset's jobs)."""
-    from uqval.pipeline.parts import parts_columns
-
-    spec = REGISTRY.get(wildcards.dataset)
-    return dataclasses.asdict(parts_columns(spec.entry, spec.id))
-
-
-PARTS_CONSTRAINT = _alternation(ALL_PARTS_IDS)
-PARTS_SUBSAMPLE = ANALYSIS["validate"]["parts_subsample"]
-
 
 rule parts_index:
     input:

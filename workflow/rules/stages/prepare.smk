@@ -9,10 +9,10 @@ rule prepare_dataset:
     output:
         table="data/prepared/{dataset}.csv",
         report="data/prepared/{dataset}.json",
-    wildcard_constraints:
-        dataset=_alternation(SOURCE_IDS),
     log:
         "logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     conda:
         "../../../envs/uqval.yaml"
     threads: 1
