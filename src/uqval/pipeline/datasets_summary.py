@@ -10,7 +10,6 @@ import pandas as pd
 
 from uqval.report.files import csv_safe
 
-
 COLUMNS = ["id", "family", "title", "M", "n_raw", "n_filtered", "filtered", "kind", "features",
            "units", "source"]
 """Columns of the table (also of an empty one: every selected dataset given as parts)."""
