@@ -112,3 +112,33 @@ def test_a_part_leading_out_of_its_folder_stops_the_run(tmp_path):
     assert res.returncode != 0
     assert "Error: dataset big_parts:" in res.stdout and "leads out of" in res.stdout
     assert "Traceback" not in res.stdout
+
+
+def test_a_dataset_in_parts_beside_a_csv_dataset_plans_each_its_own_jobs(tmp_path):
+    """One page rule per kind of dataset: the parts dataset gets the parts jobs and no
+    preparation, the CSV dataset its usual jobs and none of the parts rules (dry run)."""
+    (tmp_path / "inputs" / "parts").mkdir(parents=True)
+    rng = np.random.default_rng(4)
+    for k in range(2):
+        pd.DataFrame({"err": rng.standard_normal(100), "sigma": np.ones(100),
+                      "temp": rng.uniform(size=100)}).to_parquet(
+            tmp_path / "inputs" / "parts" / f"p{k}.parquet")
+    pd.DataFrame({"E": rng.standard_normal(100), "u": np.ones(100)}).to_csv(
+        tmp_path / "inputs" / "preds.csv", index=False)
+    (tmp_path / "config" / "datasets").mkdir(parents=True)
+    (tmp_path / "config" / "datasets" / "INPARTS.yaml").write_text(PARTS_FAMILY)
+    (tmp_path / "config" / "datasets" / "MINE.yaml").write_text(
+        "family: MINE\ncitation: mine\nfiles: [{local: ../../inputs/preds.csv}]\ndatasets:\n"
+        "  - id: from_csv\n    sources: [{file: ../../inputs/preds.csv}]\n"
+        "    quantities: {E: E, uE: u}\n")
+    res = _snakemake(tmp_path, "validate", "-n", "--config", "datasets=big_parts,from_csv",
+                     "profile=quick")
+    assert res.returncode == 0, res.stdout[-3000:]
+    outputs = [ln.split("output:", 1)[1].strip() for ln in res.stdout.splitlines()
+               if ln.strip().startswith("output:")]
+    assert "data/prepared/from_csv.csv, data/prepared/from_csv.json" in outputs
+    assert not any("prepared/big_parts" in o or "engine/big_parts" in o for o in outputs)
+    assert not any("parts/from_csv" in o for o in outputs)
+    assert sum(o.startswith("results/parts/big_parts/first/") for o in outputs) == 2
+    assert "results/engine/from_csv" in outputs and "results/datasets/big_parts" in outputs
+    assert res.stdout.count("rule dataset_page:") == 1 and res.stdout.count("rule parts_report:") == 1
