@@ -25,7 +25,8 @@ def main(smk):
             "failed_tests": "; ".join(failed),
             "notes": "; ".join(sorted({c.note for c in checks if c.note})),
         })
-    write_csv(csv_safe(pd.DataFrame(rows)), smk.output.table)  # features come from YAML files
+    columns = ["dataset", "average", "consistency", "adaptivity", "failed_tests", "notes"]
+    write_csv(csv_safe(pd.DataFrame(rows, columns=columns)), smk.output.table)  # features come from YAML files
 
 
 run_logged(snakemake, main)  # noqa: F821

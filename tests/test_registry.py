@@ -155,3 +155,63 @@ def test_invalid_files_of_a_users_folder_are_skipped_whole_and_named(tmp_path):
     # without skip_invalid the same folder stops at its first bad file
     with pytest.raises(ConfigError, match=r"B_SCHEMA\.yaml"):
         load_registry([ROOT / "config" / "literature", users], DATASET_SCHEMA)
+
+
+# --- Datasets given as parts (`parts:`, issue 41) ----------------------------------------------
+
+def _parts_family(tmp_path, **entry):
+    """A family file with one dataset given as parts (no files: list), beside a folder preds/."""
+    ddir = tmp_path / "datasets"
+    (ddir / "preds").mkdir(parents=True, exist_ok=True)
+    dataset = {"id": "p1", "parts": "preds", "quantities": {"E": "err", "uE": "sigma"}, **entry}
+    doc = {"family": "PARTS", "citation": "x", "datasets": [dataset]}
+    (ddir / "PARTS.yaml").write_text(yaml.safe_dump(doc))
+    return ddir
+
+
+def test_parts_dataset_resolves_its_folder_and_columns(tmp_path):
+    """parts: relative to the YAML's folder (a folder or a glob), no files: list needed, the
+    columns by the schema's keys; uE: sqrt(COL) reads variances."""
+    from uqval.pipeline.parts import parts_columns
+    from uqval.validation.parts import PartColumns
+
+    ddir = _parts_family(tmp_path, quantities={"E": "err", "uE": "sqrt(var)"},
+                         features={"temp": "temp"}, group="mol")
+    spec = load_registry(ddir, DATASET_SCHEMA).get("p1")
+    assert spec.parts == str(ddir.resolve() / "preds") and spec.source_files == []
+    assert parts_columns(spec.entry, "p1") == PartColumns(
+        "var", error="err", features=("temp",), group="mol", variance=True, drop_invalid=True)
+    ddir = _parts_family(tmp_path, parts="preds/*.parquet",
+                         quantities={"y_true": "y", "y_pred": "mu", "uE": "sd"},
+                         filters={"nonpositive_uncertainty": False})
+    spec = load_registry(ddir, DATASET_SCHEMA).get("p1")
+    assert spec.parts == str(ddir.resolve() / "preds" / "*.parquet")
+    assert parts_columns(spec.entry, "p1") == PartColumns("sd", y_true="y", y_pred="mu")
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"sources": [{"file": "a.csv"}]}, "gives both parts and sources"),
+    ({"quantities": {"E": "y - mu", "uE": "sigma"}}, "quantities.E: 'y - mu' is not a column name"),
+    ({"quantities": {"E": "err", "uE": "2 * sigma"}}, "quantities.uE: '2 [*] sigma' is not a column"),
+    ({"quantities": {"E": "err"}}, r"quantities.uE \(the uncertainty column\) is needed"),
+    ({"quantities": {"E": "err", "y_true": "y", "y_pred": "mu", "uE": "s"}}, "not both"),
+    ({"quantities": {"E": "err", "uE": "s", "intervals": {"95": "w"}}},
+     "quantities.intervals is not available for a dataset given as parts"),
+    ({"features": {"t": "temperature"}}, "features.t: with parts a feature is a column, written 't: t'"),
+    ({"filters": {"min_uE_rel_sd": 1e-6}}, "filters.min_uE_rel_sd is not available"),
+    ({"parts": "missing"}, r"parts 'missing': folder .*missing does not exist"),
+    ({"parts": "nowhere/*.parquet"}, r"the folder before the first \*, \? or \[ .*nowhere does not"),
+])
+def test_parts_dataset_errors_name_the_field(tmp_path, entry, message):
+    ddir = _parts_family(tmp_path, **entry)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_registry(ddir, DATASET_SCHEMA)
+    assert "PARTS.yaml" in str(info.value)
+
+
+def test_a_family_without_files_still_needs_them_for_sources(tmp_path):
+    doc = yaml.safe_load(yaml.safe_dump(GOOD))
+    del doc["files"]
+    ddir = _write(tmp_path, yaml.safe_dump(doc))
+    with pytest.raises(ConfigError, match="reads 'a.csv', which is not listed under files"):
+        load_registry(ddir, DATASET_SCHEMA)

@@ -11,6 +11,10 @@
 #       run the quick profile through workflow/profiles/slurm in a fresh copy of this checkout
 #       (DIR, default /tmp/uqval-slurm-check), then compare its tables byte for byte with a
 #       local --cores 2 run of the same copy; exits non-zero on any difference.
+#   tools/local-slurm.sh check-parts [DIR]
+#       the same for a dataset given as Parquet parts (3 parts, 30 000 rows, a subsample of
+#       10 000: one SLURM job per part and pass, the plan, the page): `validate` through the
+#       profile, then locally, and its page's tables compared byte for byte.
 #
 # Jobs run as the calling user (root in CI containers). The daemons keep everything under
 # $UQVAL_SLURM_DIR (default /tmp/uqval-slurm): state, logs, pid files; the configuration is
@@ -147,11 +151,57 @@ check() {
   [ "$differ" = 0 ] && echo "SLURM and local outputs are byte-identical" || exit 1
 }
 
+check_parts() {
+  local dir="${1:-/tmp/uqval-slurm-parts}"
+  rm -rf "$dir" && mkdir -p "$dir/slurm"
+  cd "$dir"
+  git -C "$HERE" archive HEAD | tar -x -C slurm/
+  (cd "$HERE" && git ls-files -m -o --exclude-standard -z | xargs -0 -r cp --parents -t "$dir/slurm/")
+  # The dataset of tests/test_workflow_parts.py: three parts, two rows with uE = 0.
+  (cd slurm && python - <<'PY'
+from pathlib import Path
+import numpy as np, pandas as pd, yaml
+rng = np.random.default_rng(11)
+Path("inputs/parts").mkdir(parents=True)
+for k in range(3):
+    u, x = rng.uniform(0.5, 2.0, 10_000), rng.uniform(0.0, 1.0, 10_000)
+    e = u * (1.0 + 0.5 * x) * rng.standard_normal(10_000)
+    if k == 1:
+        u[[5, 77]] = 0.0
+    pd.DataFrame({"err": e, "sigma": u, "temp": x}).to_parquet(f"inputs/parts/part-{k}.parquet")
+Path("config/datasets/INPARTS.yaml").write_text(
+    "family: INPARTS\ncitation: parts\ndatasets:\n  - id: big_parts\n"
+    "    parts: ../../inputs/parts\n    quantities: {E: err, uE: sigma}\n"
+    "    features: {temp: temp}\n")
+Path("small.yaml").write_text(yaml.safe_dump({"profiles": {"quick": {"analysis": {"validate": {
+    "parts_subsample": 10_000, "n_boot": 200, "n_permutations": 199}}}}}))
+PY
+  )
+  local args=(validate --configfile small.yaml --config datasets=big_parts profile=quick)
+  echo "== SLURM run (workflow/profiles/slurm) in $dir/slurm"
+  (cd slurm && time snakemake --profile workflow/profiles/slurm --jobs 8 \
+      --slurm-status-command squeue --slurm-init-seconds-before-status-checks 5 \
+      --seconds-between-status-checks 5 "${args[@]}")
+  echo "== local run (--cores 2) in $dir/local"
+  mkdir local && cp -r slurm/. local/ && rm -rf local/results local/logs local/.snakemake
+  (cd local && time snakemake --cores 2 "${args[@]}")
+  echo "== compare the page's tables"
+  local differ=0 n=0
+  while IFS= read -r f; do
+    n=$((n + 1))
+    cmp -s "slurm/$f" "local/$f" || { echo "DIFFERS: $f"; differ=1; }
+  done < <(cd local && find results/datasets/big_parts -name '*.csv' -o -name '*.json' -o -name '*.md' | sort)
+  jobs_run="$(grep -c 'has been submitted with SLURM jobid\|Submitted batch job' slurm/.snakemake/log/*.log || true)"
+  echo "$n tables compared; SLURM jobs submitted: $jobs_run"
+  [ "$n" -gt 5 ] && [ "$differ" = 0 ] && echo "SLURM and local outputs are byte-identical" || exit 1
+}
+
 case "${1:-}" in
   install) install ;;
   start) start ;;
   stop) stop ;;
   status) status ;;
   check) shift; check "$@" ;;
-  *) sed -n '2,16p' "$0"; exit 2 ;;
+  check-parts) shift; check_parts "$@" ;;
+  *) sed -n '2,20p' "$0"; exit 2 ;;
 esac

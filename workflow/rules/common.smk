@@ -15,6 +15,7 @@ from snakemake.io import get_flag_value, is_flagged  # noqa: E402
 
 from uqval._internal.atomic import remove_stale_temporaries, write_text  # noqa: E402
 from uqval._internal.errors import UqvalError  # noqa: E402
+from uqval._internal.parts import PartsSource  # noqa: E402
 from uqval.pipeline.registry import load_registry  # noqa: E402
 from uqval.pipeline.workflow_config import (
     registry_dirs,
@@ -98,12 +99,65 @@ UC = "results/ucc"
 
 
 def _alternation(names):
+    """A regular expression matching exactly the `names` (none: matching nothing)."""
+    if not names:
+        return "(?!)"
     return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
 
 
 wildcard_constraints:
     dataset=_alternation(REGISTRY.datasets),
     rawfile=_alternation(REGISTRY.files),
+
+
+# Datasets given as parts (`parts:`, a folder or glob of Parquet files): validated by the
+# rules of stages/parts.smk, one job per part and pass; no prepared table, so none of the
+# stages that read one (prepare, screening, simulated references, UCC, flowchart) and their
+# own page rule (their wildcard constraints give the page rules disjoint ids).
+ALL_PARTS_IDS = [d for d, spec in REGISTRY.datasets.items() if spec.parts is not None]
+SOURCE_IDS = [d for d, spec in REGISTRY.datasets.items() if spec.parts is None]
+PARTS_DATASETS = [d for d in DATASETS if REGISTRY.get(d).parts is not None]
+PREPARED_DATASETS = [d for d in DATASETS if REGISTRY.get(d).parts is None]
+
+
+def _list_parts(dataset):
+    try:
+        return [str(p) for p in PartsSource(REGISTRY.get(dataset).parts).files()]
+    except UqvalError as exc:
+        sys.exit(f"Error: dataset {dataset}: {exc}")
+
+
+# The parts of each selected dataset, in reading order (listed when the workflow is planned;
+# rule parts_index refuses a listing that changed since).
+PARTS_FILES = {d: _list_parts(d) for d in PARTS_DATASETS}
+
+
+def parts_file(wildcards):
+    """Part k of a dataset (its Parquet file, an input: editing it re-runs its jobs)."""
+    return PARTS_FILES[wildcards.dataset][int(wildcards.k)]
+
+
+def parts_outputs(kind):
+    """Input function: the file of pass `kind` (first, second) of every part."""
+
+    def files(wildcards):
+        d = wildcards.dataset
+        return [f"results/parts/{d}/{kind}/{k}.npz" for k in range(len(PARTS_FILES[d]))]
+
+    return files
+
+
+def parts_columns_param(wildcards):
+    """The columns of a dataset given as parts (uqval.pipeline.parts.parts_columns), as
+    plain data for params: (any change of them re-runs the dataset's jobs)."""
+    from uqval.pipeline.parts import parts_columns
+
+    spec = REGISTRY.get(wildcards.dataset)
+    return dataclasses.asdict(parts_columns(spec.entry, spec.id))
+
+
+PARTS_CONSTRAINT = _alternation(ALL_PARTS_IDS)
+PARTS_SUBSAMPLE = ANALYSIS["validate"]["parts_subsample"]
 
 
 def dataset_raw_files(wildcards):
@@ -138,10 +192,10 @@ def dataset_levels(wildcards):
 
 
 # Datasets with standard uncertainties uE (average-calibration and screening stages).
-UNCERTAINTY_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_uncertainty]
+UNCERTAINTY_DATASETS = [d for d in PREPARED_DATASETS if REGISTRY.get(d).has_uncertainty]
 # Datasets with uE or half-widths U_P (the flowchart of results/validate/ and the UCC gain);
 # quantile sets and [low, high] intervals are validated by coverage on their pages only.
-BAND_DATASETS = [d for d in DATASETS if REGISTRY.get(d).has_band]
+BAND_DATASETS = [d for d in PREPARED_DATASETS if REGISTRY.get(d).has_band]
 
 
 def paper_sets(paper):

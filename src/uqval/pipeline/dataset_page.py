@@ -46,6 +46,7 @@ __all__ = [
     "interval_page",
     "one_line_summary",
     "pages_html",
+    "parts_page",
     "pages_index",
     "pages_present",
     "predictive_page",
@@ -233,7 +234,6 @@ def variance_page(
     """Validate a prepared table (columns E, uE, X_<feature>) with :func:`uqval.validate`,
     save the engine's files to ``directory`` and write ``index.html`` and ``page.json``.
     Returns the content of ``page.json``."""
-    from uqval.report.validation import figure_specs, report_content
     from uqval.validation import validate
 
     directory = Path(directory)
@@ -243,6 +243,17 @@ def variance_page(
         n_boot=n_boot, n_bins=n_bins, n_permutations=n_permutations, uncertainty_name="uE",
         n_workers=n_workers, groups=table["G"].to_numpy() if report.get("group") else None,
     )
+    return _result_page(result, report, directory, extra, _single_digest(report))
+
+
+def _result_page(result: Any, report: Mapping[str, Any], directory: Path,
+                 extra: Mapping[str, pd.DataFrame] | None, digest: str | None,
+                 note: str | None = None) -> dict[str, Any]:
+    """Save the engine's files of ``result`` to ``directory``, write ``index.html`` (its
+    report with ``note`` after the summary, the tables ``extra`` first and the dataset's
+    parameters) and ``page.json``; return the content of ``page.json``."""
+    from uqval.report.validation import figure_specs, report_content
+
     result.save(directory)
     base = report_content(result, figures=[
         (spec[0], section) for spec, section in zip(
@@ -251,9 +262,10 @@ def variance_page(
     content = dataclasses.replace(
         base,
         title=f"Uncertainty validation of {report['id']}",
+        summary_markdown=base.summary_markdown + (f"\n\n{note}" if note else ""),
         tables={**(extra or {}), **base.tables},
         parameters=_page_parameters(report, base.parameters),
-        input_sha256=_single_digest(report),
+        input_sha256=digest,
     )
     summary = {
         "id": report["id"],
@@ -265,6 +277,37 @@ def variance_page(
     }
     _write_page(directory, content, summary)
     return summary
+
+
+PARTS_NOTE = (
+    "**Not run for this dataset:** the simulated references, the heavy-tail screening, the "
+    "UCC gain over a constant band and the flowchart of `results/validate/` read the whole "
+    "table in memory; a dataset given as parts is validated part by part (one job per part "
+    "and pass), so these jobs were skipped. The stages, verdicts and advice below are those of "
+    "`uqval validate` on the same parts.")
+
+
+def parts_page(result: Any, spec: Mapping[str, Any], index: Mapping[str, Any],
+               directory: str | Path) -> dict[str, Any]:
+    """The page of a dataset given as parts (:mod:`uqval.pipeline.parts`): the engine's files
+    of ``result`` (the :class:`~uqval.validation.ValidationResult` of its parts), the note
+    :data:`PARTS_NOTE`, the parts (folder, count, rows stored) and the YAML entry's
+    provenance; ``spec`` is the registry entry as plain data, ``index`` the parts' index
+    (rule parts_index). Returns ``page.json``."""
+    directory = Path(directory)
+    counts = result.row_counts or {}
+    entry = spec["entry"]
+    report = {"id": spec["id"], "title": entry.get("title", spec["id"]),
+              "citation": spec.get("citation", ""), "config_file": spec.get("config_file", ""),
+              "units": entry.get("units"), "M": counts.get("rows used", 0),
+              "n_raw": counts.get("rows in input", 0)}
+    parts = pd.DataFrame({"parts": [shown_path(index["source"])], "files": [len(index["files"])],
+                          "rows stored": [index["rows_stored"]],
+                          "subsample rows": [index["subsample"]],
+                          "SHA-256 of the parts": [result.input_sha256 or ""]})
+    extra = {"Parts (SHA-256: of the lines 'relative path, TAB, SHA-256 of the file', in "
+             "reading order)": parts}
+    return _result_page(result, report, directory, extra, result.input_sha256, PARTS_NOTE)
 
 
 def _features(table: pd.DataFrame, report: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,10 @@ import pandas as pd
 
 from uqval.report.files import csv_safe
 
+COLUMNS = ["id", "family", "title", "M", "n_raw", "n_filtered", "filtered", "kind", "features",
+           "units", "source"]
+"""Columns of the table (also of an empty one: every selected dataset given as parts)."""
+
 
 def summarize_reports(report_files: Iterable[str | Path]) -> pd.DataFrame:
     """One row per dataset: id, family, M, raw rows, rows removed per filter, units, source.
@@ -35,7 +39,7 @@ def summarize_reports(report_files: Iterable[str | Path]) -> pd.DataFrame:
                 "source": rep["citation"],
             }
         )
-    return csv_safe(pd.DataFrame(rows))
+    return csv_safe(pd.DataFrame(rows, columns=COLUMNS))
 
 
 def size_values(summary: pd.DataFrame) -> pd.DataFrame:

@@ -27,6 +27,11 @@ Dataset files are exchanged between users, so they are read as untrusted input:
   without being opened) inside its folder: a symbolic link to a file elsewhere is refused
   and named, never quoted; messages about a file that is not a dataset family file (no
   ``family``/``datasets`` keys, or invalid YAML) give the line and column, not its content;
+* ``parts:`` (a dataset given as a folder or glob of Parquet files) is resolved as a
+  ``local:`` file (absolute, or relative to the YAML file's folder) and must name an existing
+  folder; its quantities, features and group must be column names
+  (:func:`uqval.pipeline.parts.parts_columns`); the files, listed when the workflow is
+  planned, may not lead out of that folder (:class:`uqval._internal.parts.PartsSource`);
 * every expression is checked (:func:`uqval.pipeline.expression.check_expression`) and every
   ``key_value`` pattern compiled and screened (:func:`check_key_value_pattern`) at load time.
 
@@ -453,11 +458,14 @@ class DatasetSpec:
     local_files: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """User's own files (``files: [{local: PATH}]``): source text -> resolved absolute path.
     They are read in place, not fetched, and need no pin."""
+    parts: str | None = None
+    """A dataset given as parts (``parts:``): its folder or glob pattern, absolute
+    (:func:`uqval.pipeline.parts.resolve_parts`); None for a dataset read from sources."""
 
     @property
     def source_files(self) -> list[str]:
         """Raw files (relative to the data root) this dataset reads, in source order."""
-        return [src["file"] for src in self.entry["sources"]]
+        return [src["file"] for src in self.entry.get("sources", [])]
 
     @property
     def predictive_kind(self) -> str | None:
@@ -564,7 +572,7 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
     files = []
     keys: dict[str, str] = {}
     local: dict[str, str] = {}
-    for i, f in enumerate(doc["files"]):
+    for i, f in enumerate(doc.get("files", [])):
         if "local" in f:
             if f["local"] in local:
                 raise ConfigError(f"{path}: files[{i}].local '{_short(f['local'])}' is listed twice")
@@ -587,8 +595,14 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
         where = f"{path}: dataset '{merged['id']}'"
         for name in merged.get("features", {}):
             check_feature_name(name, f"{where}, features")
+        if "parts" in merged:
+            if "sources" in merged:
+                raise ConfigError(f"{where} gives both parts and sources; a dataset reads "
+                                  "either Parquet parts or source files")
+            datasets.append(_parts_dataset(path, doc, merged, where))
+            continue
         if "sources" not in merged or "quantities" not in merged:
-            raise ConfigError(f"{where} needs sources and quantities")
+            raise ConfigError(f"{where} needs sources and quantities (or parts and quantities)")
         for k, src in enumerate(merged["sources"]):
             if src["file"] not in known_paths:
                 raise ConfigError(
@@ -621,6 +635,20 @@ def load_family(path: Path, schema: dict[str, Any]) -> tuple[list[RegisteredFile
             )
         )
     return files, datasets
+
+
+def _parts_dataset(path: Path, doc: dict[str, Any], merged: dict[str, Any],
+                   where: str) -> DatasetSpec:
+    """A dataset given as parts (:mod:`uqval.pipeline.parts`): its columns checked, its folder
+    or glob resolved."""
+    from uqval.pipeline.parts import parts_columns, resolve_parts
+
+    parts_columns(merged, where)
+    return DatasetSpec(id=merged["id"], family=doc["family"], citation=doc["citation"],
+                       enabled=bool(doc.get("enabled", True)),
+                       needs_internet=bool(doc.get("needs_internet", False)),
+                       config_file=str(path), entry=merged,
+                       parts=resolve_parts(path, merged["parts"], f"{where}, parts"))
 
 
 def _family_files(dirs: Sequence[Path]) -> list[Path]:

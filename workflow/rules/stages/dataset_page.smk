@@ -17,6 +17,8 @@ rule dataset_engine:
         "logs/datasets/engine/{dataset}.log",
     benchmark:
         "results/benchmarks/datasets/engine/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     priority: 1
     conda:
         "../../../envs/uqval.yaml"
@@ -43,6 +45,8 @@ rule dataset_page:
         "logs/datasets/{dataset}.log",
     benchmark:
         "results/benchmarks/datasets/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     conda:
         "../../../envs/uqval.yaml"
     threads: lambda wc: 1 if validated_by_engine(wc.dataset) else 2

@@ -11,6 +11,8 @@ rule prepare_dataset:
         report="data/prepared/{dataset}.json",
     log:
         "logs/prepare/{dataset}.log",
+    wildcard_constraints:
+        dataset=_alternation(SOURCE_IDS),
     conda:
         "../../../envs/uqval.yaml"
     threads: 1
@@ -26,7 +28,7 @@ rule prepare_dataset:
 
 rule datasets_table:
     input:
-        reports=expand("data/prepared/{dataset}.json", dataset=DATASETS),
+        reports=expand("data/prepared/{dataset}.json", dataset=PREPARED_DATASETS),
         library=LIBRARY,
     output:
         table=report(
