@@ -408,9 +408,15 @@ def validate_parts(
         subsample: rows of the seeded uniform subsample (at least 10 000); a set of at most
             this many rows is validated whole.
         n_jobs: threads reading the parts (no effect on the numbers).
-        seed, n_boot, n_permutations, n_bins, n_ucc_permutations, alpha, tolerance,
-        n_workers, progress: as for :func:`uqval.validate` (``n_boot``: Poisson-bootstrap
-            replicates of all rows).
+        seed: seed of every random step (an integer >= 0).
+        n_boot: Poisson-bootstrap replicates of all rows (scale factor).
+        n_permutations: as for :func:`uqval.validate`.
+        n_bins: as for :func:`uqval.validate`.
+        n_ucc_permutations: as for :func:`uqval.validate`.
+        alpha: as for :func:`uqval.validate`.
+        tolerance: as for :func:`uqval.validate`.
+        n_workers: threads of the engine's permutations (no effect on the numbers).
+        progress: called with a short message before each long step.
 
     Raises:
         DataError: naming the file, column and row, for a bad part; a group split across
