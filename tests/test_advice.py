@@ -374,3 +374,31 @@ def test_a_lone_bin_beyond_the_band_is_advised_with_heavy_tails():
     top = mine[mine["low"] > 0.9]
     assert len(top) == 1 and top["factor"].iloc[0] > 2.0
     assert res.stages.set_index("variable").loc["x", "label"] == "not right"
+
+
+def test_one_row_at_z35_is_named_and_does_not_set_the_factor():
+    """Issue 37, item 4: one row at z = 35 among 2500 carries a quarter of sum(Z^2) while the
+    top 1 % carry less than half; 8 % of the rows (far from training) have errors 2.4x their
+    uncertainty, the rest are right. The row is named, no global factor is advised (without
+    it the rows need 1 where near and 2.4 where far, not one factor), and the far range gets
+    its own factor near 2.4."""
+    rng = np.random.default_rng(0)
+    m = 2500
+    distance = rng.uniform(0.0, 1.0, m)
+    far = distance > 0.92
+    u = np.ones(m)
+    e = rng.standard_normal(m) * np.where(far, 2.4, 1.0)
+    e[0], distance[0] = 35.0, 0.5
+    z2 = e**2
+    assert 0.25 < z2[0] / z2.sum() and np.sort(z2)[::-1][:25].sum() / z2.sum() < 0.5
+    res = uqval.validate(e, u, {"distance": distance}, seed=0, **FAST)
+    a = res.advice
+    assert a.iloc[0]["action"] == "inspect_rows" and res.dominant_rows.tolist() == [0]
+    assert "1 row(s) (0.040 % of the rows) carry" in a.iloc[0]["reason"]
+    assert "scale" not in set(a["action"])
+    ranged = a[a["action"] == "recalibrate_per_range"]
+    assert len(ranged) == 1 and ranged.iloc[0]["low"] > 0.9
+    r = ranged.iloc[0]
+    inside = (distance >= r["low"]) & (distance <= r["high"])
+    assert inside.sum() == r["rows"] and (inside == far).mean() > 0.99
+    assert r["factor"] == pytest.approx(np.sqrt(np.mean(z2[inside])), rel=1e-9)

@@ -75,6 +75,23 @@ def test_t3_errors_declared_normal_fail_the_shape_with_a_heavy_tail_diagnosis():
     assert declared_right.verdict == "pass"
 
 
+def test_too_narrow_and_off_centre_are_both_said():
+    """Intervals 1.5x too narrow *and* predictions 0.5 sd too high: P(y below the median) =
+    Phi(-0.5/1.5) = 0.37, a bias the width finding must not hide (and not said when the
+    median is right)."""
+    rng, mu, sd, _ = normal_case()
+    y = mu + sd * (0.5 + 1.5 * rng.standard_normal(mu.size))
+    s = shape_check(uqval.Normal(mu, sd).pit(y), alpha=0.05, tolerance=0.1)
+    assert s.shares.set_index("share").loc["below the median", "value"] == pytest.approx(
+        stats.norm.cdf(-0.5 / 1.5), abs=0.03)
+    assert s.diagnosis.startswith("the predictive distributions are too narrow")
+    assert "off-centre: too many observations lie above the predictive median" in s.diagnosis
+    centred = shape_check(uqval.Normal(mu, sd).pit(mu + 1.5 * sd * rng.standard_normal(mu.size)),
+                          alpha=0.05, tolerance=0.1)
+    assert centred.diagnosis.startswith("the predictive distributions are too narrow")
+    assert "off-centre" not in centred.diagnosis
+
+
 def test_quantile_q95_really_q90_is_found_per_level():
     rng, mu, sd, _ = normal_case()
     y = mu + sd * rng.standard_normal(mu.size)

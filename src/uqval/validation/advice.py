@@ -37,7 +37,7 @@ from scipy import stats
 
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
-from uqval.calibration.robust_scale import RobustScale, TailShares
+from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
 from uqval.stats.intervals import cho_vv, power_interval
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
@@ -56,11 +56,34 @@ MAX_RANGES = 6
 """Most ranges advised per variable (the largest ones)."""
 
 
-def is_dominated(tails: TailShares, scale: float, robust: RobustScale) -> bool:
-    """A few rows decide the average: the top 1 % of rows carry more than half of sum(Z^2)
-    (:data:`uqval.validation.rules.DOMINANT_SHARE`) *and* sqrt(ZMS) lies above the robust
-    factor's interval (without them, the rows say something else)."""
-    return tails.top_1_percent > rules.DOMINANT_SHARE and scale > robust.ci_high
+def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
+                 errors: NDArray[np.float64], uncertainties: NDArray[np.float64]) -> bool:
+    """A few rows decide the average: sqrt(ZMS) lies above the robust factor's interval
+    (without them, the rows say something else) *and* either the top 1 % of rows carry more
+    than half of sum(Z^2) (:data:`uqval.validation.rules.DOMINANT_SHARE`), or the dominant
+    rows (:func:`uqval.calibration.robust_scale.dominant_rows`) are at most
+    :data:`uqval.validation.rules.FEW_ROWS` of the rows (at least one) and carry more than
+    :data:`uqval.validation.rules.FEW_ROWS_SUM_SHARE` of sum(Z^2) (one row at z = 35 among
+    2500 carries a quarter of the sum while the top 1 % carry less than half).
+
+    >>> from uqval.calibration.robust_scale import robust_scale_factor, z2_tail_shares
+    >>> rng = np.random.default_rng(0)
+    >>> e, u = rng.standard_normal(2500), np.ones(2500)
+    >>> e[0] = 35.0  # 1225 of sum(Z^2) = 3714: a third, and the top 1 % carry 39 %
+    >>> tails, robust = z2_tail_shares(e, u), robust_scale_factor(e, u)
+    >>> scale = float(np.sqrt(np.mean(e**2)))
+    >>> round(tails.top_1_percent, 2), is_dominated(tails, scale, robust, e, u)
+    (0.39, True)
+    """
+    if scale <= robust.ci_high:
+        return False
+    if tails.top_1_percent > rules.DOMINANT_SHARE:
+        return True
+    rows = dominant_rows_unchecked(errors, uncertainties, robust)
+    if not 0 < rows.size <= max(1, int(rules.FEW_ROWS * errors.size)):
+        return False
+    z2 = np.square(errors / uncertainties)
+    return float(z2[rows].sum() / z2.sum()) > rules.FEW_ROWS_SUM_SHARE
 
 
 def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
@@ -397,7 +420,7 @@ def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
     """The advice rows of a validation (module docstring), most important first."""
     m = int(a.uncertainties.size)
-    dominated = is_dominated(a.tails, a.scale[0], a.robust)
+    dominated = is_dominated(a.tails, a.scale[0], a.robust, a.errors, a.uncertainties)
     rows: list[dict] = []
     if dominated:
         rows.append(_row("data", "inspect_rows", _dominant_reason(a, m),
