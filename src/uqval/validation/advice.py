@@ -268,9 +268,15 @@ def consistency_factors(a: AdviceInputs) -> NDArray[np.float64] | None:
     name = a.uncertainty_name
     if name not in a.bins or not _relevant(a.verdicts, "consistency", name, "LZMS"):
         return None
-    table = a.bins[name]
-    # tie-aware bins never split a tie group: the first bin whose upper end reaches u
-    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), a.uncertainties),
+    return _bin_factors(a, a.bins[name], a.uncertainties)
+
+
+def _bin_factors(a: AdviceInputs, table: pd.DataFrame,
+                 x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row's sqrt(<Z^2>) over its bin of ``x`` (bins of ``table``), for the given
+    uncertainties and without the dominant rows (1 in a bin they leave empty)."""
+    # tie-aware bins never split a tie group: the first bin whose upper end reaches x
+    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), x),
                         len(table) - 1)
     z2 = np.square(a.errors / a.uncertainties)
     keep = np.ones(z2.size, dtype=bool)
@@ -417,6 +423,62 @@ def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
     return both if both.sum() >= 0.5 * inside.sum() else np.zeros_like(inside)
 
 
+def _feature_gain(ranges: list[dict], global_factor: float) -> float:
+    """Gain of a feature's advised ranges: sum over them of n (g - 1 - ln g), g the squared
+    ratio of the range's factor to the global one (the drop in the normal deviance, QLIKE, of
+    those rows when their variances are rescaled by g)."""
+    g = [(r["factor"] / global_factor) ** 2 for r in ranges]
+    return float(sum(r["rows"] * (x - 1.0 - math.log(x)) for r, x in zip(ranges, g, strict=True)))
+
+
+def _explained_by_strongest_feature(a: AdviceInputs, rows: list[dict], m: int,
+                                    global_factor: float) -> list[dict]:
+    """Drop the ranges of a feature that the ranges of the strongest feature explain.
+
+    Two correlated features (x2 = x1 + noise) share the rows of a range that only one of them
+    causes: the other's range is then off too, and advising both recalibrates those rows
+    twice. The strongest feature is the one whose advised ranges gain most
+    (:func:`_feature_gain`); every other feature's range is re-judged with each row's
+    uncertainty multiplied by the factor of its bin of the strongest feature (sqrt(<Z^2>) of
+    the bin, as :func:`consistency_factors` does along uE), without the dominant rows: a
+    range then right within the band is not advised, and one ``none`` row per feature says so
+    (fix the strongest feature first). A range that stays off (an effect of its own) is
+    kept."""
+    by_feature: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["stage"] == "adaptivity" and r["action"] == "recalibrate_per_range":
+            by_feature.setdefault(r["variable"], []).append(r)
+    if len(by_feature) < 2:
+        return rows
+    best = max(by_feature, key=lambda k: _feature_gain(by_feature[k], global_factor))
+    per_row = _bin_factors(a, a.bins[best], a.features[best])
+    band = factor_band(a.tolerance)
+    dropped: dict[str, list[dict]] = {}
+    for name, ranges in by_feature.items():
+        if name == best:
+            continue
+        for r in ranges:
+            keep = (a.features[name] >= r["low"]) & (a.features[name] <= r["high"])
+            keep[a.dominant] = False
+            if keep.sum() < rules.MIN_BIN_COUNT:
+                continue
+            z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
+            if band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]:
+                dropped.setdefault(name, []).append(r)
+    if not dropped:
+        return rows
+    gone = {id(r) for ranges in dropped.values() for r in ranges}
+    out = [r for r in rows if id(r) not in gone]
+    for name, ranges in dropped.items():
+        n = sum(r["rows"] for r in ranges)
+        out.append(_row("adaptivity", "none", (
+            f"{len(ranges)} range(s) of {name} ({fmt(100 * n / m, 2)} % of the rows) depart "
+            f"only as much as the ranges advised along {best} explain: once the uncertainties "
+            f"are recalibrated there, they are right within ±{fmt(100 * a.tolerance, 2)} %; "
+            f"fix {best} first, then validate again"), variable=name, rows=n, m=m))
+    return out
+
+
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
     """The advice rows of a validation (module docstring), most important first."""
     m = int(a.uncertainties.size)
@@ -435,6 +497,7 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor, per_row)
+    rows = _explained_by_strongest_feature(a, rows, m, global_factor)
     advised = [r for r in rows if r["stage"] == "adaptivity"
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
