@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -73,6 +75,52 @@ def test_t3_errors_declared_normal_fail_the_shape_with_a_heavy_tail_diagnosis():
     declared_right = shape_check(uqval.StudentT(mu, sd=sd, nu=3).pit(y), alpha=0.05,
                                  tolerance=0.1)
     assert declared_right.verdict == "pass"
+
+
+def test_too_narrow_and_off_centre_are_both_said():
+    """Intervals 1.5x too narrow *and* predictions 0.5 sd too high: P(y below the median) =
+    Phi(-0.5/1.5) = 0.37, a bias the width finding must not hide (and not said when the
+    median is right)."""
+    rng, mu, sd, _ = normal_case()
+    y = mu + sd * (0.5 + 1.5 * rng.standard_normal(mu.size))
+    s = shape_check(uqval.Normal(mu, sd).pit(y), alpha=0.05, tolerance=0.1)
+    assert s.shares.set_index("share").loc["below the median", "value"] == pytest.approx(
+        stats.norm.cdf(-0.5 / 1.5), abs=0.03)
+    assert s.diagnosis.startswith("the predictive distributions are too narrow")
+    assert "off-centre: too many observations lie above the predictive median" in s.diagnosis
+    centred = shape_check(uqval.Normal(mu, sd).pit(mu + 1.5 * sd * rng.standard_normal(mu.size)),
+                          alpha=0.05, tolerance=0.1)
+    assert centred.diagnosis.startswith("the predictive distributions are too narrow")
+    assert "off-centre" not in centred.diagnosis
+
+
+def test_a_range_worse_than_a_global_miss_is_named_next_to_the_global_factor():
+    """Quantiles 1.4x too narrow everywhere and 2x too narrow where x > 0.8: the 90 %
+    intervals cover 2 Phi(1.645/1.4) - 1 = 0.76 in most rows and 2 Phi(1.645/2) - 1 = 0.59
+    there, so every bin misses 0.9; the global widening is advised and so is the range
+    x > 0.8 (its coverage is below the rows' overall coverage). Without the worse range no
+    range is advised."""
+    rng, mu, sd, x = normal_case()
+    tau = np.array([0.05, 0.25, 0.5, 0.75, 0.95])
+    q = uqval.Quantiles(tau, mu[:, None] + sd[:, None] * stats.norm.ppf(tau)[None, :])
+    noise = rng.standard_normal(mu.size)
+    y = mu + np.where(x > 0.8, 2.0, 1.4) * sd * noise
+    a = uqval.validate(y, q, {"x": x}, seed=0, **FAST).advice
+    at90 = a[a["level"] == 0.9]
+    assert "widen" in set(at90["action"])
+    ranged = at90[at90["action"] == "recalibrate_per_range"]
+    assert len(ranged) >= 1 and (ranged["variable"] == "x").all()
+    assert (ranged["low"] > 0.75).all() and ranged["high"].max() == pytest.approx(x.max())
+    covered = np.abs(y - mu) <= stats.norm.ppf(0.95) * sd
+    for r in ranged.itertuples():
+        inside = (x >= r.low) & (x <= r.high)
+        here, overall = map(float, re.search(r"cover ([\d.]+) % of the rows, less than the "
+                                             r"([\d.]+) % of all rows", r.reason).groups())
+        assert inside.sum() == r.rows
+        assert here == pytest.approx(100 * covered[inside].mean(), abs=0.05)
+        assert overall == pytest.approx(100 * covered.mean(), abs=0.05)
+    same = uqval.validate(mu + 1.4 * sd * noise, q, {"x": x}, seed=0, **FAST).advice
+    assert "recalibrate_per_range" not in set(same.loc[same["stage"] == "coverage", "action"])
 
 
 def test_quantile_q95_really_q90_is_found_per_level():

@@ -37,7 +37,7 @@ from scipy import stats
 
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
-from uqval.calibration.robust_scale import RobustScale, TailShares
+from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
 from uqval.stats.intervals import cho_vv, power_interval
 from uqval.validation import rules
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
@@ -56,11 +56,34 @@ MAX_RANGES = 6
 """Most ranges advised per variable (the largest ones)."""
 
 
-def is_dominated(tails: TailShares, scale: float, robust: RobustScale) -> bool:
-    """A few rows decide the average: the top 1 % of rows carry more than half of sum(Z^2)
-    (:data:`uqval.validation.rules.DOMINANT_SHARE`) *and* sqrt(ZMS) lies above the robust
-    factor's interval (without them, the rows say something else)."""
-    return tails.top_1_percent > rules.DOMINANT_SHARE and scale > robust.ci_high
+def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
+                 errors: NDArray[np.float64], uncertainties: NDArray[np.float64]) -> bool:
+    """A few rows decide the average: sqrt(ZMS) lies above the robust factor's interval
+    (without them, the rows say something else) *and* either the top 1 % of rows carry more
+    than half of sum(Z^2) (:data:`uqval.validation.rules.DOMINANT_SHARE`), or the dominant
+    rows (:func:`uqval.calibration.robust_scale.dominant_rows`) are at most
+    :data:`uqval.validation.rules.FEW_ROWS` of the rows (at least one) and carry more than
+    :data:`uqval.validation.rules.FEW_ROWS_SUM_SHARE` of sum(Z^2) (one row at z = 35 among
+    2500 carries a quarter of the sum while the top 1 % carry less than half).
+
+    >>> from uqval.calibration.robust_scale import robust_scale_factor, z2_tail_shares
+    >>> rng = np.random.default_rng(0)
+    >>> e, u = rng.standard_normal(2500), np.ones(2500)
+    >>> e[0] = 35.0  # 1225 of sum(Z^2) = 3714: a third, and the top 1 % carry 39 %
+    >>> tails, robust = z2_tail_shares(e, u), robust_scale_factor(e, u)
+    >>> scale = float(np.sqrt(np.mean(e**2)))
+    >>> round(tails.top_1_percent, 2), is_dominated(tails, scale, robust, e, u)
+    (0.39, True)
+    """
+    if scale <= robust.ci_high:
+        return False
+    if tails.top_1_percent > rules.DOMINANT_SHARE:
+        return True
+    rows = dominant_rows_unchecked(errors, uncertainties, robust)
+    if not 0 < rows.size <= max(1, int(rules.FEW_ROWS * errors.size)):
+        return False
+    z2 = np.square(errors / uncertainties)
+    return float(z2[rows].sum() / z2.sum()) > rules.FEW_ROWS_SUM_SHARE
 
 
 def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
@@ -248,9 +271,15 @@ def consistency_factors(a: AdviceInputs) -> NDArray[np.float64] | None:
     name = a.uncertainty_name
     if name not in a.bins or not _relevant(a.verdicts, "consistency", name, "LZMS"):
         return None
-    table = a.bins[name]
-    # tie-aware bins never split a tie group: the first bin whose upper end reaches u
-    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), a.uncertainties),
+    return _bin_factors(a, a.bins[name], a.uncertainties)
+
+
+def _bin_factors(a: AdviceInputs, table: pd.DataFrame,
+                 x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row's sqrt(<Z^2>) over its bin of ``x`` (bins of ``table``), for the given
+    uncertainties and without the dominant rows (1 in a bin they leave empty)."""
+    # tie-aware bins never split a tie group: the first bin whose upper end reaches x
+    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), x),
                         len(table) - 1)
     z2 = np.square(a.errors / a.uncertainties)
     keep = np.ones(z2.size, dtype=bool)
@@ -397,10 +426,66 @@ def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
     return both if both.sum() >= 0.5 * inside.sum() else np.zeros_like(inside)
 
 
+def _feature_gain(ranges: list[dict], global_factor: float) -> float:
+    """Gain of a feature's advised ranges: sum over them of n (g - 1 - ln g), g the squared
+    ratio of the range's factor to the global one (the drop in the normal deviance, QLIKE, of
+    those rows when their variances are rescaled by g)."""
+    g = [(r["factor"] / global_factor) ** 2 for r in ranges]
+    return float(sum(r["rows"] * (x - 1.0 - math.log(x)) for r, x in zip(ranges, g, strict=True)))
+
+
+def _explained_by_strongest_feature(a: AdviceInputs, rows: list[dict], m: int,
+                                    global_factor: float) -> list[dict]:
+    """Drop the ranges of a feature that the ranges of the strongest feature explain.
+
+    Two correlated features (x2 = x1 + noise) share the rows of a range that only one of them
+    causes: the other's range is then off too, and advising both recalibrates those rows
+    twice. The strongest feature is the one whose advised ranges gain most
+    (:func:`_feature_gain`); every other feature's range is re-judged with each row's
+    uncertainty multiplied by the factor of its bin of the strongest feature (sqrt(<Z^2>) of
+    the bin, as :func:`consistency_factors` does along uE), without the dominant rows: a
+    range then right within the band is not advised, and one ``none`` row per feature says so
+    (fix the strongest feature first). A range that stays off (an effect of its own) is
+    kept."""
+    by_feature: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["stage"] == "adaptivity" and r["action"] == "recalibrate_per_range":
+            by_feature.setdefault(r["variable"], []).append(r)
+    if len(by_feature) < 2:
+        return rows
+    best = max(by_feature, key=lambda k: _feature_gain(by_feature[k], global_factor))
+    per_row = _bin_factors(a, a.bins[best], a.features[best])
+    band = factor_band(a.tolerance)
+    dropped: dict[str, list[dict]] = {}
+    for name, ranges in by_feature.items():
+        if name == best:
+            continue
+        for r in ranges:
+            keep = (a.features[name] >= r["low"]) & (a.features[name] <= r["high"])
+            keep[a.dominant] = False
+            if keep.sum() < rules.MIN_BIN_COUNT:
+                continue
+            z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
+            if band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]:
+                dropped.setdefault(name, []).append(r)
+    if not dropped:
+        return rows
+    gone = {id(r) for ranges in dropped.values() for r in ranges}
+    out = [r for r in rows if id(r) not in gone]
+    for name, ranges in dropped.items():
+        n = sum(r["rows"] for r in ranges)
+        out.append(_row("adaptivity", "none", (
+            f"{len(ranges)} range(s) of {name} ({fmt(100 * n / m, 2)} % of the rows) depart "
+            f"only as much as the ranges advised along {best} explain: once the uncertainties "
+            f"are recalibrated there, they are right within ±{fmt(100 * a.tolerance, 2)} %; "
+            f"fix {best} first, then validate again"), variable=name, rows=n, m=m))
+    return out
+
+
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
     """The advice rows of a validation (module docstring), most important first."""
     m = int(a.uncertainties.size) if a.rows is None else a.rows
-    dominated = is_dominated(a.tails, a.scale[0], a.robust)
+    dominated = is_dominated(a.tails, a.scale[0], a.robust, a.errors, a.uncertainties)
     rows: list[dict] = []
     if dominated:
         rows.append(_row("data", "inspect_rows", _dominant_reason(a, m),
@@ -415,6 +500,7 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor, per_row)
+    rows = _explained_by_strongest_feature(a, rows, m, global_factor)
     advised = [r for r in rows if r["stage"] == "adaptivity"
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,

@@ -446,6 +446,10 @@ _SHARES = (
 
 
 def _diagnosis(s: pd.DataFrame) -> str:
+    """What the shares say: the width or tails (central 50 %, outer 10 %, outer 1 %) and,
+    separately, the centre (below the median). A median that is off is a bias of the point
+    predictions whatever the width does, so it is said next to a width or tail finding when
+    its share lies outside its band (intervals too narrow *and* too high are two faults)."""
     def side(name: str) -> int:
         r = s.loc[name]
         return 1 if r.ci_low > r.expected else -1 if r.ci_high < r.expected else 0
@@ -453,25 +457,31 @@ def _diagnosis(s: pd.DataFrame) -> str:
     centre, outer10, outer1, below = (side(n) for n in
                                       ("central 50 %", "outer 10 %", "outer 1 %",
                                        "below the median"))
+    median = s.loc["below the median"]
+    where = "below" if below > 0 else "above"
+    off_centre = (f"the predictions are off-centre: too many observations lie {where} the "
+                  "predictive median; correct the point predictions' bias")
+    width = ""
     if outer1 > 0 and (centre > 0 or outer10 < 0):
-        return ("the tails are heavier than declared: too many observations near the centre "
-                "or far out and too few in between; declare a heavier-tailed family (Student t "
-                "with fewer degrees of freedom, Laplace) rather than rescaling every interval")
-    if outer1 < 0 and (centre < 0 or outer10 > 0):
-        return ("the tails are lighter than declared: declare a lighter-tailed family (e.g. "
-                "normal instead of Student t or Laplace)")
-    if centre < 0 and outer10 > 0:
-        return ("the predictive distributions are too narrow (too few observations in the "
-                "centre, too many in the tails): widen them (the coverage stage says by how "
-                "much at each level)")
-    if centre > 0 and outer10 < 0:
-        return ("the predictive distributions are too wide (too many observations in the "
-                "centre, too few in the tails): narrow them (the coverage stage says by how "
-                "much at each level)")
+        width = ("the tails are heavier than declared: too many observations near the centre "
+                 "or far out and too few in between; declare a heavier-tailed family (Student t "
+                 "with fewer degrees of freedom, Laplace) rather than rescaling every interval")
+    elif outer1 < 0 and (centre < 0 or outer10 > 0):
+        width = ("the tails are lighter than declared: declare a lighter-tailed family (e.g. "
+                 "normal instead of Student t or Laplace)")
+    elif centre < 0 and outer10 > 0:
+        width = ("the predictive distributions are too narrow (too few observations in the "
+                 "centre, too many in the tails): widen them (the coverage stage says by how "
+                 "much at each level)")
+    elif centre > 0 and outer10 < 0:
+        width = ("the predictive distributions are too wide (too many observations in the "
+                 "centre, too few in the tails): narrow them (the coverage stage says by how "
+                 "much at each level)")
+    if width:
+        outside = not median.band_low <= median.value <= median.band_high
+        return f"{width}; and {off_centre}" if below != 0 and outside else width
     if below != 0:
-        where = "below" if below > 0 else "above"
-        return (f"the predictions are off-centre: too many observations lie {where} the "
-                "predictive median; correct the point predictions' bias")
+        return off_centre
     return ("the PIT departs from uniform in a way the shares do not summarise: see the PIT "
             "histogram")
 

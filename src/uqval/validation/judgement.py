@@ -249,7 +249,8 @@ def _dominant_text(advice: pd.DataFrame) -> str:
     data = advice[advice["stage"] == "data"] if not advice.empty else advice
     if data.empty:
         return ""
-    return f"a few rows decide the average ({int(data['rows'].iloc[0])} rows; advice.csv)"
+    n = int(data["rows"].iloc[0])
+    return f"a few rows decide the average ({n} row{'s' if n != 1 else ''}; advice.csv)"
 
 
 def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],

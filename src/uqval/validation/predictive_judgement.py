@@ -15,7 +15,9 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
    :func:`uqval.validation.advice.problem_ranges`) and covers at least 1 % of the rows, with
    its coverage; no global factor is then advised at that level unless every such range
    misses on the side the global coverage does (a global factor would make the other
-   ranges worse).
+   ranges worse). When the level is missed in every bin, the ranges that miss it by more
+   than all rows do (intervals beyond the overall coverage, on the same side, coverage
+   outside the band) are advised next to the global factor.
 4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
    effect: the factor k_L about the intervals' midpoints with its interval.
 
@@ -35,6 +37,7 @@ the pooled spread.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -72,7 +75,16 @@ def _row(stage: str, action: str, reason: str, m: int, *, variable: str = "",
 
 def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
                 intervals: str) -> list[dict]:
-    """The ranges of ``name`` whose coverage at ``level`` misses it (module docstring, 3)."""
+    """The ranges of ``name`` whose coverage at ``level`` misses it (module docstring, 3).
+
+    When the level itself is missed (its coverage fails with a relevant effect: a global
+    factor is advised), a range is one that misses it by more than all rows do: its
+    simultaneous intervals lie beyond the overall coverage on the side of the global miss and
+    its coverage is outside the level's tolerance band. The conditional test says the
+    coverage depends on the variable, and one factor for all rows would leave those ranges
+    short, so they are advised next to the global factor (the same side: it is kept); the
+    ranges that miss the level only as much as every row does are the global miss itself,
+    not ranges (judged against the level, they cover up to every bin)."""
     bins = coverage.bins.get(name)
     if bins is None:
         return []
@@ -80,21 +92,46 @@ def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
     if table.empty:
         return []
     span = float(table["high"].max() - table["low"].min())
+
+    def local(ranges: list[dict]) -> list[dict]:
+        return [r for r in ranges if r["n"] >= MIN_RANGE_SHARE * m
+                and not (r["first"] == 0 and r["last"] == len(table) - 1)]
+
+    ranges, overall = _worse_than_overall(coverage, table, level, local)
+    if not overall:
+        ranges = local(problem_ranges(table, target=level, simultaneous=True))
     out = []
-    for r in problem_ranges(table, target=level, simultaneous=True):
-        if r["n"] < MIN_RANGE_SHARE * m or (r["first"] == 0 and r["last"] == len(table) - 1):
-            continue  # too few rows, or every bin: a global miss, advised by level below
+    for r in ranges:
         few = r["side"] == "below"
         where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
         out.append(_row("coverage", "recalibrate_per_range", (
             f"where {where} the {_pct(level)} {intervals} cover {fmt(100 * r['mean'], 3)} % of "
-            f"the rows: too {'narrow' if few else 'wide'} there; recalibrate them per range "
-            f"({'widen' if few else 'narrow'} them there, e.g. by conformal prediction "
+            f"the rows{overall}: too {'narrow' if few else 'wide'} there; recalibrate them per "
+            f"range ({'widen' if few else 'narrow'} them there, e.g. by conformal prediction "
             f"conditional on {name}), not with one factor for all rows"),
             m, variable=name, low=float(r["low"]), high=float(r["high"]), rows=int(r["n"]),
             level=level))
         out[-1]["side"] = r["side"]
     return out
+
+
+def _worse_than_overall(coverage: CoverageCheck, table: pd.DataFrame, level: float,
+                        local: Callable[[list[dict]], list[dict]]) -> tuple[list[dict], str]:
+    """Ranges missing the level by more than the rows overall do (:func:`_range_rows`), and
+    the words saying so; ([], "") when the level is not missed overall."""
+    levels = coverage.levels.set_index("level")
+    if level not in levels.index:
+        return [], ""
+    g = levels.loc[level]
+    if g["verdict"] != "fail" or g["effect"] != "relevant":
+        return [], ""
+    side = "below" if g["value"] < level else "above"
+    ranges = [r for r in local(problem_ranges(table, target=float(g["value"]),
+                                              simultaneous=True))
+              if r["side"] == side and not g["band_low"] <= r["mean"] <= g["band_high"]]
+    worse = "less" if side == "below" else "more"
+    return ranges, (f", {worse} than the {fmt(100 * float(g['value']), 3)} % of all rows (the "
+                    "coverage depends on it, beyond the global miss advised below)")
 
 
 def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_sentences:

@@ -382,7 +382,7 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high,
                         n_boot if all_rows is None else int(all_rows.boot.shape[0]))
     robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
-    dominated = is_dominated(tails, scale.value, robust)
+    dominated = is_dominated(tails, scale.value, robust, e, u)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
     reference = robust.value if dominated else scale.value
