@@ -139,10 +139,17 @@ def test_cluster_t_bootstrap_matches_brute_force():
     t = np.array([(lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
     np.testing.assert_allclose(res.replicates, t, rtol=1e-9, atol=1e-12)
     lo, hi = np.quantile(t, [0.025, 0.975])
+    q = stats.t.ppf(0.975, 39)  # never narrower than the cluster-robust t(G - 1) interval
+    lo, hi = min(lo, -q), max(hi, q)
     assert (res.ci_low, res.ci_high) == pytest.approx((r0 - hi * se0, r0 - lo * se0), rel=1e-9)
-    t_obs = (r0 - 1.0) / se0
-    p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
-    assert res.p_value(1.0) == pytest.approx(min(1.0, p))
+    for target in (1.0, r0 + 0.5 * q * se0, r0 - 1.5 * q * se0):
+        t_obs = (r0 - target) / se0
+        p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
+        p = max(p, 2 * stats.t.sf(abs(t_obs), 39))
+        assert res.p_value(target) == pytest.approx(min(1.0, p), rel=1e-12)
+        # the test is the interval's: p > 5 % exactly when the target is inside
+        assert (res.p_value(target) > 0.05) == (res.ci_low < target < res.ci_high) or \
+            abs(res.p_value(target) - 0.05) < 2 / 201
 
 
 def test_cluster_interval_covers_where_the_naive_one_does_not():
@@ -236,7 +243,8 @@ def test_validate_with_groups_records_and_respects_them():
                               "x_row": "permuted within groups", "x_grp": "groups exchanged"}
     assert rec.effective_rows == pytest.approx(e.size / rec.design_effect)
     assert "60 groups" in res.parameters["groups"]
-    assert not (res.verdicts["statistic"] == "isotonic MCB (QLIKE)").any()
+    mcb = res.verdicts[res.verdicts["statistic"] == "isotonic MCB (QLIKE)"]
+    assert len(mcb) == 2 and mcb["note"].str.contains("groups: permuted within groups").all()
     z_row = res.verdicts[res.verdicts["statistic"] == "<Z>"].iloc[0]
     assert "cluster-robust" in z_row["note"]
     # the cluster interval is wider than the naive one on the same data and seed
@@ -419,6 +427,7 @@ def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_f
     e = np.where(x_grp > 0.75, 2.0, 1.0) * z * u
     res = validate(e, u, {"x_row": x_row, "x_grp": x_grp}, groups=g, seed=0, **FAST)
     assert res.groups.procedures["uncertainty"] == "groups exchanged"
+    assert not (res.verdicts["statistic"] == "isotonic MCB (QLIKE)").any()  # nothing to permute
     assert res.stage_verdicts["adaptivity: x_grp"] == "fail"
     table = res.bins["x_grp"]
     assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
@@ -438,3 +447,48 @@ def test_bins_along_a_group_level_variable_hold_several_groups():
     assert res.bins["x_grp"].shape[0] == 4  # 20 groups / 5 per bin
     assert res.bins["x_row"].shape[0] == 10
     assert res.bins["x_grp"]["ci_low"].notna().all()
+
+
+def _mcb_brute(e, u):
+    """QLIKE MCB of uE·s beyond one factor, written here: PAV of E² on uE (distinct uE)."""
+    from scipy.optimize import isotonic_regression
+
+    order = np.argsort(u)
+    e2, u2 = e[order] ** 2, u[order] ** 2
+    v = u2 * np.mean(e2 / u2)
+    fit = isotonic_regression(e2, increasing=True).x
+    fit = np.where(fit > 0, fit, fit[fit > 0].min())
+    return np.mean(e2 / v + np.log(v)) - np.mean(e2 / fit + np.log(fit))
+
+
+def test_mcb_permuted_inside_groups_matches_the_enumerated_null():
+    """Six groups of two rows: the 2^6 permutations inside groups, enumerated here, give the
+    exact null of MCB; the compiled test's p-value agrees within its Monte Carlo error, and
+    a uE constant inside every group leaves nothing to permute (p = 1)."""
+    import itertools
+
+    from uqval.calibration.isotonic import mcb_permutation_test
+
+    rng = np.random.default_rng(21)
+    g = np.repeat(np.arange(6), 2)
+    u = rng.uniform(0.5, 2.0, 12)
+    e = u * (rng.standard_normal(6)[g] + rng.standard_normal(12)) * np.where(u > 1.2, 1.5, 1)
+    z = e / u
+    observed = _mcb_brute(e, u)
+    null = []
+    for swaps in itertools.product((False, True), repeat=6):
+        zp = z.copy()
+        for k, s in enumerate(swaps):
+            if s:
+                zp[[2 * k, 2 * k + 1]] = zp[[2 * k + 1, 2 * k]]
+        null.append(_mcb_brute(u * zp, u))
+    exact = np.mean(np.array(null) >= observed - 1e-12)
+    assert 0.05 < exact < 0.95  # a case where the p-value is not at an edge
+    n = 19_999
+    res = mcb_permutation_test(e, u, n_permutations=n, seed=3, groups=g)
+    assert res.miscalibration == pytest.approx(observed, rel=1e-10)
+    assert abs(res.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / n) + 1 / n
+    rows = mcb_permutation_test(e, u, n_permutations=n, seed=3)  # rows exchanged: other null
+    assert abs(rows.p_value - exact) > 4 * np.sqrt(exact * (1 - exact) / n)
+    same = mcb_permutation_test(u[g * 2] * z, u[g * 2], n_permutations=99, seed=3, groups=g)
+    assert same.p_value == 1.0

@@ -396,9 +396,9 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     multiplied by ``average.reference``; ``run_tests=False`` (the paper's rule): the tables
     only. With ``groups`` every test and interval respects the groups
     (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`,
-    :func:`uqval.validation.binfree.grouped_cumulative_tests`; per-bin intervals resample
-    the groups of the bin); the isotonic MCB test, whose permutations ignore groups, is not
-    run."""
+    :func:`uqval.validation.binfree.grouped_binfree_tests`; per-bin intervals resample
+    the groups of the bin); the isotonic MCB test permutes Z inside groups, and is not run
+    when uE is constant inside every group (no permutation inside groups changes it)."""
     m = e.size
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
@@ -479,14 +479,16 @@ def _grouped_conditional(
     tests, levels = grouped_heterogeneity_tests(
         z, [b.labels for _, _, b in binned], groups, variables=xs,
         n_permutations=n_permutations, seed=seeds.permutations, n_workers=n_workers)
-    say("cumulative tests (no bins), group-respecting permutations")
-    cumulative = binfree_module.grouped_cumulative_tests(
-        z, xs, groups, levels, n_permutations=n_permutations, seed=seeds.binfree,
-        n_workers=n_workers)
     procedures = {name: level for (_, name, _), level in zip(variables, levels, strict=True)}
+    mcb = any(stage == "consistency" and procedures[name] == "permuted within groups"
+              for stage, name, _ in variables)
+    say("cumulative " + ("and isotonic " if mcb else "")
+        + "tests (no bins), group-respecting permutations")
+    binfree = binfree_module.grouped_binfree_tests(
+        z, u, xs, groups, levels, mcb=mcb, n_permutations=n_permutations, seed=seeds.binfree,
+        n_workers=n_workers)
     rows = _conditional_rows(binned, tests, tables, average.reference**2, average.p_values,
-                             alpha, (cumulative, (np.nan, np.nan, 0, z.size)), n_permutations,
-                             procedures=procedures)
+                             alpha, binfree, n_permutations, procedures=procedures)
     rows += _untestable_rows(candidates, untestable)
     return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
 
