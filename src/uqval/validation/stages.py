@@ -125,28 +125,38 @@ def _bin_table(
 ) -> pd.DataFrame:
     """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
     interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
-    <Z> (Student t), scaled uE."""
+    <Z> (Student t), scaled uE. With ``groups`` every interval is over the G_b groups of the
+    bin: <Z^2> by BCa on resampled groups, <Z> (and <Z^2> with ``student``) by the
+    cluster-robust t interval (:func:`_cluster_t_interval`); NaN limits for a bin holding
+    one group."""
     z = e / u_scaled
     index_lists = bins.index_lists()
     children = seed.spawn(len(index_lists))
     value, low, high = (np.empty(len(index_lists)) for _ in range(3))
-    for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+    subs = [None if groups is None else groups.subset(idx) for idx in index_lists]
+    for i, (idx, child, sub) in enumerate(zip(index_lists, children, subs, strict=True)):
+        if sub is not None and (student or sub.n_groups < 2):
+            value[i], low[i], high[i] = _cluster_t_interval(np.square(z[idx]), sub)
+            continue
         if student:
             ci = mean_t_interval(np.square(z[idx]))
             value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
             continue
-        if groups is not None:  # resampling the groups of the bin (NaN with one group)
-            sub = groups.subset(idx)
-            if sub.n_groups < 2:
-                value[i], low[i], high[i] = float(np.mean(np.square(z[idx]))), np.nan, np.nan
-                continue
+        if sub is not None:  # resampling the groups of the bin
             res = cluster_bca_bootstrap((z[idx],), _MEAN_SQUARE, sub, n_boot=n_boot,
                                         seed=child, n_workers=n_workers)
         else:
             res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                                 n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
-    zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
+    if groups is None:
+        zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
+    else:  # <Z> over the groups of each bin
+        mean_z = np.array([_cluster_t_interval(z[idx], sub)
+                           for idx, sub in zip(index_lists, subs, strict=True)])
+        zm = pd.DataFrame({"value": mean_z[:, 0], "ci_low": mean_z[:, 1],
+                           "ci_high": mean_z[:, 2],
+                           "valid": (mean_z[:, 1] <= 0.0) & (0.0 <= mean_z[:, 2])})
     return pd.DataFrame({
         "low": bins.low, "high": bins.high, "n": bins.counts,
         "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
@@ -154,6 +164,19 @@ def _bin_table(
         "mean_z": zm["value"].to_numpy(), "mean_z_low": zm["ci_low"].to_numpy(),
         "mean_z_high": zm["ci_high"].to_numpy(), "mean_z_valid": zm["valid"].to_numpy(),
     })
+
+
+def _cluster_t_interval(y: NDArray[np.float64], groups: GroupIndex,
+                        confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of y over rows in groups with the cluster-robust t interval mean ± t_(G-1) se,
+    se the CR1 standard error of :func:`uqval.stats.groups.cluster_mean_se` and t_(G-1) the
+    (1 + confidence)/2 quantile of Student's t with G - 1 degrees of freedom (the test of
+    <Z> in the average stage); NaN limits with one group."""
+    if groups.n_groups < 2:
+        return float(np.mean(y)), np.nan, np.nan
+    mean, se = cluster_mean_se(y, groups)
+    half = float(special.stdtrit(groups.n_groups - 1, 0.5 + confidence / 2.0)) * se
+    return mean, mean - half, mean + half
 
 
 def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
@@ -363,7 +386,7 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
                              math.sqrt(ct.ci_high), ct.p_value(1.0))
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, n_boot)
     tails = z2_tail_shares_unchecked(e, u)
-    robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
+    robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust, groups=groups)
     dominated = is_dominated(tails, scale.value, robust)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
