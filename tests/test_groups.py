@@ -562,3 +562,43 @@ def test_per_bin_mean_z_intervals_are_over_the_groups_of_the_bin():
     wider = (res.bins["x_grp"]["mean_z_high"] - res.bins["x_grp"]["mean_z_low"]) / (
         plain.bins["x_grp"]["mean_z_high"] - plain.bins["x_grp"]["mean_z_low"])
     assert wider.mean() > 1.5  # groups of 10 at ICC 0.5: design effect 5.5 along x_grp
+
+
+def _ed_area(e, a):
+    """Excess-deficit AUUCC (raw units) of bands ±a, from its definition: the trapezoids of
+    deficit against excess at the sorted critical scales e/a (both linear in between)."""
+    k = np.sort(e / a)
+    xi = np.array([np.mean(np.maximum(s * a - e, 0.0)) for s in k])
+    delta = np.array([np.mean(np.maximum(e - s * a, 0.0)) for s in k])
+    return float(np.sum(np.diff(xi) * (delta[1:] + delta[:-1]) / 2.0))
+
+
+def test_ucc_permutations_swap_whole_groups_brute_force():
+    """The paired AUUCC test with groups: one swap bit per group (bit g of the stream), the
+    permuted AUUCCs rebuilt here from the definition; closed form and sorting agree."""
+    from uqval.ucc import PredictionIntervals, auucc_permutation_test, constant_band
+    from uqval.ucc.swap import swap_masks
+
+    e, u, _, g = _set(11, n_groups=40, size=15)
+    n_perm = max(1, min(256, (1 << 16) // e.size))  # one chunk: child 0 of the seed
+    model = PredictionIntervals.from_uncertainty(np.zeros_like(e), u)
+    const = constant_band(np.zeros_like(e))
+    labels = np.array([f"s{k}" for k in g])  # any labels
+    ae = np.abs(e)
+    a_model, a_const = u * np.median(ae / u), np.full(e.size, np.median(ae))  # aligned bands
+    observed = _ed_area(ae, a_model) - _ed_area(ae, a_const)
+    codes = np.unique(labels, return_inverse=True)[1]  # groups in the order of their labels
+    bits = swap_masks(np.random.SeedSequence(7).spawn(1)[0], n_perm, 40)[:, codes]
+    brute = np.array([_ed_area(ae, np.where(b, a_const, a_model))
+                      - _ed_area(ae, np.where(b, a_model, a_const)) for b in bits])
+    tol = 1e-9 * max(_ed_area(ae, a_model), _ed_area(ae, a_const))
+    p = (1 + np.sum(np.abs(brute) >= abs(observed) - tol)) / (n_perm + 1)
+    for algorithm in ("auto", "sort"):
+        res = auucc_permutation_test(e, model, const, "excess", "deficit", normalize="std",
+                                     n_permutations=n_perm, seed=7, groups=labels,
+                                     algorithm=algorithm)
+        np.testing.assert_allclose(res.null_deltas / res.delta, brute / observed, rtol=1e-8)
+        assert res.p_value == pytest.approx(p) and "40 groups swapped whole" in res.algorithm
+    rows = auucc_permutation_test(e, model, const, "excess", "deficit", normalize="std",
+                                  n_permutations=n_perm, seed=7)
+    assert not np.allclose(rows.null_deltas, res.null_deltas)

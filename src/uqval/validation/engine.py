@@ -280,7 +280,7 @@ def validate(
             joint_note = "skipped: the paper's rule has no joint stage"
     ucc, dominant, ucc_without = ranking_stage(
         e, u, e_unit, u_unit, average, n_permutations=n_ucc_permutations, seeds=seeds,
-        n_workers=n_workers, say=say)
+        n_workers=n_workers, say=say, groups=group_index)
     say("figures: curves, bands and per-bin values")
     figures = figure_records(e, u, inputs.features, conditional.bins,
                              scaling=average.reference, seed=seed)

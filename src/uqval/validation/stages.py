@@ -549,11 +549,14 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
 def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                   e_unit: NDArray[np.float64], u_unit: NDArray[np.float64],
                   average: AverageStage, *, n_permutations: int, seeds: Seeds, n_workers: int,
-                  say: Say) -> tuple[UCCGain, NDArray[np.intp], UCCGain | None]:
+                  say: Say, groups: GroupIndex | None = None,
+                  ) -> tuple[UCCGain, NDArray[np.intp], UCCGain | None]:
     """Whether the uncertainties rank the errors (module docstring, 4): the UCC gain with
-    all rows, the rows that decide the average (when a few do) and the gain without them."""
+    all rows, the rows that decide the average (when a few do) and the gain without them;
+    with ``groups`` the permutations swap the bands on whole groups."""
     say("UCC gain over a constant band (permutation test)")
-    ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers)
+    codes = None if groups is None else groups.codes
+    ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers, codes)
     if not average.dominated:
         return ucc, np.empty(0, dtype=np.intp), None
     dominant = dominant_rows_unchecked(e, u, average.robust)
@@ -563,7 +566,7 @@ def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     keep[dominant] = False
     say("UCC gain without the dominant rows")
     return ucc, dominant, ucc_gain(e_unit[keep], u_unit[keep], n_permutations, seeds.ucc,
-                                   n_workers)
+                                   n_workers, None if codes is None else codes[keep])
 
 
 def paper_stage(e: NDArray[np.float64], u: NDArray[np.float64],
