@@ -152,8 +152,8 @@ def _bin_table(
     if groups is None:
         zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
     else:  # <Z> over the groups of each bin
-        mean_z = np.array([_cluster_t_interval(z[idx], sub)
-                           for idx, sub in zip(index_lists, subs, strict=True)])
+        mean_z = np.array([_cluster_t_interval(z[idx], groups.subset(idx))
+                           for idx in index_lists])
         zm = pd.DataFrame({"value": mean_z[:, 0], "ci_low": mean_z[:, 1],
                            "ci_high": mean_z[:, 2],
                            "valid": (mean_z[:, 1] <= 0.0) & (0.0 <= mean_z[:, 2])})
