@@ -226,7 +226,8 @@ def _average_rows(
                    note + ("; " if note else "")
                    + ("interval: square of the BCa interval of sqrt(ZMS)" if groups is None
                       else f"interval and test: studentized bootstrap of ZMS resampling the "
-                      f"{groups.n_groups} groups (cluster-robust se in every resample)"))
+                      f"{groups.n_groups} groups (cluster-robust se in every resample), never "
+                      f"narrower than the cluster-robust t({groups.n_groups - 1}) interval"))
     if scr.zms_reliable:
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
@@ -371,8 +372,9 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
     dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
-    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`) and <Z>
-    has a cluster-robust t test."""
+    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`, never
+    narrower than the cluster-robust t(G - 1) interval), the robust factor from blocks of
+    whole groups, and <Z> has a cluster-robust t test."""
     scr = screen_unchecked(e_unit, u_unit)
     say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
     boot: BootstrapResult | _SqrtInterval
