@@ -18,8 +18,11 @@ a group).
 Settings: the defaults of validate (n_boot 1000, n_permutations 999) except
 n_ucc_permutations = 199 (the ranking test is not studied here), seed = replicate number.
 
+* ``average`` (``--only average``): the average stage alone (ZMS and <Z> rows, Holm) and the
+  scale factor's coverage, on many sets per cell (a few ms per set).
+
 Usage: ``python benchmarks/group_error_rates.py [--reps R] [--reps-other R2] [--power-reps P]
-[--no-cost] [--only alarms|power|cost]``; prints
+[--no-cost] [--only alarms|power|cost|average] [--cells G:n:ICC:tails,...]``; prints
 Markdown tables (benchmarks/group_error_rates.md holds a run).
 """
 
@@ -100,6 +103,39 @@ def false_alarms(reps: int, reps_other: int, first_seed: int = 0,
     return lines
 
 
+def average_only(reps: int, cells) -> list[str]:
+    """The average stage alone (the engine's ``average_stage``: ZMS by the studentized
+    cluster bootstrap, <Z> by the cluster-robust t test, Holm), many sets per cell."""
+    from uqval._internal.checks import unit_scaled
+    from uqval.stats.groups import GroupIndex
+    from uqval.validation.stages import Seeds, average_stage
+
+    lines = ["| G x n (M) | ICC | Z | sets (seeds) | average fails | ZMS row fails | <Z> row fails "
+             "| scale-factor 95 % coverage | mean interval width |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for n_groups, size, rho, tails in cells:
+        fails = zms = mean_z = cover = 0
+        width = 0.0
+        for seed in range(reps):
+            e, u, _, g = grouped_set(seed, n_groups, size, rho, tails)
+            e_unit, u_unit, _ = unit_scaled(e, u)
+            avg = average_stage(e, u, e_unit, u_unit, n_boot=1000, alpha=0.05,
+                                seeds=Seeds.of(seed), n_workers=1, say=lambda _: None,
+                                groups=GroupIndex.from_codes(g))
+            verdicts = [r["verdict"] for r in avg.rows]
+            fails += "fail" in verdicts
+            zms += verdicts[0] == "fail"
+            mean_z += verdicts[1] == "fail"
+            cover += avg.scale.ci_low <= 1.0 <= avg.scale.ci_high
+            width += avg.scale.ci_high - avg.scale.ci_low
+        lines.append(f"| {n_groups} x {size} ({n_groups * size}) | {rho} | {tails} | {reps} "
+                     f"(0-{reps - 1}) | " + " | ".join(
+                         f"{100 * k / reps:.1f} % ({k}/{reps})" for k in (fails, zms, mean_z))
+                     + f" | {100 * cover / reps:.1f} % | {width / reps:.3f} |")
+        print(lines[-1], flush=True)
+    return lines
+
+
 def power(reps: int) -> list[str]:
     lines = ["| planted | groups | found | located | average fails | other feature fails |",
              "|---|---|---|---|---|---|"]
@@ -147,12 +183,16 @@ def main() -> None:
     parser.add_argument("--no-cost", action="store_true")
     parser.add_argument("--cells", help="false-alarm cells G:n:ICC:tails, comma-separated "
                         "(e.g. 50:20:0.5:normal,1000:100:0.5:normal); default: the grid above")
-    parser.add_argument("--only", choices=["alarms", "power", "cost"])
+    parser.add_argument("--only", choices=["alarms", "power", "cost", "average"],
+                        help="average: the average stage alone, --reps-other sets per cell")
     args = parser.parse_args()
+    cells = CELLS if not args.cells else [
+        (int(g), int(n), float(rho), tails)
+        for g, n, rho, tails in (c.split(":") for c in args.cells.split(","))]
+    if args.only == "average":
+        print("\n".join(average_only(args.reps_other, cells)), flush=True)
+        return
     if args.only in (None, "alarms"):
-        cells = CELLS if not args.cells else [
-            (int(g), int(n), float(rho), tails)
-            for g, n, rho, tails in (c.split(":") for c in args.cells.split(","))]
         print("\n".join(false_alarms(args.reps, args.reps_other, args.first_seed,
                                       args.main_only, cells)), flush=True)
     if args.only in (None, "power"):

@@ -139,10 +139,17 @@ def test_cluster_t_bootstrap_matches_brute_force():
     t = np.array([(lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
     np.testing.assert_allclose(res.replicates, t, rtol=1e-9, atol=1e-12)
     lo, hi = np.quantile(t, [0.025, 0.975])
+    q = stats.t.ppf(0.975, 39)  # never narrower than the cluster-robust t(G - 1) interval
+    lo, hi = min(lo, -q), max(hi, q)
     assert (res.ci_low, res.ci_high) == pytest.approx((r0 - hi * se0, r0 - lo * se0), rel=1e-9)
-    t_obs = (r0 - 1.0) / se0
-    p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
-    assert res.p_value(1.0) == pytest.approx(min(1.0, p))
+    for target in (1.0, r0 + 0.5 * q * se0, r0 - 1.5 * q * se0):
+        t_obs = (r0 - target) / se0
+        p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
+        p = max(p, 2 * stats.t.sf(abs(t_obs), 39))
+        assert res.p_value(target) == pytest.approx(min(1.0, p), rel=1e-12)
+        # the test is the interval's: p > 5 % exactly when the target is inside
+        assert (res.p_value(target) > 0.05) == (res.ci_low < target < res.ci_high) or \
+            abs(res.p_value(target) - 0.05) < 2 / 201
 
 
 def test_cluster_interval_covers_where_the_naive_one_does_not():
@@ -236,7 +243,8 @@ def test_validate_with_groups_records_and_respects_them():
                               "x_row": "permuted within groups", "x_grp": "groups exchanged"}
     assert rec.effective_rows == pytest.approx(e.size / rec.design_effect)
     assert "60 groups" in res.parameters["groups"]
-    assert not (res.verdicts["statistic"] == "isotonic MCB (QLIKE)").any()
+    mcb = res.verdicts[res.verdicts["statistic"] == "isotonic MCB (QLIKE)"]
+    assert len(mcb) == 2 and mcb["note"].str.contains("groups: permuted within groups").all()
     z_row = res.verdicts[res.verdicts["statistic"] == "<Z>"].iloc[0]
     assert "cluster-robust" in z_row["note"]
     # the cluster interval is wider than the naive one on the same data and seed
@@ -326,6 +334,30 @@ def test_compare_with_groups_resamples_groups():
     assert width["grouped"] > 1.5 * width["plain"]
     assert grouped.scores.loc[("a", "rmse"), "value"] == plain.scores.loc[("a", "rmse"), "value"]
     assert "40 groups" in grouped.parameters["groups"]
+
+
+def test_compare_auucc_test_swaps_whole_groups():
+    """The AUUCC test of a pair in compare(groups=) is the group-swap test (its seed: child
+    3 of the comparison's seed, after the bootstrap and the two models' references)."""
+    from uqval import compare
+    from uqval.ucc import PredictionIntervals, auucc_permutation_test
+
+    e, u, _, g = _set(10, n_groups=40, size=20, rho=0.8)
+    noisy = u * np.exp(0.1 * np.random.default_rng(1).standard_normal(u.size))
+    kw = dict(n_boot=50, n_sim=20, n_permutations=400, seed=0, validate_models=False)
+    grouped = compare({"a": (e, u), "b": (e, noisy)}, groups=g, **kw)
+    plain = compare({"a": (e, u), "b": (e, noisy)}, **kw)
+    seed = int(np.random.SeedSequence(0).spawn(4)[3].generate_state(1)[0])
+    zero = np.zeros(e.size)
+    direct = auucc_permutation_test(
+        e, PredictionIntervals.from_uncertainty(zero, u),
+        PredictionIntervals.from_uncertainty(zero, noisy), "excess", "deficit",
+        normalize="std", n_permutations=400, exceedances=20, seed=seed, groups=g)
+    row = grouped.differences.loc[("a", "b", "auucc")]
+    assert row["p_value"] == direct.p_value and row["delta"] == pytest.approx(direct.delta)
+    # ICC 0.8: the rows test is the more eager (measured p = 0.17 against 0.31 by group)
+    assert row["p_value"] > plain.differences.loc[("a", "b", "auucc"), "p_value"]
+    assert "AUUCC tests swap whole groups" in grouped.parameters["groups"]
 
 
 def test_cross_validate_folds_keep_groups_and_singletons_change_nothing():
@@ -419,6 +451,7 @@ def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_f
     e = np.where(x_grp > 0.75, 2.0, 1.0) * z * u
     res = validate(e, u, {"x_row": x_row, "x_grp": x_grp}, groups=g, seed=0, **FAST)
     assert res.groups.procedures["uncertainty"] == "groups exchanged"
+    assert not (res.verdicts["statistic"] == "isotonic MCB (QLIKE)").any()  # nothing to permute
     assert res.stage_verdicts["adaptivity: x_grp"] == "fail"
     table = res.bins["x_grp"]
     assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
@@ -438,3 +471,158 @@ def test_bins_along_a_group_level_variable_hold_several_groups():
     assert res.bins["x_grp"].shape[0] == 4  # 20 groups / 5 per bin
     assert res.bins["x_row"].shape[0] == 10
     assert res.bins["x_grp"]["ci_low"].notna().all()
+
+
+def _mcb_brute(e, u):
+    """QLIKE MCB of uE·s beyond one factor, written here: PAV of E² on uE (distinct uE)."""
+    from scipy.optimize import isotonic_regression
+
+    order = np.argsort(u)
+    e2, u2 = e[order] ** 2, u[order] ** 2
+    v = u2 * np.mean(e2 / u2)
+    fit = isotonic_regression(e2, increasing=True).x
+    fit = np.where(fit > 0, fit, fit[fit > 0].min())
+    return np.mean(e2 / v + np.log(v)) - np.mean(e2 / fit + np.log(fit))
+
+
+def test_mcb_permuted_inside_groups_matches_the_enumerated_null():
+    """Six groups of two rows: the 2^6 permutations inside groups, enumerated here, give the
+    exact null of MCB; the compiled test's p-value agrees within its Monte Carlo error, and
+    a uE constant inside every group leaves nothing to permute (p = 1)."""
+    import itertools
+
+    from uqval.calibration.isotonic import mcb_permutation_test
+
+    rng = np.random.default_rng(21)
+    g = np.repeat(np.arange(6), 2)
+    u = rng.uniform(0.5, 2.0, 12)
+    e = u * (rng.standard_normal(6)[g] + rng.standard_normal(12)) * np.where(u > 1.2, 1.5, 1)
+    z = e / u
+    observed = _mcb_brute(e, u)
+    null = []
+    for swaps in itertools.product((False, True), repeat=6):
+        zp = z.copy()
+        for k, s in enumerate(swaps):
+            if s:
+                zp[[2 * k, 2 * k + 1]] = zp[[2 * k + 1, 2 * k]]
+        null.append(_mcb_brute(u * zp, u))
+    exact = np.mean(np.array(null) >= observed - 1e-12)
+    assert 0.05 < exact < 0.95  # a case where the p-value is not at an edge
+    n = 19_999
+    res = mcb_permutation_test(e, u, n_permutations=n, seed=3, groups=g)
+    assert res.miscalibration == pytest.approx(observed, rel=1e-10)
+    assert abs(res.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / n) + 1 / n
+    rows = mcb_permutation_test(e, u, n_permutations=n, seed=3)  # rows exchanged: other null
+    assert abs(rows.p_value - exact) > 4 * np.sqrt(exact * (1 - exact) / n)
+    same = mcb_permutation_test(u[g * 2] * z, u[g * 2], n_permutations=99, seed=3, groups=g)
+    assert same.p_value == 1.0
+
+
+def test_robust_factor_blocks_of_whole_groups_brute_force_and_one_bad_group():
+    """The grouped median of means rebuilt here (groups shuffled, cut by their middle row
+    into K = min(M // 50, G // 5) blocks, block means, median and binomial order statistics,
+    normalised by the median of chi2_nu/nu with nu = (M/K)/deff, deff from the ANOVA ICC of
+    Z²); and one group of 30 rows with 20x too small uE moves it less than half as much as
+    it moves the rows-partitioned factor (its rows spread over many blocks there)."""
+    from uqval._internal.streams import value_generator
+    from uqval.calibration.robust_scale import partitions_for, robust_scale_factor_unchecked
+
+    rng = np.random.default_rng(8)
+    z, g = grouped_z(rng, 200, 30, 0.5)
+    u = rng.uniform(0.5, 2.0, z.size)
+    e = u * z
+    res = robust_scale_factor_unchecked(e, u, seed=4, groups=GroupIndex.from_codes(g))
+    z2 = z**2
+    m, n_groups, size = z.size, 200, 30
+    k = min(m // 50, n_groups // 5)
+    f = stats.f_oneway(*[z2[g == j] for j in range(n_groups)]).statistic
+    icc = (f - 1.0) / (f + size - 1.0)
+    nu = (m / k) / (1.0 + (size - 1.0) * icc)
+    norm = stats.chi2.median(nu) / nu
+    lo = max(1, int(stats.binom.ppf(0.025, k, 0.5)))
+    ends = []
+    for child in np.random.SeedSequence(4).spawn(partitions_for(m)):
+        order = value_generator(child).permutation(n_groups)
+        members = [[] for _ in range(k)]
+        for position, j in enumerate(order):  # equal sizes: middle row (position + 1/2) 30
+            members[min(k - 1, int(k * (position + 0.5) * size / m))].append(j)
+        means = np.sort([np.mean(np.concatenate([z2[g == j] for j in b])) for b in members])
+        ends.append([np.median(means), means[lo - 1], means[k - lo]])
+    expected = np.sqrt(np.mean(ends, axis=0) / norm)
+    assert (res.value, res.ci_low, res.ci_high) == pytest.approx(tuple(expected), rel=1e-10)
+    assert res.n_blocks == k and res.block_size == m // k
+
+    bad = u.copy()
+    bad[g == 0] /= 20.0
+    grouped = robust_scale_factor_unchecked(e, bad, seed=4, groups=GroupIndex.from_codes(g))
+    rows = robust_scale_factor_unchecked(e, bad, seed=4)
+    clean_rows = robust_scale_factor_unchecked(e, u, seed=4)
+    # one block of 40 moved (measured +1.5 %); its 30 rows in up to 30 of the 120 row
+    # blocks (measured +3.4 %)
+    assert grouped.value / res.value - 1 < 0.02 < 0.03 < rows.value / clean_rows.value - 1
+
+
+def test_per_bin_mean_z_intervals_are_over_the_groups_of_the_bin():
+    """<Z> per bin with groups: mean ± t_(G_b - 1) · CR1 se over the G_b groups of the bin,
+    written here group by group (scaled uE); wider than the rows' Student interval."""
+    e, u, feats, g = _set(6)
+    res = validate(e, u, feats, seed=2, groups=g, **FAST)
+    plain = validate(e, u, feats, seed=2, **FAST)
+    z = e / (u * res.parameters["conditional_scaling"])
+    for name in ("x_row", "x_grp"):
+        table = res.bins[name]
+        x = feats[name]
+        for _, b in table.iterrows():
+            rows = (x >= b["low"]) & (x <= b["high"])
+            assert rows.sum() == b["n"]
+            labels = np.unique(g[rows])
+            mean = z[rows].mean()
+            resid = np.array([z[rows & (g == k)].sum() - (rows & (g == k)).sum() * mean
+                              for k in labels])
+            se = np.sqrt(labels.size / (labels.size - 1) * np.sum(resid**2)) / rows.sum()
+            half = stats.t.ppf(0.975, labels.size - 1) * se
+            assert (b["mean_z"], b["mean_z_low"], b["mean_z_high"]) == pytest.approx(
+                (mean, mean - half, mean + half), rel=1e-10, abs=1e-13)
+    wider = (res.bins["x_grp"]["mean_z_high"] - res.bins["x_grp"]["mean_z_low"]) / (
+        plain.bins["x_grp"]["mean_z_high"] - plain.bins["x_grp"]["mean_z_low"])
+    assert wider.mean() > 1.5  # groups of 10 at ICC 0.5: design effect 5.5 along x_grp
+
+
+def _ed_area(e, a):
+    """Excess-deficit AUUCC (raw units) of bands ±a, from its definition: the trapezoids of
+    deficit against excess at the sorted critical scales e/a (both linear in between)."""
+    k = np.sort(e / a)
+    xi = np.array([np.mean(np.maximum(s * a - e, 0.0)) for s in k])
+    delta = np.array([np.mean(np.maximum(e - s * a, 0.0)) for s in k])
+    return float(np.sum(np.diff(xi) * (delta[1:] + delta[:-1]) / 2.0))
+
+
+def test_ucc_permutations_swap_whole_groups_brute_force():
+    """The paired AUUCC test with groups: one swap bit per group (bit g of the stream), the
+    permuted AUUCCs rebuilt here from the definition; closed form and sorting agree."""
+    from uqval.ucc import PredictionIntervals, auucc_permutation_test, constant_band
+    from uqval.ucc.swap import swap_masks
+
+    e, u, _, g = _set(11, n_groups=40, size=15)
+    n_perm = max(1, min(256, (1 << 16) // e.size))  # one chunk: child 0 of the seed
+    model = PredictionIntervals.from_uncertainty(np.zeros_like(e), u)
+    const = constant_band(np.zeros_like(e))
+    labels = np.array([f"s{k}" for k in g])  # any labels
+    ae = np.abs(e)
+    a_model, a_const = u * np.median(ae / u), np.full(e.size, np.median(ae))  # aligned bands
+    observed = _ed_area(ae, a_model) - _ed_area(ae, a_const)
+    codes = np.unique(labels, return_inverse=True)[1]  # groups in the order of their labels
+    bits = swap_masks(np.random.SeedSequence(7).spawn(1)[0], n_perm, 40)[:, codes]
+    brute = np.array([_ed_area(ae, np.where(b, a_const, a_model))
+                      - _ed_area(ae, np.where(b, a_model, a_const)) for b in bits])
+    tol = 1e-9 * max(_ed_area(ae, a_model), _ed_area(ae, a_const))
+    p = (1 + np.sum(np.abs(brute) >= abs(observed) - tol)) / (n_perm + 1)
+    for algorithm in ("auto", "sort"):
+        res = auucc_permutation_test(e, model, const, "excess", "deficit", normalize="std",
+                                     n_permutations=n_perm, seed=7, groups=labels,
+                                     algorithm=algorithm)
+        np.testing.assert_allclose(res.null_deltas / res.delta, brute / observed, rtol=1e-8)
+        assert res.p_value == pytest.approx(p) and "40 groups swapped whole" in res.algorithm
+    rows = auucc_permutation_test(e, model, const, "excess", "deficit", normalize="std",
+                                  n_permutations=n_perm, seed=7)
+    assert not np.allclose(rows.null_deltas, res.null_deltas)

@@ -88,7 +88,12 @@ from uqval._internal.checks import (
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import stream_blocks
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.calibration.pav_kernel import chunk_recalibrated_qlike, recalibrated_qlike
+from uqval.calibration.pav_kernel import (
+    chunk_recalibrated_qlike,
+    chunk_recalibrated_qlike_within,
+    recalibrated_qlike,
+)
+from uqval.stats.groups import GroupIndex
 from uqval.stats.shuffle import _n_buckets, run_chunks
 from uqval.stats.synthetic import DistributionName, predictive
 
@@ -412,7 +417,8 @@ class MCBTest:
 
 def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
                          n_permutations: int = 999, seed: SeedLike = 0,
-                         exceedances: int | None = None, n_workers: int = 1) -> MCBTest:
+                         exceedances: int | None = None, n_workers: int = 1,
+                         groups: ArrayLike | None = None) -> MCBTest:
     """Does E² depend on uE² otherwise than in proportion? A distribution-free MCB test.
 
     The uncertainties are first scaled by s = sqrt(<Z²>) (the QLIKE-optimal constant factor,
@@ -429,6 +435,15 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     (:mod:`uqval.calibration.pav_kernel`: shuffle, group sums, PAV, recalibrated QLIKE
     summed over the PAV blocks), in chunks of SFC64 streams spread over ``n_workers``
     threads (no effect on the result); cost O(n_permutations · M) after one sort.
+
+    ``groups`` (a group code per row; rows in groups whose errors share a part): the Z are
+    permuted *inside each group* only (restricted permutations within blocks, Good 2005
+    Sect. 3.6), which keeps every group's multiset of Z², hence <Z²>, s and the mean
+    score, unchanged. Exact when the rows of a group are exchangeable given uE (a shared
+    group part plus row parts independent and identically distributed), the null of the
+    binned and cumulative tests along a variable that varies inside groups
+    (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`). Along a uE constant
+    inside every group it has no power (MCB* = MCB): the engine does not run it there.
 
     >>> rng = np.random.default_rng(1)
     >>> u = rng.uniform(0.5, 2.0, 2000)
@@ -460,8 +475,18 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     observed = score - recalibrated_qlike(u2, z2, group_end, counts) / m
     buckets = _n_buckets(m)
 
-    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
-        chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, state, rows)
+    if groups is None:
+        def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+            chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, state, rows)
+    else:
+        codes = np.asarray(groups)
+        if codes.shape != e.shape:
+            raise ValueError(f"groups has {codes.size} values for {e.size} rows")
+        within = GroupIndex.from_codes(codes[order])  # segments of positions in uE order
+
+        def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
+            chunk_recalibrated_qlike_within(u2, z2, group_end, counts, within.order,
+                                            within.starts, state, rows)
 
     def exceeding(drawn: NDArray[np.float64]) -> NDArray[np.bool_]:
         return score - drawn / m >= observed - 1e-12 * abs(observed)

@@ -19,6 +19,7 @@ import math
 import numba
 import numpy as np
 
+from uqval.stats.groups import shuffle_segments
 from uqval.stats.shuffle import _fisher_yates, _shuffle
 
 __all__: list[str] = []
@@ -91,5 +92,30 @@ def chunk_recalibrated_qlike(u2, z2, group_end, counts, n_buckets, state,
         else:
             s0, s1, s2, s3 = _shuffle(a, b, choice, n_buckets, s0, s1, s2, s3)
             a, b = b, a
+        _group_sums(u2, a, group_end, sums)
+        out[r] = _pav_qlike_sum(sums, counts, stack_s, stack_c)
+
+
+@numba.njit(nogil=True, cache=True)
+def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, state,
+                                    out):  # pragma: no cover - compiled
+    """out[r] = :func:`recalibrated_qlike` after permutation r of z2 *inside the row groups*:
+    ``members[bounds[j]:bounds[j+1]]`` are the positions (in the order of u2) of the rows of
+    group j; their z2 values are shuffled among themselves (rows in groups, docs/choices.md
+    "Rows that come in groups"); the chunk's stream as :func:`chunk_recalibrated_qlike`."""
+    m = z2.size
+    g = counts.size
+    values = np.empty(m)
+    for i in range(m):
+        values[i] = z2[members[i]]
+    a = np.empty(m)
+    sums = np.empty(g)
+    stack_s = np.empty(g)
+    stack_c = np.empty(g)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    for r in range(out.size):
+        s0, s1, s2, s3 = shuffle_segments(values, bounds, s0, s1, s2, s3)
+        for i in range(m):
+            a[members[i]] = values[i]
         _group_sums(u2, a, group_end, sums)
         out[r] = _pav_qlike_sum(sums, counts, stack_s, stack_c)

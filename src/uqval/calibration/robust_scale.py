@@ -23,6 +23,15 @@ uncertainty by a factor that only those rows need. Three quantities separate the
   means), R = clip(2^24 // M, 1, 64) (64 up to 2.6·10^5 rows, then fewer, as the partition noise
   falls with the number of blocks). docs/choices.md, "Robust scale factor", gives the choice
   and the measured bias, coverage and seed spread.
+* **Rows in groups** (``groups``; docs/choices.md, "Rows that come in groups"): the blocks
+  hold whole groups (the shuffled groups are cut into K = min(M // b, G) blocks of about
+  M/K rows, each group in the block of its middle row; empty blocks are dropped), so one
+  bad group moves one block, and the block means of different blocks are independent.
+  Dependent rows make a block mean more skewed than chi2_b/b: the normalisation uses the
+  effective size nu = (M/K)/deff (Satterthwaite 1946: a mean of Z^2 over b' = M/K rows with
+  variance 2 deff/b' for calibrated normal errors is matched by chi2_nu/nu), deff =
+  1 + (m_b - 1) ICC(Z^2) the design effect of a block (:func:`uqval.stats.groups.design_effect`, m_b the size-weighted
+  mean group size), and the median of chi2_nu/nu.
 * **Dominant rows** (:func:`dominant_rows`): the largest-Z^2 rows, taken in decreasing order,
   without which the remaining rows' ZMS falls inside the robust interval; at most 1 % of the
   rows.
@@ -40,6 +49,7 @@ from uqval._internal.checks import errors_uncertainties, probability
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import FloatArray, SeedLike
+from uqval.stats.groups import GroupIndex, design_effect, icc_oneway
 
 __all__ = [
     "MAX_DOMINANT_SHARE",
@@ -61,6 +71,9 @@ MAX_BLOCK_SIZE = 50
 MIN_BLOCK_SIZE = 5
 MAX_PARTITIONS = 64
 """Most random partitions whose median-of-means values are averaged."""
+GROUPS_PER_BLOCK = 5
+"""Fewest groups per block with rows in groups (a block mean of one or two groups is too
+skewed for the normalisation)."""
 PARTITION_WORK = 1 << 24
 """Rows x partitions at most (fewer partitions above 2.6·10^5 rows)."""
 
@@ -148,18 +161,20 @@ def robust_scale_factor(
 
 
 def robust_scale_factor_unchecked(errors: FloatArray, uncertainties: FloatArray, *,
-                                  confidence: float = 0.95, seed: SeedLike = 0) -> RobustScale:
+                                  confidence: float = 0.95, seed: SeedLike = 0,
+                                  groups: GroupIndex | None = None) -> RobustScale:
     """:func:`robust_scale_factor` on arrays already checked (float64, same length, finite,
-    uE > 0, at least 10 rows) and a checked ``confidence``."""
+    uE > 0, at least 10 rows) and a checked ``confidence``; ``groups``: blocks of whole
+    groups (module docstring, "Rows in groups")."""
     e, u = errors, uncertainties
     m = e.size
     b = block_size_for(m)
-    k = m // b
     z2 = np.square(e / u)
+    if groups is not None:
+        return _grouped_robust_scale(z2, groups, b, confidence, seed)
+    k = m // b
     norm = float(stats.chi2.median(b)) / b
-    alpha = 1.0 - confidence
-    lo_rank = max(1, int(stats.binom.ppf(alpha / 2.0, k, 0.5)))  # 1-based order statistic
-    hi_rank = min(k, k - lo_rank + 1)
+    lo_rank, hi_rank = _ranks(k, confidence)
     n_partitions = partitions_for(m)
     ends = np.empty((n_partitions, 3))
     for r, child in enumerate(seed_sequence(seed).spawn(n_partitions)):
@@ -169,6 +184,46 @@ def robust_scale_factor_unchecked(errors: FloatArray, uncertainties: FloatArray,
     median, low, high = np.sqrt(ends.mean(axis=0) / norm)
     return RobustScale(value=float(median), ci_low=float(low), ci_high=float(high),
                        block_size=b, n_blocks=k, n_partitions=n_partitions)
+
+
+def _ranks(k: int, confidence: float) -> tuple[int, int]:
+    """1-based order statistics of K block values bounding the median's interval."""
+    lo_rank = max(1, int(stats.binom.ppf((1.0 - confidence) / 2.0, k, 0.5)))
+    return lo_rank, min(k, k - lo_rank + 1)
+
+
+def _grouped_robust_scale(z2: FloatArray, groups: GroupIndex, b: int, confidence: float,
+                          seed: SeedLike) -> RobustScale:
+    """The median of means over blocks of whole groups (module docstring, "Rows in
+    groups"): per partition, the groups in a seeded random order, group j in block
+    floor(K (R_j + n_j/2)/M) with R_j the rows of the groups before it; the block means
+    sum S/sum n; normalised by the median of chi2_nu/nu, nu = (M/K)/deff."""
+    m = z2.size
+    k = max(2, min(m // b, groups.n_groups // GROUPS_PER_BLOCK))
+    sums = groups.sums(z2)
+    n = groups.counts.astype(np.float64)
+    deff = design_effect(icc_oneway(z2, groups), groups)
+    rows_per_block = m / k
+    nu = rows_per_block / deff if np.isfinite(deff) else rows_per_block
+    norm = float(stats.chi2.median(nu)) / nu
+    n_partitions = partitions_for(m)
+    ends = np.empty((n_partitions, 3))
+    used = np.empty(n_partitions, dtype=np.int64)
+    for r, child in enumerate(seed_sequence(seed).spawn(n_partitions)):
+        order = value_generator(child).permutation(groups.n_groups)
+        before = np.cumsum(n[order]) - n[order]
+        block = np.minimum((k * (before + n[order] / 2.0) / m).astype(np.intp), k - 1)
+        rows = np.bincount(block, weights=n[order], minlength=k)
+        filled = rows > 0
+        blocks = np.sort(np.bincount(block, weights=sums[order], minlength=k)[filled]
+                         / rows[filled])
+        used[r] = blocks.size
+        lo_rank, hi_rank = _ranks(blocks.size, confidence)
+        ends[r] = np.median(blocks), blocks[lo_rank - 1], blocks[hi_rank - 1]
+    median, low, high = np.sqrt(ends.mean(axis=0) / norm)
+    return RobustScale(value=float(median), ci_low=float(low), ci_high=float(high),
+                       block_size=round(rows_per_block), n_blocks=int(used.min()),
+                       n_partitions=n_partitions)
 
 
 def partitions_for(m: int) -> int:

@@ -289,9 +289,10 @@ def compare(
         groups: the group of every point (any labels) when points come in groups whose
             errors share a part: the paired bootstrap resamples whole groups (its intervals
             and p-values of differences), the Murphy bands draw one multiplier per group,
-            and each validation gets ``groups=``. The
-            references of calibrated scores (``n_sim``) and the AUUCC tests of pairs still
-            treat the points as independent (docs/choices.md, "Rows that come in groups").
+            the AUUCC test of each pair swaps the two models on whole groups, and each
+            validation gets ``groups=``. The references of calibrated scores (``n_sim``)
+            still treat the points as independent (docs/choices.md, "Rows that come in
+            groups").
 
     Examples:
         The same errors with the right uE and with uE half too small: the second model ranks
@@ -381,6 +382,7 @@ def compare(
             PredictionIntervals.from_uncertainty(ea - eb, ub), "excess", "deficit",
             normalize="std", n_permutations=n_permutations, exceedances=20,
             seed=int(rest[len(names) * (1 + len(feats)) + p].generate_state(1)[0]),
+            groups=None if group_index is None else group_index.codes,
         )
         diff_rows.append({
             "model_a": a, "model_b": b, "score": "auucc", "delta": test.delta,
@@ -418,7 +420,8 @@ def compare(
     }
     if group_index is not None:
         parameters["groups"] = (f"{group_index.n_groups} groups; the paired bootstrap "
-                                "resamples groups, the Murphy bands draw multipliers per group")
+                                "resamples groups, the AUUCC tests swap whole groups, the "
+                                "Murphy bands draw multipliers per group")
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,

@@ -19,8 +19,9 @@ holds the low-level pieces that the engines use to respect the groups (docs/choi
   from the delete-a-group jackknife).
 * :func:`cluster_t_bootstrap`: the studentized (bootstrap-t) interval and test of a mean of
   rows, resampling groups, with the cluster-robust standard error in every resample
-  (Cameron, Gelbach & Miller 2008): measured to cover better than BCa when the group sums
-  are skewed (docs/choices.md, "Rows that come in groups").
+  (Cameron, Gelbach & Miller 2008), never narrower than the cluster-robust t(G - 1)
+  interval: measured to cover better than BCa when the group sums are skewed
+  (docs/choices.md, "Rows that come in groups").
 * :func:`shuffle_segments` / :func:`shuffle_groups`: uniform permutations of the rows
   inside each group (Fisher-Yates on each segment), or of whole groups, on the SFC64 chunk
   streams of :mod:`uqval.stats.shuffle` (``run_chunks``).
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from uqval._internal.types import SeedLike
 from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
@@ -230,9 +232,13 @@ class ClusterT:
     Attributes:
         estimate: the mean r of the rows.
         se: its cluster-robust standard error (CR1, :func:`cluster_mean_se`).
-        ci_low, ci_high: r - q_hi se, r - q_lo se, with q_lo, q_hi the quantiles of t*.
+        ci_low, ci_high: r - q_hi se, r - q_lo se, with q_lo = min(q*_lo, -t_G-1) and
+            q_hi = max(q*_hi, t_G-1): q*_lo, q*_hi the quantiles of t*, t_G-1 the
+            (1 + confidence)/2 quantile of Student's t with G - 1 degrees of freedom (the
+            interval is never narrower than the cluster-robust t(G - 1) interval).
         replicates: t* = (r* - r)/se* of the resamples.
         confidence: level of the interval.
+        n_groups: G.
     """
 
     estimate: float
@@ -241,17 +247,20 @@ class ClusterT:
     ci_high: float
     replicates: NDArray[np.float64]
     confidence: float
+    n_groups: int
 
     def p_value(self, target: float) -> float:
-        """Two-sided bootstrap-t p-value of mean = target: 2 min of the add-one tail shares of
-        t* beyond t = (r - target)/se, at most 1."""
+        """Two-sided p-value of mean = target: the larger of the bootstrap-t p-value (2 min of
+        the add-one tail shares of t* beyond t = (r - target)/se, at most 1) and the
+        cluster-robust t test's 2 P(t_{G-1} > abs(t)) (the test of the interval above)."""
         if not self.se > 0:
             return 1.0 if self.estimate == target else 0.0
         t = (self.estimate - target) / self.se
         b = self.replicates.size
         upper = (1.0 + np.count_nonzero(self.replicates >= t)) / (b + 1.0)
         lower = (1.0 + np.count_nonzero(self.replicates <= t)) / (b + 1.0)
-        return float(min(1.0, 2.0 * min(upper, lower)))
+        student = 2.0 * float(special.stdtr(self.n_groups - 1, -abs(t)))
+        return float(min(1.0, max(2.0 * min(upper, lower), student)))
 
 
 def cluster_t_bootstrap(
@@ -270,8 +279,15 @@ def cluster_t_bootstrap(
     blocks as :func:`cluster_bca_bootstrap`); each resample gives r* = sum S*/sum n* and its
     cluster-robust standard error se*^2 = G/(G-1) sum_g (S*_g - n*_g r*)^2/(sum n*)^2,
     expanded from the resampled sums, and t* = (r* - r)/se*. The interval is
-    [r - q_(1+c)/2 se, r - q_(1-c)/2 se] (Efron & Tibshirani 1993, Sect. 12.5; Cameron,
-    Gelbach & Miller 2008 for clusters). Needs G >= 2.
+    [r - q_hi se, r - q_lo se] with q_lo = min(q*_(1-c)/2, -t_G-1), q_hi = max(q*_(1+c)/2,
+    t_G-1), q* the quantiles of t* (Efron & Tibshirani 1993, Sect. 12.5; Cameron, Gelbach &
+    Miller 2008 for clusters) and t_G-1 the (1 + c)/2 quantile of Student's t with G - 1
+    degrees of freedom: the union of the bootstrap-t interval and the cluster-robust
+    t(G - 1) interval (t(G - 1) critical values with few clusters: Cameron & Miller 2015,
+    Sect. VI.C). With a few dozen groups whose sums are skewed the bootstrap-t quantile on
+    one side falls inside the t(G - 1) one and the interval under-covered (50 groups of 20,
+    ICC 0.5: 94.8 % normal, 92.0 % t(6) in 2000 sets; with the union 96.0 % and 93.1 %;
+    docs/choices.md, "Rows that come in groups"). Needs G >= 2.
     """
     if groups.n_groups < 2:
         raise ValueError("the cluster bootstrap needs at least 2 groups")
@@ -292,5 +308,7 @@ def cluster_t_bootstrap(
                         n_workers=n_workers)
     alpha = 1.0 - confidence
     q_lo, q_hi = np.quantile(res.replicates, [alpha / 2.0, 1.0 - alpha / 2.0])
+    student = float(special.stdtrit(g - 1, 1.0 - alpha / 2.0))
+    q_lo, q_hi = min(float(q_lo), -student), max(float(q_hi), student)
     return ClusterT(float(r0), float(se0), float(r0 - q_hi * se0), float(r0 - q_lo * se0),
-                    res.replicates, confidence)
+                    res.replicates, confidence, g)

@@ -67,10 +67,11 @@ def _masks(state, out):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True, cache=True)
-def _ed_chunk(diff, base_a, base_b, state, out):  # pragma: no cover - compiled
-    """Δ* of excess–deficit (trapezoid) for out.size permutations; diff is (N, 3)."""
+def _ed_chunk(diff, base_a, base_b, points, state, out):  # pragma: no cover - compiled
+    """Δ* of excess–deficit (trapezoid) for out.size permutations; diff is (n, 3), one row
+    per swapped unit (a point, or a group of points), over ``points`` = N points."""
     n = diff.shape[0]
-    norm = 2.0 * n * n
+    norm = 2.0 * points * points
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.size):
         t0 = 0.0
@@ -161,7 +162,8 @@ class SwapStatistic:
     """Precomputed per-point quantities of one coordinate system; ``deltas`` runs permutations.
 
     ``diff`` holds v^B_i − v^A_i of the summed quantities (N, q), ``base_a`` and ``base_b``
-    their totals over A and B; ``merged`` (bandwidth–miss rate only) the merged sort.
+    their totals over A and B; ``merged`` (bandwidth–miss rate only) the merged sort;
+    ``points``: N when the rows of ``diff`` are groups of points (:meth:`by_group`), else 0.
     """
 
     diff: FloatArray
@@ -169,12 +171,26 @@ class SwapStatistic:
     base_b: FloatArray
     merged: tuple[NDArray, ...] | None = None
     trapezoid: bool = True
+    points: int = 0
+
+    def by_group(self, codes: NDArray[np.intp], n_groups: int) -> SwapStatistic:
+        """The statistic whose swap bits are one per *group* (codes 0..G-1 of the points):
+        Σ_i s_g(i) diff_i = Σ_g s_g Σ_{i∈g} diff_i, so the group sums of ``diff`` are swapped
+        with bit g of the stream (excess–deficit only: the extremes and ties of
+        bandwidth–miss rate are per point)."""
+        if self.merged is not None:
+            raise ValueError("swaps by group have a closed form for excess-deficit only")
+        diff = np.zeros((n_groups, self.diff.shape[1]))
+        np.add.at(diff, codes, self.diff)
+        return SwapStatistic(diff, self.base_a, self.base_b, None, self.trapezoid,
+                             self.points or self.diff.shape[0])
 
     def deltas(self, seed: np.random.SeedSequence, out: FloatArray) -> None:
         """Δ* = AUUCC(A*) − AUUCC(B*) of ``out.size`` permutations from ``seed``, in place."""
         state = sfc64_state(seed)
         if self.merged is None:
-            _ed_chunk(self.diff, self.base_a, self.base_b, state, out)
+            _ed_chunk(self.diff, self.base_a, self.base_b, self.points or self.diff.shape[0],
+                      state, out)
             return
         flags = np.empty(self.diff.shape[0], dtype=np.uint8)
         _bm_chunk(self.diff, self.base_a, self.base_b, *self.merged, self.trapezoid, state,

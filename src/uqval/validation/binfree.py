@@ -46,7 +46,7 @@ from uqval.stats.shuffle import _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 __all__ = ["BINFREE_ROWS", "CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB",
            "MAX_MCB_PERMUTATIONS", "binfree_subsample", "binfree_tests", "cumulative_null",
-           "grouped_cumulative_tests",
+           "grouped_binfree_tests",
            "kuiper", "rows_note"]
 
 CUMULATIVE_SPREAD = "cumulative Kuiper Z²−1"
@@ -253,24 +253,48 @@ def _within_kuiper(pairs, starts, rank, state, out):  # pragma: no cover - compi
         _kuiper_ranges(buf, out[r])
 
 
-def grouped_cumulative_tests(
-    z: NDArray[np.float64], variables: Sequence[NDArray[np.float64]], groups: GroupIndex,
-    levels: Sequence[str], *, n_permutations: int, seed: SeedLike, n_workers: int = 1,
-) -> list[tuple[float, float, float, float]]:
-    """The cumulative tests of :func:`binfree_tests` when rows come in groups (procedures as
-    :func:`uqval.validation.permutation.grouped_heterogeneity_tests`, ``levels``):
+def grouped_binfree_tests(
+    z: NDArray[np.float64], u: NDArray[np.float64], variables: Sequence[NDArray[np.float64]],
+    groups: GroupIndex, levels: Sequence[str], *, mcb: bool, n_permutations: int,
+    seed: SeedLike, n_workers: int = 1,
+) -> tuple[list[tuple[float, float, float, float]], tuple[float, float, int, int]]:
+    """The tests of :func:`binfree_tests` when rows come in groups (procedures as
+    :func:`uqval.validation.permutation.grouped_heterogeneity_tests`, ``levels``), in the
+    same record:
 
     * group-level variable: the groups in the order of the variable, partial sums of the
       group sums D_g of the centred differences (one step per group), Kuiper range in units
       of sqrt(sum_g D_g^2); null: the group order permuted (the compiled kernel of the
       ungrouped test, run on the G group rows);
     * variable varying inside groups: partial sums over the rows in the variable's order,
-      in units of sqrt(sum d^2), Z permuted inside each group.
+      in units of sqrt(sum d^2), Z permuted inside each group;
+    * ``mcb`` (uE varies inside groups): the isotonic MCB test along uE with Z permuted
+      inside each group (:func:`uqval.calibration.isotonic.mcb_permutation_test` with
+      ``groups``); without it the MCB record is (NaN, NaN, 0, M) and no MCB row is made.
 
-    Fixed ``n_permutations``; p = (1 + #{T* >= T})/(n_permutations + 1).
+    Fixed ``n_permutations`` (MCB: at most :data:`MAX_MCB_PERMUTATIONS`);
+    p = (1 + #{T* >= T})/(n_permutations + 1).
     """
+    between_seed, within_seed, mcb_seed = seed_sequence(seed).spawn(3)
+    record = (float("nan"), float("nan"), 0, z.size)
+    if mcb:
+        e_unit, u_unit, _ = unit_scaled(z * u, u)
+        test = mcb_permutation_test(e_unit, u_unit,
+                                    n_permutations=min(n_permutations, MAX_MCB_PERMUTATIONS),
+                                    seed=mcb_seed, n_workers=n_workers, groups=groups.codes)
+        record = (test.miscalibration, test.p_value, test.n_permutations, z.size)
+    return _grouped_cumulative(z, variables, groups, levels, n_permutations=n_permutations,
+                               seeds=(between_seed, within_seed), n_workers=n_workers), record
+
+
+def _grouped_cumulative(
+    z: NDArray[np.float64], variables: Sequence[NDArray[np.float64]], groups: GroupIndex,
+    levels: Sequence[str], *, n_permutations: int,
+    seeds: tuple[np.random.SeedSequence, np.random.SeedSequence], n_workers: int,
+) -> list[tuple[float, float, float, float]]:
+    """The cumulative tests of :func:`grouped_binfree_tests`."""
     d = _centred(z)
-    between_seed, within_seed = seed_sequence(seed).spawn(2)
+    between_seed, within_seed = seeds
     dg = np.column_stack([groups.sums(d[:, 0]), groups.sums(d[:, 1])])
     heads = groups.order[groups.starts[:-1]]
     between_null = None

@@ -170,14 +170,18 @@ def validate(
             come in groups whose errors share a part (force components of one structure,
             conformers of one molecule, frames of one trajectory). Every interval then
             resamples whole groups (the scale factor by a studentized bootstrap with the
-            cluster-robust se in every resample, the per-bin intervals by BCa whose
-            acceleration leaves one group out), <Z> gets a cluster-robust t test, the permutation tests exchange whole groups
+            cluster-robust se in every resample, never narrower than the cluster-robust
+            t(G - 1) interval; the per-bin <Z^2> by BCa whose acceleration leaves one group
+            out), <Z> overall and per bin gets a cluster-robust t interval and test, the
+            permutation tests exchange whole groups
             along a variable constant inside groups and permute Z inside groups along a
             variable that varies inside them, the joint test splits and permutes by group,
             and ``result.groups`` says what the groups change (ICC of Z and Z^2, design
             effect, effective rows; docs/choices.md, "Rows that come in groups"). The
-            isotonic MCB row is not run with groups. Groups of one row give the numbers
-            of ``groups=None`` bit for bit.
+            isotonic MCB test permutes Z inside groups (not run when uE is constant inside
+            groups), the UCC ranking test swaps whole groups and the robust factor's blocks
+            hold whole groups. Groups of one row give the numbers of ``groups=None`` bit
+            for bit.
 
     Returns:
         A :class:`~uqval.validation.result.ValidationResult`.
@@ -303,7 +307,7 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
             joint_note = "skipped: the paper's rule has no joint stage"
     ucc, dominant, ucc_without = ranking_stage(
         e, u, e_unit, u_unit, average, n_permutations=n_ucc_permutations, seeds=seeds,
-        n_workers=n_workers, say=say)
+        n_workers=n_workers, say=say, groups=group_index)
     say("figures: curves, bands and per-bin values")
     figures = figure_records(e, u, inputs.features, conditional.bins,
                              scaling=average.reference, seed=seed)
@@ -331,9 +335,13 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
     if group_record is not None:
         parameters["groups"] = group_record.describe()
         parameters["group_tests"] = (
-            "intervals resample groups; permutations exchange groups (variables constant "
-            "inside groups) or permute inside groups (the others); no isotonic MCB; the UCC "
-            "ranking test and the per-bin <Z> intervals treat rows as independent")
+            "intervals resample groups (scale factor: studentized, never narrower than the "
+            "cluster-robust t(G-1) interval; per-bin <Z>: cluster-robust t over the bin's "
+            "groups); permutations exchange groups (variables constant inside groups) or "
+            "permute inside groups (the others, and the isotonic MCB test, not run when uE "
+            "is constant inside groups); the UCC ranking test swaps whole groups; the robust "
+            "factor's blocks hold whole groups; the heavy-tail screening and the tail shares "
+            "are per row (descriptive)")
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}
     verdicts = pd.DataFrame(rows + joint_rows, columns=VERDICT_COLUMNS)
     advice_inputs = None if rule == "paper" else AdviceInputs(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import special
 
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
@@ -126,28 +127,38 @@ def _bin_table(
 ) -> pd.DataFrame:
     """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
     interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
-    <Z> (Student t), scaled uE."""
+    <Z> (Student t), scaled uE. With ``groups`` every interval is over the G_b groups of the
+    bin: <Z^2> by BCa on resampled groups, <Z> (and <Z^2> with ``student``) by the
+    cluster-robust t interval (:func:`_cluster_t_interval`); NaN limits for a bin holding
+    one group."""
     z = e / u_scaled
     index_lists = bins.index_lists()
     children = seed.spawn(len(index_lists))
     value, low, high = (np.empty(len(index_lists)) for _ in range(3))
-    for i, (idx, child) in enumerate(zip(index_lists, children, strict=True)):
+    subs = [None if groups is None else groups.subset(idx) for idx in index_lists]
+    for i, (idx, child, sub) in enumerate(zip(index_lists, children, subs, strict=True)):
+        if sub is not None and (student or sub.n_groups < 2):
+            value[i], low[i], high[i] = _cluster_t_interval(np.square(z[idx]), sub)
+            continue
         if student:
             ci = mean_t_interval(np.square(z[idx]))
             value[i], low[i], high[i] = float(ci.value), float(ci.ci_low), float(ci.ci_high)
             continue
-        if groups is not None:  # resampling the groups of the bin (NaN with one group)
-            sub = groups.subset(idx)
-            if sub.n_groups < 2:
-                value[i], low[i], high[i] = float(np.mean(np.square(z[idx]))), np.nan, np.nan
-                continue
+        if sub is not None:  # resampling the groups of the bin
             res = cluster_bca_bootstrap((z[idx],), _MEAN_SQUARE, sub, n_boot=n_boot,
                                         seed=child, n_workers=n_workers)
         else:
             res = bca_bootstrap((z[idx],), _MEAN_SQUARE, n_boot=n_boot, seed=child,
                                 n_workers=n_workers)
         value[i], low[i], high[i] = res.estimate, res.ci_low, res.ci_high
-    zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
+    if groups is None:
+        zm = local_zmean_unchecked(e, u_scaled, x, index_lists)
+    else:  # <Z> over the groups of each bin
+        mean_z = np.array([_cluster_t_interval(z[idx], groups.subset(idx))
+                           for idx in index_lists])
+        zm = pd.DataFrame({"value": mean_z[:, 0], "ci_low": mean_z[:, 1],
+                           "ci_high": mean_z[:, 2],
+                           "valid": (mean_z[:, 1] <= 0.0) & (0.0 <= mean_z[:, 2])})
     return pd.DataFrame({
         "low": bins.low, "high": bins.high, "n": bins.counts,
         "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
@@ -155,6 +166,19 @@ def _bin_table(
         "mean_z": zm["value"].to_numpy(), "mean_z_low": zm["ci_low"].to_numpy(),
         "mean_z_high": zm["ci_high"].to_numpy(), "mean_z_valid": zm["valid"].to_numpy(),
     })
+
+
+def _cluster_t_interval(y: NDArray[np.float64], groups: GroupIndex,
+                        confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean of y over rows in groups with the cluster-robust t interval mean ± t_(G-1) se,
+    se the CR1 standard error of :func:`uqval.stats.groups.cluster_mean_se` and t_(G-1) the
+    (1 + confidence)/2 quantile of Student's t with G - 1 degrees of freedom (the test of
+    <Z> in the average stage); NaN limits with one group."""
+    if groups.n_groups < 2:
+        return float(np.mean(y)), np.nan, np.nan
+    mean, se = cluster_mean_se(y, groups)
+    half = float(special.stdtrit(groups.n_groups - 1, 0.5 + confidence / 2.0)) * se
+    return mean, mean - half, mean + half
 
 
 def _fv_note(table: pd.DataFrame, zms: float, scaled: bool) -> str:
@@ -349,11 +373,12 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
     dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
-    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`) and <Z>
-    has a cluster-robust t test. With ``all_rows`` (a set read in parts, the arrays being its
-    subsample) ZMS, <Z>, the scale factor's interval and the tail shares are those of all rows
-    (:class:`uqval.validation.all_rows.AllRows`); the screening and the robust factor use the
-    subsample."""
+    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`, never
+    narrower than the cluster-robust t(G - 1) interval), the robust factor from blocks of
+    whole groups, and <Z> has a cluster-robust t test. With ``all_rows`` (a set read in
+    parts, the arrays being its subsample) ZMS, <Z>, the scale factor's interval and the tail
+    shares are those of all rows (:class:`uqval.validation.all_rows.AllRows`); the screening
+    and the robust factor use the subsample."""
     scr = screen_unchecked(e_unit, u_unit)
     boot: BootstrapResult | _SqrtInterval
     if all_rows is not None:
@@ -376,12 +401,14 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
             boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
                                  math.sqrt(ct.ci_high), ct.p_value(1.0))
             interval_note = (f"interval and test: studentized bootstrap of ZMS resampling the "
-                             f"{groups.n_groups} groups (cluster-robust se in every resample)")
+                             f"{groups.n_groups} groups (cluster-robust se in every resample), never "
+                             f"narrower than the cluster-robust t({groups.n_groups - 1}) "
+                             "interval")
         mean = mean_z_record(e, u, groups)
         tails = z2_tail_shares_unchecked(e, u)
     scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high,
                         n_boot if all_rows is None else int(all_rows.boot.shape[0]))
-    robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust)
+    robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust, groups=groups)
     dominated = is_dominated(tails, scale.value, robust, e, u)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
@@ -415,10 +442,11 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     multiplied by ``average.reference``; ``run_tests=False`` (the paper's rule): the tables
     only. With ``groups`` every test and interval respects the groups
     (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`,
-    :func:`uqval.validation.binfree.grouped_cumulative_tests`; per-bin intervals resample
-    the groups of the bin); the isotonic MCB test, whose permutations ignore groups, is not
-    run. With ``all_rows`` (a set read in parts) the per-bin tables are those of all rows at
-    the bins of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`)."""
+    :func:`uqval.validation.binfree.grouped_binfree_tests`; per-bin intervals resample
+    the groups of the bin); the isotonic MCB test permutes Z inside groups, and is not run
+    when uE is constant inside every group (no permutation inside groups changes it). With
+    ``all_rows`` (a set read in parts) the per-bin tables are those of all rows at the bins
+    of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`)."""
     m = e.size
     untestable, variables, binned = bin_variables(candidates, n_bins, groups)
     large = m > LARGE_ROWS or all_rows is not None  # the large-set rules (module LARGE_ROWS)
@@ -515,14 +543,16 @@ def _grouped_conditional(
     tests, levels = grouped_heterogeneity_tests(
         z, [b.labels for _, _, b in binned], groups, variables=xs,
         n_permutations=n_permutations, seed=seeds.permutations, n_workers=n_workers)
-    say("cumulative tests (no bins), group-respecting permutations")
-    cumulative = binfree_module.grouped_cumulative_tests(
-        z, xs, groups, levels, n_permutations=n_permutations, seed=seeds.binfree,
-        n_workers=n_workers)
     procedures = {name: level for (_, name, _), level in zip(variables, levels, strict=True)}
+    mcb = any(stage == "consistency" and procedures[name] == "permuted within groups"
+              for stage, name, _ in variables)
+    say("cumulative " + ("and isotonic " if mcb else "")
+        + "tests (no bins), group-respecting permutations")
+    binfree = binfree_module.grouped_binfree_tests(
+        z, u, xs, groups, levels, mcb=mcb, n_permutations=n_permutations, seed=seeds.binfree,
+        n_workers=n_workers)
     rows = _conditional_rows(binned, tests, tables, average.reference**2, average.p_values,
-                             alpha, (cumulative, (np.nan, np.nan, 0, z.size)), n_permutations,
-                             procedures=procedures)
+                             alpha, binfree, n_permutations, procedures=procedures)
     rows += _untestable_rows(candidates, untestable)
     return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
 
@@ -562,11 +592,14 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
 def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                   e_unit: NDArray[np.float64], u_unit: NDArray[np.float64],
                   average: AverageStage, *, n_permutations: int, seeds: Seeds, n_workers: int,
-                  say: Say) -> tuple[UCCGain, NDArray[np.intp], UCCGain | None]:
+                  say: Say, groups: GroupIndex | None = None,
+                  ) -> tuple[UCCGain, NDArray[np.intp], UCCGain | None]:
     """Whether the uncertainties rank the errors (module docstring, 4): the UCC gain with
-    all rows, the rows that decide the average (when a few do) and the gain without them."""
+    all rows, the rows that decide the average (when a few do) and the gain without them;
+    with ``groups`` the permutations swap the bands on whole groups."""
     say("UCC gain over a constant band (permutation test)")
-    ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers)
+    codes = None if groups is None else groups.codes
+    ucc = ucc_gain(e_unit, u_unit, n_permutations, seeds.ucc, n_workers, codes)
     if not average.dominated:
         return ucc, np.empty(0, dtype=np.intp), None
     dominant = dominant_rows_unchecked(e, u, average.robust)
@@ -576,7 +609,7 @@ def ranking_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     keep[dominant] = False
     say("UCC gain without the dominant rows")
     return ucc, dominant, ucc_gain(e_unit[keep], u_unit[keep], n_permutations, seeds.ucc,
-                                   n_workers)
+                                   n_workers, None if codes is None else codes[keep])
 
 
 def paper_stage(e: NDArray[np.float64], u: NDArray[np.float64],

@@ -33,7 +33,8 @@ class UCCGain:
     units of sd(E)), the gain 100 (A_constant - A_model)/A_constant (P004 Eq. 6; > 0: the
     uncertainties sort the errors better than no uncertainty information at all) and the
     two-sided paired permutation p-value of the difference (sequential, h = 20
-    exceedances, at most ``max_permutations``; :func:`uqval.ucc.auucc_permutation_test`).
+    exceedances, at most ``max_permutations``; :func:`uqval.ucc.auucc_permutation_test`;
+    rows in groups: the bands swapped on whole groups).
     The gain is unchanged by a global rescaling of uE: it judges how uE *ranks* the errors,
     which average calibration does not.
     """
@@ -47,7 +48,10 @@ class UCCGain:
 
 
 def ucc_gain(e: NDArray[np.float64], u: NDArray[np.float64], max_permutations: int,
-              seed: np.random.SeedSequence, n_workers: int) -> UCCGain:
+              seed: np.random.SeedSequence, n_workers: int,
+              groups: NDArray[np.intp] | None = None) -> UCCGain:
+    """The :class:`UCCGain` of bands ±uE against a constant band; ``groups`` (a code per
+    row): the permutations swap the two bands on whole groups."""
     zero = np.zeros_like(e)
     model = PredictionIntervals.from_uncertainty(zero, u)
     const = constant_band(zero)
@@ -56,7 +60,7 @@ def ucc_gain(e: NDArray[np.float64], u: NDArray[np.float64], max_permutations: i
     test = auucc_permutation_test(
         e, model, const, "excess", "deficit", normalize="std",
         n_permutations=max_permutations, seed=seed, exceedances=UCC_EXCEEDANCES,
-        n_workers=n_workers,
+        n_workers=n_workers, groups=groups,
     )
     return UCCGain(a_model, a_const, auucc_gain(a_model, a_const), float(test.p_value),
                    int(test.n_permutations), int(max_permutations))
