@@ -83,7 +83,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import index_generator, value_generator
 from uqval._internal.types import FloatArray, SeedLike
 from uqval.stats.resample_kernel import _sfc64_next
-from uqval.stats.shuffle import run_chunks
+from uqval.stats.shuffle import permutation_p_value, run_chunks
 
 __all__ = [
     "MAX_ITER",
@@ -334,10 +334,7 @@ def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
 
     null = run_chunks(np.empty(n_permutations), seed, n_workers, fill,
                       None if exceedances is None else done, chunk=CHUNK)
-    hits = np.cumsum(null >= threshold)
-    if exceedances is not None and hits.size and hits[-1] >= exceedances:
-        return observed / norm, exceedances / (int(np.argmax(hits >= exceedances)) + 1)
-    return observed / norm, (1 + int(hits[-1] if hits.size else 0)) / (n_permutations + 1)
+    return observed / norm, permutation_p_value(null >= threshold, n_permutations, exceedances)
 
 
 @dataclass(frozen=True)
@@ -614,10 +611,8 @@ def joint_calibration(
             are those of the full path): the learners, the permutation tests and the held-out
             intervals of the regions use its rows only, the regions' row counts and shares
             all rows (the large-set mode of :func:`uqval.validate`, docs/choices.md).
-        exceedances: ``h``: each permutation test of a half follows the sequential rule of
-            Besag & Clifford (1991) (p = h/l at its h-th exceedance after l permutations; the
-            first permutations of the fixed rule; the large-set mode), so that a half far
-            from significance stops after about h/p permutations instead of all.
+        exceedances: ``h``: each half's test follows the sequential rule (p = h/l at its h-th
+            exceedance; the fixed rule's first permutations; the large-set mode).
         n_splits: random splits whose p-values are aggregated (module docstring, "Repeated
             splits"); the first uses the seeds of the one-split test, each further split
             ``k`` its own children of ``seed``.

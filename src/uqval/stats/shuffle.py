@@ -27,7 +27,7 @@ from uqval._internal.streams import run_jobs
 from uqval._internal.types import SeedLike
 from uqval.stats.resample_kernel import _sfc64_next, sfc64_state
 
-__all__ = ["CHUNK", "run_chunks"]
+__all__ = ["CHUNK", "permutation_p_value", "run_chunks"]
 
 CHUNK = 16
 """Permutations per random-stream chunk (fixes the stream; no effect on the result)."""
@@ -140,3 +140,21 @@ def run_chunks(
     ran = run_jobs(work, list(zip(starts, children, strict=True)), n_workers,
                    stop=None if done is None else stop)
     return out[: ran * chunk] if ran * chunk < n else out
+
+
+def permutation_p_value(exceeds: NDArray[np.bool_], n_permutations: int,
+                        exceedances: int | None = None) -> float:
+    """The p-value of a permutation test from whether each permutation drawn (in order)
+    reached the observed statistic: (1 + exceedances)/(n_permutations + 1) (the fixed rule),
+    or with ``exceedances=h`` reached, h/l at the h-th exceedance after l permutations (the
+    sequential rule of Besag & Clifford 1991).
+
+    >>> permutation_p_value(np.array([False, True, False]), 3)
+    0.5
+    >>> permutation_p_value(np.array([True, False, True, True]), 99, exceedances=2)
+    0.6666666666666666
+    """
+    hits = np.cumsum(exceeds)
+    if exceedances is not None and hits.size and hits[-1] >= exceedances:
+        return exceedances / (int(np.argmax(hits >= exceedances)) + 1)
+    return (1 + int(hits[-1] if hits.size else 0)) / (n_permutations + 1)

@@ -42,7 +42,13 @@ from uqval._internal.streams import value_generator
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
 from uqval.stats.groups import GroupIndex, shuffle_segments
-from uqval.stats.shuffle import _fisher_yates, _n_buckets, _shuffle, run_chunks
+from uqval.stats.shuffle import (
+    _fisher_yates,
+    _n_buckets,
+    _shuffle,
+    permutation_p_value,
+    run_chunks,
+)
 
 __all__ = ["BINFREE_ROWS", "CUMULATIVE_BIAS", "CUMULATIVE_SPREAD", "ISOTONIC_MCB",
            "MAX_MCB_PERMUTATIONS", "binfree_subsample", "binfree_tests", "cumulative_null",
@@ -217,14 +223,9 @@ def binfree_tests(
     for obs in observed:
         row: list[float] = []
         for j in range(2):
-            hits = np.cumsum(exceeds(null, obs, j))
             value = obs[j] / m / sigma[j] if sigma[j] > 0 else 0.0
-            if sigma[j] <= 0:
-                p = 1.0
-            elif exceedances is not None and hits[-1] >= exceedances:
-                p = exceedances / (int(np.argmax(hits >= exceedances)) + 1)
-            else:
-                p = (1 + int(hits[-1])) / (n_permutations + 1)
+            p = (permutation_p_value(exceeds(null, obs, j), n_permutations, exceedances)
+                 if sigma[j] > 0 else 1.0)
             row += [float(value), float(p)]
         out.append((row[0], row[1], row[2], row[3]))
     n_mcb = min(n_permutations, MAX_MCB_PERMUTATIONS)
