@@ -47,8 +47,10 @@ print("miscalibration area", m["avg_calibration"]["miscal_area"])
 """
 
 
-def write_data(m: int, folder: Path, csv: bool) -> dict[str, Path]:
-    """The seeded table of ``m`` rows (module docstring) as Parquet (and CSV)."""
+def write_data(m: int, folder: Path, csv: bool, planted: float = 1.0) -> dict[str, Path]:
+    """The seeded table of ``m`` rows (module docstring) as Parquet (and CSV); ``planted``:
+    the errors multiplied by this factor where x1 > 0.8 (uE too small there; every
+    conditional test then runs all its permutations)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -56,8 +58,8 @@ def write_data(m: int, folder: Path, csv: bool) -> dict[str, Path]:
     rng = np.random.default_rng([SEED, m])
     x1, x2, x3 = rng.uniform(0, 1, m), rng.normal(0, 1, m), rng.exponential(1.0, m)
     u = 0.1 * np.exp(rng.normal(0, 0.5, m)) * (1 + x1)
-    table = pa.table({"error": u * rng.standard_normal(m), "uncertainty": u,
-                      "x1": x1, "x2": x2, "x3": x3})
+    e = u * rng.standard_normal(m) * np.where(x1 > 0.8, planted, 1.0)
+    table = pa.table({"error": e, "uncertainty": u, "x1": x1, "x2": x2, "x3": x3})
     paths = {"parquet": folder / f"d{m}.parquet"}
     pq.write_table(table, paths["parquet"])
     if csv:
@@ -106,6 +108,8 @@ def main() -> None:
     parser.add_argument("--csv", action="store_true", help="also time the CSV input")
     parser.add_argument("--toolbox-limit", type=float, default=300.0)
     parser.add_argument("--no-toolbox", action="store_true")
+    parser.add_argument("--planted", type=float, default=1.0,
+                        help="errors times this factor where x1 > 0.8 (default 1: calibrated)")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "large_validate.md")
     args = parser.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -115,7 +119,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for m in sizes:
-            paths = write_data(m, folder, args.csv)
+            paths = write_data(m, folder, args.csv, args.planted)
             results = {}
             for kind, path in paths.items():
                 argv = [sys.executable, "-m", "uqval", "validate", str(path), "--error", "error",

@@ -10,8 +10,9 @@ from scipy import stats
 
 import uqval
 from uqval.calibration.cumulative import cumulative_test
+from uqval.calibration.heldout import permutation_p as _permutation_p
 from uqval.calibration.isotonic import mcb_permutation_test, qlike_decomposition
-from uqval.calibration.joint import _permutation_p, joint_calibration
+from uqval.calibration.joint import joint_calibration
 from uqval.validation.binfree import binfree_tests, cumulative_null, kuiper
 
 FAST = {"n_boot": 200, "n_permutations": 199, "n_ucc_permutations": 99}
@@ -45,7 +46,7 @@ def test_permuted_dot_kernel_has_the_exact_permutation_moments():
     p, y = rng.normal(size=m), rng.exponential(size=m)
     pc, yc = p - p.mean(), y - y.mean()
     null = np.empty(20_000)
-    from uqval.calibration.joint import CHUNK, _permuted_dots
+    from uqval.calibration.heldout import CHUNK, _permuted_dots
     from uqval.stats.resample_kernel import sfc64_state
 
     seeds = np.random.SeedSequence(1).spawn(len(range(0, null.size, CHUNK)))
@@ -260,7 +261,6 @@ def test_sequential_permutation_p_uses_the_first_permutations_of_the_fixed_rule(
     exceedance, l counted in the fixed rule's own permutations (a fresh seed per call:
     spawning mutates a SeedSequence) (so the fixed rule with l
     permutations sees exactly h exceedances); without a stop, the fixed p-value."""
-    from uqval.calibration.joint import _permutation_p
 
     rng = np.random.default_rng(4)
     y = rng.standard_normal(3000)

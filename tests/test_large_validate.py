@@ -240,9 +240,13 @@ def test_large_mode_with_subsample_gives_the_verdicts_of_the_fixed_path(monkeypa
         with monkeypatch.context() as mp:
             mp.setattr(stages, "LARGE_ROWS", 1000)
             mp.setattr(binfree, "BINFREE_ROWS", 3000)
+            mp.setattr(stages, "JOINT_ROWS", 4000)
             large = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
         assert large.stage_verdicts == fixed.stage_verdicts
-        assert large.parameters["subsample"].startswith("cumulative, isotonic MCB and joint")
+        assert large.parameters["subsample"] == (
+            "cumulative and isotonic MCB tests on a seeded subsample of 3000 rows (more than "
+            "1000 rows); joint test on a seeded subsample of 4000 rows (more than 4000 rows)")
+        assert "a seeded subsample of 4000 of the 6000 rows" in large.parameters["joint"]
         assert fixed.parameters["subsample"] == "none (all rows)"
         assert large.scale_factor == fixed.scale_factor
         notes = large.verdicts.loc[large.verdicts["statistic"].str.startswith(
@@ -251,7 +255,7 @@ def test_large_mode_with_subsample_gives_the_verdicts_of_the_fixed_path(monkeypa
 
 
 def test_joint_permutations_do_not_depend_on_the_threads():
-    from uqval.calibration.joint import _permutation_p
+    from uqval.calibration.heldout import permutation_p as _permutation_p
 
     rng = np.random.default_rng(16)
     pred = rng.normal(size=5000)
@@ -277,3 +281,54 @@ def test_shared_sorts_sort_each_array_once(monkeypatch):
     assert np.array_equal(np.concatenate(other), np.argsort(y, kind="stable"))
     binning.equal_count_bins(x, 5)  # outside the block: sorted again
     assert len(calls) == 4  # (the reference argsort above, then this one)
+
+
+def test_sequential_rule_from_sequential_rows_on_all_rows(monkeypatch):
+    """Between SEQUENTIAL_ROWS and LARGE_ROWS: every permutation test (binned, bin-free, the
+    joint test's halves) follows the sequential rule on all rows; the per-bin intervals stay
+    BCa and no test is subsampled."""
+    from uqval.calibration.joint import joint_calibration
+    from uqval.validation.binfree import binfree_tests
+
+    e, u, x = _data(3000, 18, slope=0.3)
+    x2 = np.random.default_rng(19).uniform(size=e.size)
+    fixed = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
+    monkeypatch.setattr(stages, "SEQUENTIAL_ROWS", 1000)
+    seq = engine.validate(e, u, {"x": x, "x2": x2}, **FAST)
+    assert seq.parameters["permutation_rule"] == "sequential, h = 20 (more than 1000 rows)"
+    assert fixed.parameters["permutation_rule"] == "fixed"
+    assert seq.parameters["bin_intervals"] == fixed.parameters["bin_intervals"]
+    assert seq.parameters["subsample"] == "none (all rows)"
+    for name in fixed.bins:  # per-bin tables: the same BCa intervals
+        assert seq.bins[name].equals(fixed.bins[name])
+    same = ["stage", "feature", "scaled", "statistic", "ci_low", "ci_high"]
+    assert seq.verdicts[same].equals(fixed.verdicts[same])
+    # the bin-free and joint rows are those of the sequential tests run directly
+    seeds = stages.Seeds.of(5)
+    direct = binfree_tests(e / u, u, [u, x, x2], n_permutations=seq.parameters["n_permutations"],
+                           seed=seeds.binfree, exceedances=20)
+    rows = seq.verdicts[seq.verdicts["statistic"].str.startswith("cumulative Kuiper Z²")
+                        & seq.verdicts["scaled"]]
+    assert rows["p_value"].tolist() == [d[1] for d in direct[0]]
+    joint = joint_calibration(e, u * seq.parameters["conditional_scaling"],
+                              {"x": x, "x2": x2}, n_permutations=999, seed=seeds.joint,
+                              exceedances=20)
+    assert seq.joint is not None
+    assert seq.joint.spread.p_splits == joint.spread.p_splits
+    assert seq.joint.bias.p_splits == joint.bias.p_splits
+
+
+def test_joint_fits_in_threads_give_the_one_thread_numbers():
+    from uqval.calibration.joint import joint_calibration
+
+    rng = np.random.default_rng(20)
+    m = 3000
+    x1, x2 = rng.uniform(size=m), rng.uniform(size=m)
+    u = rng.uniform(0.5, 2.0, m)
+    e = u * rng.standard_normal(m) * np.where((x1 > 0.5) ^ (x2 > 0.5), 1.4, 1.0)
+    args = (e, u, {"x1": x1, "x2": x2})
+    one = joint_calibration(*args, n_permutations=199, seed=6, n_workers=1)
+    two = joint_calibration(*args, n_permutations=199, seed=6, n_workers=2)
+    assert one == two
+    assert one.spread.p_splits == two.spread.p_splits
+    assert one.spread.correlation == two.spread.correlation

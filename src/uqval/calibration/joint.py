@@ -72,7 +72,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-import numba
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
@@ -82,8 +81,7 @@ from uqval._internal.checks import errors_uncertainties, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import index_generator, value_generator
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.stats.resample_kernel import _sfc64_next
-from uqval.stats.shuffle import permutation_p_value, run_chunks
+from uqval.calibration.heldout import cluster_sign_p, permutation_p
 
 __all__ = [
     "MAX_ITER",
@@ -123,9 +121,6 @@ TREE_DEPTH = 3
 
 MIN_REGION_SHARE = 0.02
 """Smallest share of the rows in a described region (leaf of the describing tree)."""
-
-CHUNK = 64
-"""Permutations per random-stream chunk (fixes the stream)."""
 
 MAX_TREE_ROWS = 8_000
 """Most rows (evenly spaced) on which the describing trees are fitted (they describe a
@@ -283,60 +278,6 @@ def _learner(kind: Kind, f: _Features, seed: int, n_rows: int):  # -> HistGradie
     )
 
 
-_U = np.uint64
-_TWO_M53 = 2.0**-53
-
-
-@numba.njit(nogil=True, cache=True)
-def _permuted_dots(yc, pc, state, out):  # pragma: no cover - compiled
-    """out[r] = dot(pc, yc permuted): successive in-place Fisher-Yates shuffles of a copy of
-    yc (each a uniform permutation of the previous one, hence of yc), SFC64 from ``state``."""
-    a = yc.copy()
-    m = a.size
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    for r in range(out.size):
-        for i in range(m - 1, 0, -1):
-            x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
-            j = int(float(x >> _U(11)) * _TWO_M53 * (i + 1))
-            t = a[i]
-            a[i] = a[j]
-            a[j] = t
-        acc = 0.0
-        for i in range(m):
-            acc += a[i] * pc[i]
-        out[r] = acc
-
-
-def _permutation_p(pred: FloatArray, y: FloatArray, n_permutations: int,
-                   seed: np.random.SeedSequence, n_workers: int = 1,
-                   exceedances: int | None = None) -> tuple[float, float]:
-    """(correlation, one-sided permutation p-value) of fixed ``pred`` against ``y``;
-    ``exceedances=h``: the sequential rule (p = h/l at the h-th exceedance).
-
-    Permutations in fixed chunks of :data:`CHUNK`, chunk j from child j of ``seed`` (SFC64
-    of :mod:`uqval.stats.resample_kernel`), in ``n_workers`` threads
-    (:func:`uqval.stats.shuffle.run_chunks`): the result depends on (data, seed) only."""
-    pc = np.ascontiguousarray(pred - pred.mean())
-    yc = np.ascontiguousarray(y - y.mean())
-    norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
-    if norm == 0.0:
-        return 0.0, 1.0
-    observed = float(np.dot(pc, yc))
-
-    def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
-        _permuted_dots(yc, pc, state, rows)
-
-    threshold = observed - 1e-9 * abs(observed)
-
-    def done(rows: NDArray[np.float64]) -> bool:
-        assert exceedances is not None
-        return int(np.count_nonzero(rows >= threshold)) >= exceedances
-
-    null = run_chunks(np.empty(n_permutations), seed, n_workers, fill,
-                      None if exceedances is None else done, chunk=CHUNK)
-    return observed / norm, permutation_p_value(null >= threshold, n_permutations, exceedances)
-
-
 @dataclass(frozen=True)
 class _Box:
     low: FloatArray  # per feature: x > low
@@ -461,29 +402,6 @@ def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[s
                   description[1], mask)
 
 
-def _cluster_sign_p(pred: FloatArray, y: FloatArray, codes: NDArray[np.intp],
-                    n_permutations: int, seed: np.random.SeedSequence) -> tuple[float, float]:
-    """(correlation, one-sided p-value) of fixed ``pred`` against ``y`` when the rows come in
-    groups (``codes``): the score sum_i pc_i yc_i is the sum of the group scores U_g, and
-    its null is drawn by flipping the sign of each U_g (a wild cluster randomization test
-    with Rademacher weights; Canay, Romano & Shaikh 2017, Econometrica 85, 1013: valid as
-    the groups grow in number, whatever the dependence inside a group). The statistic is
-    sum U_g / sqrt(sum U_g^2), whose denominator the flips do not change."""
-    pc = pred - pred.mean()
-    yc = y - y.mean()
-    norm = math.sqrt(float(np.dot(pc, pc)) * float(np.dot(yc, yc)))
-    _, inverse = np.unique(codes, return_inverse=True)
-    scores = np.bincount(inverse.ravel(), weights=pc * yc)
-    scale = math.sqrt(float(np.dot(scores, scores)))
-    if norm == 0.0 or scale == 0.0:
-        return 0.0, 1.0
-    observed = float(scores.sum())
-    signs = value_generator(seed).integers(0, 2, size=(n_permutations, scores.size))
-    null = (2.0 * signs - 1.0) @ scores
-    exceed = int(np.count_nonzero(null >= observed - 1e-9 * abs(observed)))
-    return observed / norm, (1 + exceed) / (n_permutations + 1)
-
-
 @dataclass(frozen=True)
 class _HalfFit:
     """One half of one split: the held-out correlation, its permutation p-value, the
@@ -495,23 +413,47 @@ class _HalfFit:
     model: object
 
 
-def _split_fits(kind: Kind, y: FloatArray, f: _Features, halves: NDArray[np.bool_],
-                used: NDArray[np.bool_], n_permutations: int,
-                seeds: list[np.random.SeedSequence], fit_seed: int,
-                n_workers: int, codes: NDArray[np.intp] | None,
-                exceedances: int | None = None) -> tuple[_HalfFit, _HalfFit]:
-    """Both halves of one split: fit on one, permutation test (or, with groups, the sign
-    flips of group scores) on the other."""
+def _fit_halves(kind: Kind, y: FloatArray, f: _Features, splits: list[NDArray[np.bool_]],
+                used: NDArray[np.bool_], fit_seeds: list[int], n_workers: int
+                ) -> list[tuple[tuple[object, FloatArray], tuple[object, FloatArray]]]:
+    """For both halves of every split, the learner fitted on one half and its predictions
+    on the other, on ``n_workers`` threads (one fit at a time per thread; each fit's seed
+    is fixed, so nothing depends on the threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(train, used & ~train, fit + k)
+            for halves, fit in zip(splits, fit_seeds, strict=True)
+            for k, train in enumerate((halves, used & ~halves))]
+
+    def fit(job: tuple[NDArray[np.bool_], NDArray[np.bool_], int]) -> tuple[object, FloatArray]:
+        train, test, seed = job
+        model = _learner(kind, f, seed, int(train.sum())).fit(f.x[train], y[train])
+        return model, model.predict(f.x[test])
+
+    if n_workers > 1 and len(jobs) > 1:
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            done = list(pool.map(fit, jobs))
+    else:
+        done = [fit(job) for job in jobs]
+    return [(done[2 * i], done[2 * i + 1]) for i in range(len(splits))]
+
+
+def _split_tests(fitted: tuple[tuple[object, FloatArray], tuple[object, FloatArray]],
+                 y: FloatArray, halves: NDArray[np.bool_], used: NDArray[np.bool_],
+                 n_permutations: int, seeds: list[np.random.SeedSequence], n_workers: int,
+                 codes: NDArray[np.intp] | None,
+                 exceedances: int | None = None) -> tuple[_HalfFit, _HalfFit]:
+    """Both halves of one split, each learner's predictions on its held-out half:
+    permutation test (or, with groups, the sign flips of group scores)."""
     fits = []
     for k, train in enumerate((halves, used & ~halves)):
         test = used & ~train
-        model = _learner(kind, f, fit_seed + k, int(train.sum())).fit(f.x[train], y[train])
-        pred_test = model.predict(f.x[test])
+        model, pred_test = fitted[k]
         if codes is None:
-            r, p = _permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers,
+            r, p = permutation_p(pred_test, y[test], n_permutations, seeds[k], n_workers,
                                   exceedances)
         else:
-            r, p = _cluster_sign_p(pred_test, y[test], codes[test], n_permutations, seeds[k])
+            r, p = cluster_sign_p(pred_test, y[test], codes[test], n_permutations, seeds[k])
         fits.append(_HalfFit(r, p, train, model))
     return fits[0], fits[1]
 
@@ -535,12 +477,13 @@ def _one(kind: Kind, z: FloatArray, f: _Features, splits: list[NDArray[np.bool_]
          used: NDArray[np.bool_], n_permutations: int,
          seeds: list[list[np.random.SeedSequence]], fit_seeds: list[int],
          n_workers: int = 1, codes: NDArray[np.intp] | None = None,
-         exceedances: int | None = None) -> JointTest:
+         exceedances: int | None = None, fit_workers: int = 1) -> JointTest:
     y = np.square(z) if kind == "spread" else z
     m = z.size
-    per_split = [_split_fits(kind, y, f, halves, used, n_permutations, s, fit, n_workers, codes,
-                             exceedances)
-                 for halves, s, fit in zip(splits, seeds, fit_seeds, strict=True)]
+    models = _fit_halves(kind, y, f, splits, used, fit_seeds, fit_workers)
+    per_split = [_split_tests(pair, y, halves, used, n_permutations, s, n_workers, codes,
+                              exceedances)
+                 for pair, halves, s in zip(models, splits, seeds, strict=True)]
     p_splits = [min(1.0, 2.0 * min(a.p_value, b.p_value)) for a, b in per_split]
     p_value = aggregate_split_p_values(p_splits)
     # the regions of the split at the aggregated quantile (the first one with that p-value)
@@ -619,7 +562,7 @@ def joint_calibration(
         groups: integer group codes of rows whose errors share a part: the halves split
             whole groups (half the groups, drawn from the split stream) and each held-out
             test flips the signs of group scores instead of permuting rows
-            (:func:`_cluster_sign_p`; docs/choices.md, "Rows that come in groups").
+            (:func:`uqval.calibration.heldout.cluster_sign_p`; docs/choices.md, "Rows that come in groups").
 
     >>> rng = np.random.default_rng(0)
     >>> m = 4000
@@ -686,15 +629,19 @@ def joint_calibration(
     import sklearn.ensemble  # noqa: F401  (loads its OpenMP runtime before limiting it)
     from threadpoolctl import threadpool_limits
 
-    # OpenMP threads only where a fit is large enough to gain from them: below, the
-    # threads' synchronisation costs more than the fit (27 000 rows: 0.04 s on one thread,
-    # 0.2-3 s on two of a loaded 2-core machine); the fits are the same either way.
-    threads = max(1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
+    # The 2 n_splits fits of each kind run side by side on n_workers threads, each fit on
+    # one OpenMP thread (measured at 5·10^5 rows: 1.0 CPU-s on one thread, 1.5 CPU-s and
+    # 0.8 s on two): with one split, on OpenMP threads only where a fit is large enough to
+    # gain from them (27 000 rows: 0.04 s on one thread, 0.2-3 s on two of a loaded 2-core
+    # machine). The fits are the same either way.
+    fit_workers = min(n_workers, 2 * n_splits)
+    threads = 1 if fit_workers > 1 else max(
+        1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
     with threadpool_limits(limits=threads, user_api="openmp"):
         spread = _one("spread", z, f, splits, used, n_permutations,
                       [child[2][:2] for child in children], fit_ints, n_workers, codes,
-                      exceedances)
+                      exceedances, fit_workers)
         bias = _one("bias", z, f, splits, used, n_permutations,
                     [child[2][2:] for child in children], [x + 2 for x in fit_ints],
-                    n_workers, codes, exceedances)
+                    n_workers, codes, exceedances, fit_workers)
     return JointCalibration(spread, bias, f.names, f.dropped)

@@ -92,22 +92,36 @@ def rows_note(m: int, rows: int) -> str:
     return "" if rows >= m else f", on a seeded subsample of {rows} of the {m} rows"
 
 
-def large_parameters(m: int, large_rows: int, rule: str, n_boot: int, exceedances: int
+def large_parameters(m: int, large_rows: int, rule: str, n_boot: int, exceedances: int,
+                     sequential_rows: int | None = None, joint_rows: int | None = None
                      ) -> dict[str, str]:
-    """Report parameters of the engine's large-set mode (above ``large_rows`` rows).
+    """Report parameters of the engine's large-set rules: the sequential permutation rule
+    above ``sequential_rows`` rows (default ``large_rows``), the joint test's subsample above
+    ``joint_rows``, Student-t bin intervals and the bin-free tests' subsample above
+    ``large_rows``.
 
     >>> large_parameters(10, 1000, "uqval", 200, 20)["subsample"]
     'none (all rows)'
+    >>> large_parameters(500, 1000, "uqval", 200, 20, 100)["permutation_rule"]
+    'sequential, h = 20 (more than 100 rows)'
+    >>> large_parameters(500, 1000, "uqval", 200, 20, 100, 400)["subsample"]
+    'joint test on a seeded subsample of 400 rows (more than 400 rows)'
     """
     large = m > large_rows
+    threshold = large_rows if sequential_rows is None else min(sequential_rows, large_rows)
+    parts = []
+    if rule != "paper" and large and m > BINFREE_ROWS:
+        parts.append(f"cumulative and isotonic MCB tests on a seeded subsample of "
+                     f"{BINFREE_ROWS} rows (more than {large_rows} rows)")
+    if rule != "paper" and joint_rows is not None and m > joint_rows:
+        parts.append(f"joint test on a seeded subsample of {joint_rows} rows (more than "
+                     f"{joint_rows} rows)")
     return {
-        "permutation_rule": "fixed" if not large or rule == "paper" else
-        f"sequential, h = {exceedances} (more than {large_rows} rows)",
+        "permutation_rule": "fixed" if m <= threshold or rule == "paper" else
+        f"sequential, h = {exceedances} (more than {threshold} rows)",
         "bin_intervals": f"Student t (more than {large_rows} rows)" if large else
         f"BCa, {n_boot} replicates per bin",
-        "subsample": f"cumulative, isotonic MCB and joint tests on a seeded subsample of "
-        f"{BINFREE_ROWS} rows (more than {large_rows} rows)" if large and rule != "paper"
-        and m > BINFREE_ROWS else "none (all rows)",
+        "subsample": "; ".join(parts) or "none (all rows)",
     }
 
 

@@ -147,9 +147,13 @@ def validate(
             1/(n_permutations + 1)); default max(999, ceil(20 F/alpha)) for F features, so
             that the smallest p-value stays 5 times below Holm's strictest threshold
             alpha/(4F) (four tests per feature: binned and cumulative, spread and bias).
-            Above :data:`~uqval.validation.stages.LARGE_ROWS` rows each binned test stops at its 20th exceedance
-            (Besag-Clifford; ``parameters["permutation_rule"]``) and the per-bin intervals
-            of <Z^2> are Student-t intervals (``parameters["bin_intervals"]``).
+            Above :data:`~uqval.validation.stages.SEQUENTIAL_ROWS` rows each permutation
+            test (binned, cumulative, isotonic MCB, the joint test's halves) stops at its
+            20th exceedance (Besag-Clifford, on the fixed rule's first permutations;
+            ``parameters["permutation_rule"]``); above
+            :data:`~uqval.validation.stages.LARGE_ROWS` the per-bin intervals of <Z^2> are
+            Student-t intervals (``parameters["bin_intervals"]``) and the bin-free and
+            joint tests run on a seeded subsample (``parameters["subsample"]``).
         n_bins: number of bins of every binning variable (default above).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`~uqval.validation.ucc_gain.UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
@@ -315,7 +319,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         "rule": rule, "seed": seed, "alpha": alpha, "n_boot": n_boot,
         "n_permutations": conditional.n_permutations, "variance_input": variance,
         **binfree_module.large_parameters(m, stages.LARGE_ROWS, rule, n_boot,
-                                          HETEROGENEITY_EXCEEDANCES),
+                                          HETEROGENEITY_EXCEEDANCES, stages.SEQUENTIAL_ROWS,
+                                          stages.JOINT_ROWS),
         "ucc_permutations": f"{ucc.n_permutations} of at most {n_ucc_permutations} "
         f"(sequential, h = {UCC_EXCEEDANCES})",
         "n_bins": {name: b.n_bins for name, b in conditional.bins.items()},
@@ -328,7 +333,9 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
     if all_rows is not None:  # a set in parts: its subsample follows the large-set rules
         parameters.update(binfree_module.large_parameters(
             all_rows.m, stages.LARGE_ROWS, rule, n_boot, HETEROGENEITY_EXCEEDANCES))
-        parameters["subsample"] = "every test on the parts' subsample (parameter parts)"
+        parameters["subsample"] = "every test on the parts' subsample (parameter parts)" + (
+            f"; the joint test on a seeded subsample of {stages.JOINT_ROWS} of its rows"
+            if m > stages.JOINT_ROWS else "")
         parameters["bin_intervals"] = "Student t, all rows (parameter parts)"
     if parts_note is not None:
         parameters["parts"] = parts_note

@@ -69,7 +69,9 @@ __all__ = [
     "HETEROGENEITY_EXCEEDANCES",
     "JOINT_MIN_ROWS",
     "JOINT_PERMUTATIONS",
+    "JOINT_ROWS",
     "LARGE_ROWS",
+    "SEQUENTIAL_ROWS",
     "SQRT_ZMS",
     "VERDICT_COLUMNS",
     "AverageStage",
@@ -88,6 +90,13 @@ Say = Callable[[str], None]
 
 JOINT_MIN_ROWS = 200
 """Fewest rows for the joint stage (each half fits a learner)."""
+JOINT_ROWS = 200_000
+"""Most rows of the joint test: above, its halves split a seeded subsample of this many rows.
+Each of its 40 learners (10 splits x 2 halves x Z² and Z) is fitted on one half and predicts
+the other, whose permutations then run against those predictions; at 10^6 rows the fits and
+predictions alone cost about 100 CPU-s (predicting 30 trees costs about 50 ns per row and
+tree, in scikit-learn as in a compiled loop). Effects beyond the ±10 % tolerance on 2 % of
+the rows are found at this size (benchmarks/large_validate.md)."""
 JOINT_PERMUTATIONS = 999
 """Most permutations per half of the joint test (its two p-values are Holm-adjusted only
 against each other, so 1/1000 is far below the strictest threshold alpha/2)."""
@@ -105,10 +114,16 @@ SQRT_ZMS = MeanStatistic(
 _MEAN_SQUARE = MeanStatistic(columns=lambda z: (np.square(z),), combine=lambda m: m[..., 0])
 
 
+SEQUENTIAL_ROWS = 100_000
+"""Above this many rows every permutation test of the conditional and joint stages (binned,
+cumulative, isotonic MCB, the joint test's halves) follows the sequential rule: it stops at
+its h = HETEROGENEITY_EXCEEDANCES-th exceedance on the first permutations of the fixed rule
+(Besag & Clifford 1991; the statistics and the rows are unchanged, docs/choices.md). Up to
+it every seeded number is that of the fixed rule."""
 LARGE_ROWS = 1_000_000
-"""Above this many rows the permutation tests stop at h = HETEROGENEITY_EXCEEDANCES exceedances,
-per-bin intervals of <Z^2> are Student t, and the bin-free and joint tests run on a seeded
-subsample (binfree.BINFREE_ROWS); up to it every seeded number is unchanged (docs/choices.md)."""
+"""Above this many rows, besides the sequential rule of SEQUENTIAL_ROWS, per-bin intervals of
+<Z^2> are Student t and the bin-free and joint tests run on a seeded subsample
+(binfree.BINFREE_ROWS) (docs/choices.md)."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
 
@@ -450,6 +465,7 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     m = e.size
     untestable, variables, binned = bin_variables(candidates, n_bins, groups)
     large = m > LARGE_ROWS or all_rows is not None  # the large-set rules (module LARGE_ROWS)
+    sequential = HETEROGENEITY_EXCEEDANCES if large or m > SEQUENTIAL_ROWS else None
     reference = average.reference
     u_scaled = u * reference
     tables = {}
@@ -464,9 +480,8 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     bins = {name: b for _, name, b in binned}
     if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
-    say(f"{'at most ' if large else ''}{n_permutations} permutations for "
+    say(f"{'at most ' if sequential else ''}{n_permutations} permutations for "
         f"{len(binned)} binning variable(s)")
-    sequential = HETEROGENEITY_EXCEEDANCES if large else None
     procedures: dict[str, str] = {}
     if groups is not None and binned:
         return _grouped_conditional(e, u, variables, binned, tables, bins, untestable,
@@ -481,7 +496,7 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
         binfree = binfree_module.binfree_tests(
             e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
             seed=seeds.binfree, n_workers=n_workers, exceedances=sequential,
-            max_rows=sequential and binfree_module.BINFREE_ROWS)
+            max_rows=binfree_module.BINFREE_ROWS if large else None)
         rows += _conditional_rows(binned, tests, tables, reference**2, average.p_values,
                                   alpha, binfree, n_permutations)
     rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
@@ -572,15 +587,18 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
         return None, [], (f"skipped: fewer than {JOINT_MIN_ROWS} rows (halves too small to "
                           "learn from)")
     say("joint test over all features (cross-fitted gradient boosting)")
-    sequential = HETEROGENEITY_EXCEEDANCES if m > LARGE_ROWS or large else None
+    large = large or m > LARGE_ROWS
+    sequential = HETEROGENEITY_EXCEEDANCES if large or m > SEQUENTIAL_ROWS else None
     joint = joint_calibration(e, u * average.reference, features,
                               n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                               seed=seeds.joint, n_workers=n_workers,
-                              max_rows=sequential and binfree_module.BINFREE_ROWS,
+                              max_rows=JOINT_ROWS,
                               exceedances=sequential,
                               groups=None if groups is None else groups.codes)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
-    note = (f"cross-fitted gradient boosting on {len(joint.features)} features, "
+    note = (f"cross-fitted gradient boosting on {len(joint.features)} features"
+            + (f" (a seeded subsample of {JOINT_ROWS} of the {m} rows)" if m > JOINT_ROWS
+               else "") + ", "
             f"{joint.spread.n_splits} random splits (p-values aggregated as twice their "
             f"median), {joint.spread.n_permutations} permutations per half")
     if groups is not None:
