@@ -457,14 +457,6 @@ def test_group_level_uncertainty_is_exchanged_by_group_and_planted_group_error_f
     assert float(table.iloc[int(np.argmax(table["factor"].to_numpy()))]["low"]) > 0.6
 
 
-def test_groups_refused_with_a_predictive_object():
-    from uqval import Normal
-
-    e, u, _, g = _set(2)
-    with pytest.raises(ValueError, match="groups= does not apply to predictive"):
-        validate(e, Normal(np.zeros_like(e), u), groups=g, **FAST)
-
-
 def test_bins_along_a_group_level_variable_hold_several_groups():
     e, u, feats, g = _set(15, n_groups=20, size=30)
     res = validate(e, u, feats, groups=g, seed=0, n_bins=10, **{**FAST, "n_boot": 100})

@@ -238,3 +238,24 @@ def test_samples_from_a_yaml_list_and_empty_member_cells(predictions, tmp_path):
     assert "shape" in page["stage_verdicts"]
     issues = pd.read_csv(tmp_path / "mc" / "data_issues.csv")
     assert issues["row"].tolist() == [4]
+
+
+def test_ensemble_dataset_with_a_group_column(predictions, tmp_path):
+    """`group:` with predictive quantities: the page validates by group (Korn-Graubard
+    coverage over the groups, the groups in the parameters)."""
+    folder, df = predictions
+    grouped = df.assign(patient_block=[f"b{i // 6}" for i in range(len(df))])
+    grouped.to_csv(folder / "preds.csv", index=False)
+    try:
+        spec, table, report = _prepare(folder, {"quantities": {"y_true": "y",
+                                                               "members": "tree_*"},
+                                                "group": "patient_block"})
+    finally:
+        df.to_csv(folder / "preds.csv", index=False)
+    assert report["group"] == "patient_block" and "G" in table
+    page = predictive_page(table, report, tmp_path / "rfg", **FAST)
+    assert "coverage" in page["stage_verdicts"]
+    verdicts = pd.read_csv(tmp_path / "rfg" / "verdicts.csv")
+    n_groups = -(-len(df) // 6)
+    notes = verdicts.loc[verdicts["statistic"].astype(str).str.startswith("coverage 0."), "note"]
+    assert notes.str.contains(f"Korn-Graubard test and interval over {n_groups} groups").all()

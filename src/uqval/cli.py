@@ -272,8 +272,9 @@ def _run_predictive(args: argparse.Namespace) -> int:
         source.read([])
         raise exc from None
     used = spec_columns(kind, spec)
-    table = source.read([args.y_true, *used, *args.feature])
-    require_columns(table, [args.y_true, *used, *args.feature], args.file)
+    group = [args.group] if args.group else []
+    table = source.read([args.y_true, *used, *args.feature, *group])
+    require_columns(table, [args.y_true, *used, *args.feature, *group], args.file)
     _check_bins(args, len(table))
     levels = None
     if args.levels:
@@ -290,9 +291,12 @@ def _run_predictive(args: argparse.Namespace) -> int:
             numeric[args.y_true], predictive, {f: numeric[f] for f in args.feature},
             levels=levels, seed=args.seed, n_boot=args.n_boot,
             n_permutations=args.n_permutations, n_bins=args.bins, tolerance=args.tolerance,
-            drop_invalid=args.drop_invalid, n_workers=max(1, args.jobs), progress=say)
+            drop_invalid=args.drop_invalid, n_workers=max(1, args.jobs), progress=say,
+            groups=table[args.group] if args.group else None)
     except ValueError as exc:
         message = str(exc).replace("y_true", f"column {args.y_true!r}")
+        if args.group:
+            message = re.sub(r"^groups\b", f"column {args.group!r}", message)
         message = re.sub(r"features\[('[^']*')\]", r"column \1", message)
         raise DataError(f"{args.file}: {message.replace('drop_invalid=True', '--drop-invalid')}"
                         ) from None
@@ -313,9 +317,9 @@ def _run(args: argparse.Namespace) -> int:
     from uqval.report.files import check_output_folder
 
     _check_options(args)
-    if args.group and any("=" in m for m in getattr(args, "model", [])) or any(
-            getattr(args, k, None) for k in _PREDICTIVE) and args.group:
-        raise DataError("--group goes with errors and uncertainties, not predictive outputs")
+    if args.group and any("=" in m for m in getattr(args, "model", [])):
+        raise DataError("--group goes with errors and uncertainties in uqval compare, not "
+                        "predictive outputs (uqval validate takes both)")
     if args.command == "compare":
         return _run_compare(args)
     if any(getattr(args, k) for k in _PREDICTIVE):

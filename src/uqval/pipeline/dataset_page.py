@@ -327,7 +327,8 @@ def predictive_result(table: pd.DataFrame, report: Mapping[str, Any], *, seed: i
         return None
     y, predictive = built
     return validate(y, predictive, _features(table, report) or None, seed=seed, n_boot=n_boot,
-                    n_bins=n_bins, n_permutations=n_permutations, n_workers=n_workers)
+                    n_bins=n_bins, n_permutations=n_permutations, n_workers=n_workers,
+                    groups=table["G"].to_numpy() if report.get("group") else None)
 
 
 def _predictive_figures(result: Any, directory: Path) -> list[tuple[str, FigureSection]]:

@@ -46,10 +46,13 @@ from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
 from uqval.stats.shuffle import _fisher_yates
 
 __all__ = [
+    "GROUPS_PER_BIN",
+    "MIN_GROUPS",
     "ClusterT",
     "GroupIndex",
     "cluster_bca_bootstrap",
     "cluster_mean_se",
+    "bins_for_groups",
     "cluster_t_bootstrap",
     "constant_within",
     "design_effect",
@@ -123,6 +126,30 @@ def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:
     xs = np.asarray(x, dtype=np.float64)[groups.order]
     heads = groups.starts[:-1]
     return bool(np.array_equal(np.maximum.reduceat(xs, heads), np.minimum.reduceat(xs, heads)))
+
+
+MIN_GROUPS = 10
+"""Fewest groups accepted with ``groups=`` (a cluster bootstrap or group permutation of
+fewer groups has too few distinct resamples for a 95 % interval or a test at 5 %)."""
+
+GROUPS_PER_BIN = 5
+"""Fewest groups per bin along a variable constant inside groups: with one group per bin,
+exchanging groups leaves the between-bin statistic unchanged (no power) and a bin's interval
+cannot resample groups."""
+
+
+def bins_for_groups(x: ArrayLike, n_bins: int, groups: GroupIndex) -> int:
+    """Bins along ``x``: ``n_bins``, at most G / :data:`GROUPS_PER_BIN` (at least 2) when x
+    is constant inside every group.
+
+    >>> g = GroupIndex.from_codes(np.repeat(np.arange(20), 3))
+    >>> bins_for_groups(np.repeat(np.arange(20.0), 3), 10, g), bins_for_groups(
+    ...     np.arange(60.0), 10, g)
+    (4, 10)
+    """
+    if not constant_within(x, groups):
+        return n_bins
+    return min(n_bins, max(2, groups.n_groups // GROUPS_PER_BIN))
 
 
 def group_statistic(statistic: MeanStatistic, k: int) -> MeanStatistic:

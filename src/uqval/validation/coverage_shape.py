@@ -62,11 +62,14 @@ from scipy import special, stats
 
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import FloatArray, SeedLike
-from uqval.binning import default_n_bins, tie_aware_bins
+from uqval.binning import Bins, default_n_bins, tie_aware_bins
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
+from uqval.stats.cluster_cvm import cluster_cvm_uniform
+from uqval.stats.cluster_proportion import cluster_proportion
+from uqval.stats.groups import GroupIndex, bins_for_groups
 from uqval.validation import rules
-from uqval.validation.permutation import heterogeneity_tests
+from uqval.validation.permutation import grouped_heterogeneity_tests, heterogeneity_tests
 
 __all__ = [
     "BUILT",
@@ -134,6 +137,24 @@ def _widen_factor(ratios: FloatArray, level: float) -> tuple[float, float, float
     return float(r[k - 1]), float(r[max(lo, 1) - 1]), float(r[min(hi, n) - 1])
 
 
+def _share(hit: NDArray[np.bool_], p0: float, groups: GroupIndex | None
+           ) -> tuple[int, float, float, float]:
+    """(k, ci_low, ci_high, p_value) of the share of ``hit``: Clopper-Pearson and the exact
+    binomial test, or with ``groups`` the Korn-Graubard interval and test over the groups
+    (:func:`uqval.stats.cluster_proportion.cluster_proportion`)."""
+    n, k = hit.size, int(hit.sum())
+    if groups is None:
+        lo, hi = clopper_pearson_interval(k, n)
+        return k, float(lo), float(hi), binomial_p_value(k, n, p0)
+    r = cluster_proportion(hit, groups, p0)
+    return k, r.ci_low, r.ci_high, r.p_value
+
+
+def _test_name(groups: GroupIndex | None) -> str:
+    return ("exact binomial test, Clopper-Pearson interval" if groups is None else
+            f"Korn-Graubard test and interval over {groups.n_groups} groups")
+
+
 def _verdict_row(stage: str, feature: str, statistic: str, value: float,
                  ci: tuple[float, float], target: float, p: float, note: str) -> dict:
     return {"stage": stage, "feature": feature, "scaled": False, "verdict": "", "effect": "",
@@ -177,15 +198,16 @@ _LEVEL_COLUMNS = ["level", "n", "covered", "value", "ci_low", "ci_high", "p_valu
 
 
 def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: SeedLike,
-                tolerance: float) -> tuple[pd.DataFrame, dict[float, NDArray[np.bool_]]]:
+                tolerance: float, groups: GroupIndex | None = None
+                ) -> tuple[pd.DataFrame, dict[float, NDArray[np.bool_]]]:
     covered: dict[float, NDArray[np.bool_]] = {}
     out = []
     children = seed_sequence(seed).spawn(len(levels))
     for level, child in zip(levels, children, strict=True):
         hit = pred.covered(y, level, seed=child)
         covered[level] = hit
-        n, k = hit.size, int(hit.sum())
-        lo, hi = clopper_pearson_interval(k, n)
+        n = hit.size
+        k, lo, hi, p = _share(hit, level, groups)
         low, high = pred.interval(level)
         mid, half = 0.5 * (low + high), 0.5 * (high - low)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -197,9 +219,8 @@ def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: 
             if level > (fewest - 1) / (fewest + 1):
                 widen = (np.nan, np.nan, np.nan)
         band = coverage_band(level, tolerance)
-        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": float(lo),
-                    "ci_high": float(hi), "p_value": binomial_p_value(k, n, level),
-                    "band_low": band[0], "band_high": band[1],
+        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": lo,
+                    "ci_high": hi, "p_value": p, "band_low": band[0], "band_high": band[1],
                     "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
                     "widen_low": widen[1], "widen_high": widen[2]})
     return pd.DataFrame(out, columns=_LEVEL_COLUMNS), covered
@@ -210,13 +231,14 @@ BUILT = "mean ± t·sd·√(1+1/m)"
 
 
 def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
-                        tolerance: float) -> pd.DataFrame:
+                        tolerance: float, groups: GroupIndex | None = None) -> pd.DataFrame:
     """Coverage of the intervals users build from an ensemble: x̄ ± q_i·s_i·√(1 + 1/m_i), q_i the
     (1 + L)/2 quantile of t(m_i - 1) (x̄, s the mean and sample sd of the m_i finite members),
     with the exact binomial test and the factor k_L on q (the L-quantile of
     abs(y - x̄)/(q_i s_i √(1 + 1/m_i)), order-statistic interval). For members and y drawn from
     one normal law the coverage is exactly L for any m (y - x̄ over s√(1 + 1/m) is t(m - 1));
-    rows with zero spread are covered only when y equals the mean."""
+    rows with zero spread are covered only when y equals the mean. With ``groups``, the
+    Korn-Graubard interval and test over the groups instead."""
     m = pred.n_members.astype(np.float64)
     sd = np.sqrt(np.where(np.isfinite(pred.variance), pred.variance, 0.0))
     dev = np.abs(y - pred.point)
@@ -226,14 +248,14 @@ def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
         q = stats.t.ppf(0.5 * (1.0 + level), m - 1.0)
         half = q * sd
         hit = dev <= half
-        n, k = hit.size, int(hit.sum())
-        lo, hi = clopper_pearson_interval(k, n)
+        n = hit.size
+        k, lo, hi, p = _share(hit, level, groups)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(half > 0, dev / half, np.where(dev > 0, np.inf, 0.0))
         widen = _widen_factor(ratio, level)
         band = coverage_band(level, tolerance)
-        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": float(lo),
-                    "ci_high": float(hi), "p_value": binomial_p_value(k, n, level),
+        out.append({"level": level, "n": n, "covered": k, "value": k / n, "ci_low": lo,
+                    "ci_high": hi, "p_value": p,
                     "band_low": band[0], "band_high": band[1],
                     "deficit_pp": 100.0 * (level - k / n), "widen": widen[0],
                     "widen_low": widen[1], "widen_high": widen[2],
@@ -241,26 +263,35 @@ def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
     return pd.DataFrame(out, columns=[*_LEVEL_COLUMNS, "quantile"])
 
 
-def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float) -> pd.DataFrame:
+def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float,
+                   groups: GroupIndex | None = None) -> pd.DataFrame:
     out = []
     values = pred.values
     for j, tau in enumerate(pred.levels):
-        below = int(np.sum(y <= values[:, j]))
         n = y.size
-        lo, hi = clopper_pearson_interval(below, n)
+        below, lo, hi, p = _share(y <= values[:, j], float(tau), groups)
         band = quantile_band(float(tau), tolerance)
         out.append({"level": float(tau), "n": n, "below": below, "value": below / n,
-                    "ci_low": float(lo), "ci_high": float(hi),
-                    "p_value": binomial_p_value(below, n, float(tau)),
+                    "ci_low": lo, "ci_high": hi, "p_value": p,
                     "band_low": band[0], "band_high": band[1]})
     return pd.DataFrame(out)
 
 
 def _bin_table(hit: NDArray[np.bool_], labels: NDArray[np.int32], low: FloatArray,
-               high: FloatArray, level: float) -> pd.DataFrame:
+               high: FloatArray, level: float, groups: GroupIndex | None = None
+               ) -> pd.DataFrame:
     k = np.bincount(labels, weights=hit.astype(np.float64)).astype(np.int64)
     n = np.bincount(labels)
-    lo, hi = clopper_pearson_interval(k, n)
+    if groups is None:
+        lo, hi = clopper_pearson_interval(k, n)
+    else:  # Korn-Graubard over the bin's groups ([0, 1] for a bin inside one group)
+        lo, hi = np.zeros(n.size), np.ones(n.size)
+        for b in range(n.size):
+            rows = np.flatnonzero(labels == b)
+            sub = groups.subset(rows)
+            if sub.n_groups >= 2:
+                r = cluster_proportion(hit[rows], sub)
+                lo[b], hi[b] = r.ci_low, r.ci_high
     return pd.DataFrame({"level": level, "bin": np.arange(n.size), "low": low, "high": high,
                          "n": n, "value": k / n, "ci_low": lo, "ci_high": hi,
                          "valid": (lo <= level) & (level <= hi)})
@@ -278,12 +309,18 @@ def coverage_rows(
     n_permutations: int,
     n_bins: int | None,
     n_workers: int = 1,
+    groups: GroupIndex | None = None,
 ) -> CoverageCheck:
-    """The coverage stage on clean inputs (finite y, usable rows only; module docstring)."""
+    """The coverage stage on clean inputs (finite y, usable rows only; module docstring).
+    With ``groups`` (rows in groups whose errors share a part): Korn-Graubard intervals and
+    tests over the groups for every share, and the conditional coverage tests of
+    :func:`uqval.validation.permutation.grouped_heterogeneity_tests` (groups exchanged along a
+    variable constant inside groups, rows permuted inside groups otherwise)."""
     level_seed, perm_seed = seed_sequence(seed).spawn(2)
-    table, covered = _level_rows(y, pred, levels, level_seed, tolerance)
-    quant = _quantile_rows(y, pred, tolerance) if isinstance(pred, Quantiles) else pd.DataFrame()
-    built = (built_interval_rows(y, pred, levels, tolerance)
+    table, covered = _level_rows(y, pred, levels, level_seed, tolerance, groups)
+    quant = (_quantile_rows(y, pred, tolerance, groups) if isinstance(pred, Quantiles)
+             else pd.DataFrame())
+    built = (built_interval_rows(y, pred, levels, tolerance, groups)
              if isinstance(pred, Ensemble) and not pred.weighted else pd.DataFrame())
     p_all = np.concatenate([table["p_value"].to_numpy(),
                             quant["p_value"].to_numpy() if not quant.empty else [],
@@ -301,7 +338,7 @@ def coverage_rows(
             _effect(r.value, r.ci_low, r.ci_high, r.verdict == "fail", (r.band_low, r.band_high))
             for r in frame.itertuples()]
     for r in table.itertuples():
-        note = f"{r.covered} of {r.n} rows covered; exact binomial test, Clopper-Pearson interval"
+        note = f"{r.covered} of {r.n} rows covered; {_test_name(groups)}"
         if np.isfinite(r.widen):
             note += (f"; factor {r.widen:.3g} [{r.widen_low:.3g}, {r.widen_high:.3g}] about the "
                      "midpoints would cover the level")
@@ -310,7 +347,8 @@ def coverage_rows(
         row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
         rows.append(row)
     for r in quant.itertuples():
-        note = f"{r.below} of {r.n} rows at or below the {r.level:g} quantile; exact binomial test"
+        note = (f"{r.below} of {r.n} rows at or below the {r.level:g} quantile; "
+                f"{_test_name(groups)}")
         row = _verdict_row("coverage", "", f"P(y <= q{r.level:g})", r.value,
                            (r.ci_low, r.ci_high), r.level, r.p_value, note)
         row.update(verdict=r.verdict, effect=r.effect, p_adjusted=r.p_adjusted)
@@ -318,7 +356,7 @@ def coverage_rows(
     for r in built.itertuples():
         q = f"{r.quantile:.3g}" if np.isfinite(r.quantile) else "t(m - 1) quantile"
         note = (f"{r.covered} of {r.n} rows within mean ± {q}·sd·sqrt(1 + 1/m) (the intervals "
-                "built from the members; exact binomial test)")
+                f"built from the members; {_test_name(groups)})")
         if np.isfinite(r.widen):
             note += f"; factor {r.widen:.3g} [{r.widen_low:.3g}, {r.widen_high:.3g}] on the sd"
         row = _verdict_row("coverage", "", f"coverage {r.level:g} of {BUILT}", r.value,
@@ -327,15 +365,21 @@ def coverage_rows(
         rows.append(row)
     conditional, bins, cond_rows = _conditional(y, pred, features, covered, table, perm_seed,
                                                 alpha, tolerance, n_permutations, n_bins,
-                                                n_workers)
+                                                n_workers, groups)
     return CoverageCheck(table, quant, conditional, bins, rows + cond_rows, built)
 
 
+def _bins_along(x: FloatArray, k: int, groups: GroupIndex | None) -> Bins:
+    """Tie-aware bins of x: k, or at most G/5 along a variable constant inside groups (as
+    the variance stages: :func:`uqval.stats.groups.bins_for_groups`)."""
+    return tie_aware_bins(x, k if groups is None else bins_for_groups(x, k, groups))
+
+
 def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_permutations,
-                 n_bins, n_workers):
+                 n_bins, n_workers, groups=None):
     m = y.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
-    feature_bins = {name: tie_aware_bins(x, k) for name, x in features.items()}
+    feature_bins = {name: _bins_along(x, k, groups) for name, x in features.items()}
     out, bins_tables = [], {}
     children = seed_sequence(seed).spawn(max(1, len(covered)))
     pooled = None
@@ -347,21 +391,28 @@ def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_pe
         else:
             low, high = pred.interval(level)
             width, width_name = high - low, WIDTH
-        variables = {}
+        variables, values = {}, {}
         if np.ptp(width) > 0:
-            variables[width_name] = tie_aware_bins(width, k)
+            variables[width_name] = _bins_along(width, k, groups)
+            values[width_name] = width
         variables.update(feature_bins)
+        values.update(features)
         if not variables:
             continue
         names = list(variables)
-        tests = heterogeneity_tests(hit.astype(np.float64),
-                                    [variables[n].labels for n in names],
-                                    n_permutations=n_permutations, seed=child,
-                                    n_workers=n_workers)
+        labels = [variables[n].labels for n in names]
+        if groups is None:
+            tests = heterogeneity_tests(hit.astype(np.float64), labels,
+                                        n_permutations=n_permutations, seed=child,
+                                        n_workers=n_workers)
+        else:
+            tests, _ = grouped_heterogeneity_tests(
+                hit.astype(np.float64), labels, groups, variables=[values[n] for n in names],
+                n_permutations=n_permutations, seed=child, n_workers=n_workers)
         band = coverage_band(level, tolerance)
         for name, (_, test_t) in zip(names, tests, strict=True):
             b = variables[name]
-            t = _bin_table(hit, b.labels, b.low, b.high, level)
+            t = _bin_table(hit, b.labels, b.low, b.high, level, groups)
             bins_tables.setdefault(name, []).append(t)
             sig = (t["ci_low"] > level) | (t["ci_high"] < level)
             worst = int(np.argmax(np.abs(t["value"].to_numpy() - level)))
@@ -423,6 +474,7 @@ class ShapeCheck:
     shares: pd.DataFrame
     diagnosis: str
     pit: FloatArray = field(repr=False)
+    p_method: str = ""
 
     def row(self) -> dict:
         """The verdict row (stage ``shape``)."""
@@ -432,7 +484,8 @@ class ShapeCheck:
                          for name, r in s.iterrows())
         row = _verdict_row("shape", "", "PIT Cramer-von Mises W2", self.statistic,
                            (np.nan, np.nan), 1.0 / 6.0, self.p_value,
-                           "W2 expected 1/6 for a uniform PIT; " + note)
+                           "W2 expected 1/6 for a uniform PIT; "
+                           + (f"{self.p_method}; " if self.p_method else "") + note)
         row.update(verdict=self.verdict, effect=self.effect, p_adjusted=self.p_value)
         return row
 
@@ -486,22 +539,32 @@ def _diagnosis(s: pd.DataFrame) -> str:
             "histogram")
 
 
-def shape_check(pit: FloatArray, *, alpha: float, tolerance: float) -> ShapeCheck:
-    """The PIT uniformity test with its shares and diagnosis (module docstring)."""
+def shape_check(pit: FloatArray, *, alpha: float, tolerance: float,
+                groups: GroupIndex | None = None, n_boot: int = 999,
+                seed: SeedLike = 0) -> ShapeCheck:
+    """The PIT uniformity test with its shares and diagnosis (module docstring). With
+    ``groups``: the p-value of the multiplier bootstrap over the groups
+    (:func:`uqval.stats.cluster_cvm.cluster_cvm_uniform`, ``n_boot`` replicates from
+    ``seed``) and Korn-Graubard intervals of the shares."""
     res = stats.cramervonmises(pit, "uniform")
     p = float(min(1.0, max(0.0, res.pvalue)))
+    method = ""
+    if groups is not None:
+        grouped = cluster_cvm_uniform(pit, groups, n_boot=n_boot, seed=seed)
+        p = grouped.p_value
+        method = (f"p: multiplier bootstrap over the {groups.n_groups} groups ({n_boot} "
+                  f"replicates, W2 on {grouped.grid} grid points)")
     n = pit.size
     rows = []
     for name, expected, select in _SHARES:
-        k = int(np.sum(select(pit)))
-        lo, hi = clopper_pearson_interval(k, n)
+        k, lo, hi, _ = _share(select(pit), expected, groups)
         if name == "below the median":
             band = quantile_band(0.5, tolerance)
         else:
             cov = coverage_band(1.0 - expected if name != "central 50 %" else 0.5, tolerance)
             band = cov if name == "central 50 %" else (1.0 - cov[1], 1.0 - cov[0])
         rows.append({"share": name, "expected": expected, "n": n, "count": k, "value": k / n,
-                     "ci_low": float(lo), "ci_high": float(hi), "band_low": band[0],
+                     "ci_low": lo, "ci_high": hi, "band_low": band[0],
                      "band_high": band[1]})
     shares = pd.DataFrame(rows)
     verdict = rules.verdict(p, alpha, False)
@@ -512,4 +575,4 @@ def shape_check(pit: FloatArray, *, alpha: float, tolerance: float) -> ShapeChec
     effect = ("negligible" if inside else "relevant" if verdict == "fail" and outside
               else "undetermined")
     diagnosis = _diagnosis(shares.set_index("share")) if verdict == "fail" else ""
-    return ShapeCheck(float(res.statistic), p, verdict, effect, shares, diagnosis, pit)
+    return ShapeCheck(float(res.statistic), p, verdict, effect, shares, diagnosis, pit, method)

@@ -31,7 +31,7 @@ from uqval._internal.checks import (
 )
 from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
-from uqval.stats.groups import GroupIndex
+from uqval.stats.groups import MIN_GROUPS, GroupIndex
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
@@ -185,7 +185,12 @@ def validate(
             isotonic MCB test permutes Z inside groups (not run when uE is constant inside
             groups), the UCC ranking test swaps whole groups and the robust factor's blocks
             hold whole groups. Groups of one row give the numbers of ``groups=None`` bit
-            for bit.
+            for bit. With a predictive object: the variance stages as above, the coverage
+            and PIT shares by Korn-Graubard intervals and tests over the groups, the
+            conditional coverage tests by group-respecting permutations, the PIT uniformity
+            test by a multiplier bootstrap over the groups, the scores' standard errors
+            cluster-robust, and an unweighted ensemble's perfect-ensemble reference picks
+            one member per group (:mod:`uqval.validation.predictive_engine`).
 
     Returns:
         A :class:`~uqval.validation.result.ValidationResult`.
@@ -232,9 +237,6 @@ def validate(
     if isinstance(uncertainties, Predictive):
         from uqval.validation.predictive_engine import validate_predictive
 
-        if groups is not None:
-            raise ValueError("groups= does not apply to predictive objects yet: validate "
-                             "y - mean with the sd and groups=, or drop groups")
         if rule != "uqval" or variance or uncertainty_name is not None:
             raise ValueError("with a predictive object, rule='paper', variance=True and "
                              "uncertainty_name do not apply")
@@ -242,7 +244,7 @@ def validate(
             errors, uncertainties, features, variance_engine=validate, data=data, levels=levels,
             seed=seed_value(seed), n_boot=n_boot, n_permutations=n_permutations, n_bins=n_bins,
             n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
-            drop_invalid=drop_invalid, n_workers=n_workers, progress=progress)
+            drop_invalid=drop_invalid, n_workers=n_workers, progress=progress, groups=groups)
     n_boot, n_permutations, n_ucc_permutations, n_bins = _options(
         features, rule, alpha, tolerance, n_boot, n_permutations, n_ucc_permutations, n_bins,
         progress)
@@ -372,11 +374,6 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference),
                   *id_warnings),
         groups=group_record)
-
-
-MIN_GROUPS = 10
-"""Fewest groups accepted with ``groups=`` (a cluster bootstrap or group permutation of
-fewer groups has too few distinct resamples for a 95 % interval or a test at 5 %)."""
 
 
 def _id_warning(data: pd.DataFrame | None, groups: object, *used: object) -> tuple[str, ...]:

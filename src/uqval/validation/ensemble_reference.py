@@ -63,6 +63,15 @@ of <Z²*>_b/ref_b (the bootstrap intervals of a bin's mean Z² under-cover with 
 t(m - 1)-tailed z of a finite ensemble: a 53-row bin of a perfect 8-member ensemble got a
 factor 1.59 in ``benchmarks/real_outputs.md``).
 
+**Rows in groups** (``groups=``: the atoms of one structure, the conformers of one
+molecule). The null is then that the observations of a group, as one vector, are
+exchangeable with each member's predictions for that group: a member that is a draw of the
+model carries its own group-level departure, as the observation does. A replicate therefore
+picks one value index per group, the same in each of its rows (the same member column when
+m is constant in the group), instead of one per row; this is exact under that null whatever
+the dependence inside a group, and the same as the per-row rule for groups of one row. The
+factor's bootstrap resamples whole groups.
+
 Rows with m <= 3 are left out of the variance stages (E(Z²) is infinite for a perfect
 ensemble of 3 or fewer normal members, so neither the raw ZMS nor its floor is a usable
 average; the coverage and shape stages keep them), as are rows where some leave-one-out set
@@ -134,10 +143,24 @@ class EnsembleReference:
     mean_w: float
     n_replicates: int
     left_out: dict[str, int]
+    groups: NDArray[np.intp] | None = None
 
     def replicate_picks(self, rng: np.random.Generator) -> NDArray[np.intp]:
-        """For each row, which of its m + 1 values is the observation in one replicate."""
-        return np.floor(rng.random(self.m.size) * (self.m + 1)).astype(np.intp)
+        """For each row, which of its m + 1 values is the observation in one replicate
+        (with ``groups``, one draw per group: :func:`_picks`)."""
+        return _picks(rng, self.m, self.groups)
+
+
+def _picks(rng: np.random.Generator, m: NDArray[np.intp],
+           groups: NDArray[np.intp] | None) -> NDArray[np.intp]:
+    """Which of its m + 1 values is the observation, per row: uniform and independent per
+    row; with ``groups`` (codes 0..G-1), one uniform u_g per group and floor(u_g (m + 1)) in
+    each of its rows, so that the observation is the same column (the same member's
+    predictions) in every row of a group (module docstring, "Rows in groups")."""
+    if groups is None:
+        return np.floor(rng.random(m.size) * (m + 1)).astype(np.intp)
+    draws = rng.random(int(groups.max()) + 1)
+    return np.floor(draws[groups] * (m + 1)).astype(np.intp)
 
 
 def _loo(values: NDArray[np.float64], m: int) -> tuple[NDArray, NDArray, NDArray]:
@@ -196,8 +219,11 @@ def _sorted_members(members: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike,
-                       n_replicates: int, n_boot: int) -> EnsembleReference:
-    """The reference of the usable rows of an unweighted ensemble (module docstring)."""
+                       n_replicates: int, n_boot: int,
+                       groups: NDArray[np.intp] | None = None) -> EnsembleReference:
+    """The reference of the usable rows of an unweighted ensemble (module docstring); with
+    ``groups`` (a group code per row of ``pred``) the replicates pick one member per group
+    and the factor's bootstrap resamples groups."""
     members = _sorted_members(pred.members)
     m_all = pred.n_members
     variance = pred.variance
@@ -220,6 +246,10 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
         idx, m = idx[keep], m[keep]
         loo_z2, loo_z, loo_sd, values = loo_z2[keep], loo_z[keep], loo_sd[keep], values[keep]
     n = idx.size
+    codes = None
+    if groups is not None:
+        _, inverse = np.unique(np.asarray(groups)[idx], return_inverse=True)
+        codes = inverse.astype(np.intp).ravel()
     if n < 2:  # nothing to judge (the engine needs 60 rows): no reference
         return EnsembleReference(
             rows=usable, m=m, z2=np.empty(0), z=np.empty(0), loo_z2=loo_z2, loo_z=loo_z,
@@ -235,15 +265,15 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
     w = z2 / r
     boot_seed, rep_seed = seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(rep_seed)
-    a_star = np.array([np.mean(loo_z2[rows_n, np.floor(rng.random(n) * (m + 1)).astype(
-        np.intp)] / r) for _ in range(n_replicates)]) - 1.0
+    a_star = np.array([np.mean(loo_z2[rows_n, _picks(rng, m, codes)] / r)
+                       for _ in range(n_replicates)]) - 1.0
     a = float(np.mean(w) - 1.0)
     hi = (1 + np.count_nonzero(a_star >= a)) / (n_replicates + 1)
     lo = (1 + np.count_nonzero(a_star <= a)) / (n_replicates + 1)
     p_average = float(min(1.0, 2.0 * min(hi, lo)))
     x = members[idx]
     yy = y[idx]
-    factor, f_low, f_high = _net_factor(x, yy, m, z2, boot_seed, n_boot)
+    factor, f_low, f_high = _net_factor(x, yy, m, z2, boot_seed, n_boot, codes)
     floor = float(np.mean(z2)) / factor**2
     if math.isfinite(factor) and factor > 0:  # the scaled view: y_k = x̄ + (y - x̄)/k
         xb = np.nanmean(x, axis=1)
@@ -253,14 +283,16 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
     return EnsembleReference(
         rows=usable, m=m, z2=z2, z=z, loo_z2=loo_z2, loo_z=loo_z, loo_sd=loo_sd, r=r,
         values=values, scaled=deflated, factor=factor, factor_low=f_low, factor_high=f_high,
-        floor=floor,        p_average=p_average, mean_w=float(np.mean(w)), n_replicates=n_replicates,
-        left_out=left_out)
+        floor=floor, p_average=p_average, mean_w=float(np.mean(w)), n_replicates=n_replicates,
+        left_out=left_out, groups=codes)
 
 
 def _net_factor(x: NDArray[np.float64], y: NDArray[np.float64], m: NDArray[np.intp],
-                z2: NDArray[np.float64], seed: SeedLike, n_boot: int) -> tuple[float, float, float]:
+                z2: NDArray[np.float64], seed: SeedLike, n_boot: int,
+                groups: NDArray[np.intp] | None = None) -> tuple[float, float, float]:
     """k solving mean(Z²/k² - r(k)) = 0 (bisection on log k) and its one-step bootstrap
-    percentile interval (module docstring)."""
+    percentile interval (module docstring); with ``groups`` the bootstrap resamples whole
+    groups (the mean of ψ over the rows of the drawn groups)."""
 
     def h(k: float) -> float:
         return float(np.mean(z2 / k**2 - _floors(x, y, m, k)))
@@ -285,8 +317,16 @@ def _net_factor(x: NDArray[np.float64], y: NDArray[np.float64], m: NDArray[np.in
     rng = np.random.default_rng(seed_sequence(seed))
     n = psi.size
     reps = np.empty(n_boot)
-    for b in range(n_boot):
-        reps[b] = k - float(np.mean(psi[rng.integers(0, n, n)])) / slope
+    if groups is None:
+        for b in range(n_boot):
+            reps[b] = k - float(np.mean(psi[rng.integers(0, n, n)])) / slope
+    else:
+        g = int(groups.max()) + 1
+        sums = np.bincount(groups, weights=psi, minlength=g)
+        sizes = np.bincount(groups, minlength=g).astype(np.float64)
+        for b in range(n_boot):
+            drawn = rng.integers(0, g, g)
+            reps[b] = k - float(sums[drawn].sum() / sizes[drawn].sum()) / slope
     low, high = np.quantile(reps, [0.025, 0.975])
     return k, float(max(low, 0.0)), float(high)
 

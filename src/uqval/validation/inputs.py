@@ -323,6 +323,7 @@ class CleanPredictive:
     features: dict[str, NDArray[np.float64]]
     row_counts: dict[str, int]
     kept: NDArray[np.bool_]
+    groups: NDArray[np.intp] | None = None
 
 
 def clean_predictive_inputs(
@@ -332,18 +333,23 @@ def clean_predictive_inputs(
     *,
     data: pd.DataFrame | None,
     drop_invalid: bool,
+    groups: ArrayLike | str | None = None,
 ) -> CleanPredictive:
     """Check the arguments of ``validate(y_true, predictive, ...)``.
 
     Rows the predictive cannot use (its documented data rules: NaN parameters, rows without
     2 finite members, NaN quantiles, intervals with low > high) are always left out and counted
     ("removed: data problems of the predictive"); NaN or infinite y or features are an error,
-    or are removed and counted with ``drop_invalid=True``.
+    or are removed and counted with ``drop_invalid=True``. ``groups`` (labels of any kind, or
+    a column name of ``data``): returned as integer codes of the rows kept; a missing label
+    is invalid like a NaN.
     """
     if data is not None:
         if not isinstance(data, pd.DataFrame):
             raise ValueError(f"data must be a pandas DataFrame, got {type(data).__name__}")
         y_true = _column(data, y_true, "y_true")
+        if isinstance(groups, str):
+            groups = _column(data, groups, "groups")
     y = _as_float(y_true, "y_true")
     n = len(predictive)
     if y.size != n:
@@ -357,6 +363,13 @@ def clean_predictive_inputs(
     keep = predictive.usable
     if (~keep).any():
         counts["removed: data problems of the predictive"] = int((~keep).sum())
+    codes = None if groups is None else _group_codes(groups, n)
+    if codes is not None and (codes < 0).any():
+        if not drop_invalid:
+            raise ValueError(f"groups has {int((codes < 0).sum())} missing value(s) "
+                             f"({first_rows(codes < 0)}); remove them or pass drop_invalid=True")
+        counts["removed: missing group"] = int(((codes < 0) & keep).sum())
+        keep = keep & (codes >= 0)
     arrays = {"y_true": y, **{f"features[{k!r}]": v for k, v in feats.items()}}
     for name, arr in arrays.items():
         bad = ~np.isfinite(arr)
@@ -378,4 +391,5 @@ def clean_predictive_inputs(
         if np.ptp(x[keep]) == 0:
             raise ValueError(f"features[{name!r}] is constant: it cannot be binned")
         out_features[name] = x[keep]
-    return CleanPredictive(y[keep], predictive.take(keep), out_features, counts, keep)
+    return CleanPredictive(y[keep], predictive.take(keep), out_features, counts, keep,
+                           None if codes is None else codes[keep])

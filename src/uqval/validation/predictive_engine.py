@@ -21,6 +21,19 @@ Stages, each a family of tests at level alpha:
 
 Scores (``scores``): every score of :mod:`uqval.predictive.scores` that applies, mean over the
 rows with its standard error.
+
+**Rows in groups** (``groups=``; docs/choices.md, "Rows that come in groups"): the variance
+stages get the groups (:func:`uqval.validate`); every share (coverage per level, quantile
+calibration, the intervals built from an ensemble, the PIT shares) gets the Korn-Graubard
+interval and test over the groups (:mod:`uqval.stats.cluster_proportion`); the conditional
+coverage tests exchange whole groups along a variable constant inside groups and permute the
+coverage indicator inside groups otherwise
+(:func:`uqval.validation.permutation.grouped_heterogeneity_tests`), with Korn-Graubard
+per-bin intervals; the PIT uniformity test takes its p-value from a multiplier bootstrap over
+the groups (:mod:`uqval.stats.cluster_cvm`); the scores' standard errors are cluster-robust;
+an unweighted ensemble's perfect-ensemble reference picks one member per group
+(:mod:`uqval.validation.ensemble_reference`). Groups of one row give the numbers without
+groups bit for bit.
 """
 
 from __future__ import annotations
@@ -41,6 +54,7 @@ from uqval._internal.lazy import report_call
 from uqval._internal.seeding import seed_sequence
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
+from uqval.stats.groups import MIN_GROUPS, GroupIndex, cluster_mean_se
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
 from uqval.validation.inputs import Features, clean_predictive_inputs
@@ -149,18 +163,26 @@ class PredictiveValidation:
         return f"PredictiveValidation({self.kind}, M={self.row_counts['rows used']}, {stages})"
 
 
-def _scores(y: NDArray[np.float64], pred: Predictive, levels: Sequence[float]) -> pd.DataFrame:
+def _scores(y: NDArray[np.float64], pred: Predictive, levels: Sequence[float],
+            groups: NDArray[np.intp] | None = None) -> pd.DataFrame:
+    """Mean of each score over the rows with its standard error: s/sqrt(n), or with
+    ``groups`` the cluster-robust (CR1) se over the groups of the rows with a finite score
+    (:func:`uqval.stats.groups.cluster_mean_se`); the rmse's by the delta method."""
     rows = []
     for name, values in score_rows(y, pred, levels).items():
-        v = values[np.isfinite(values)]
+        finite = np.isfinite(values)
+        v = values[finite]
+        if groups is None:
+            se = float(np.std(v, ddof=1) / math.sqrt(v.size))
+        else:
+            se = cluster_mean_se(v, GroupIndex.from_codes(groups[finite]))[1]
         if name == "sq_error":
             mean = float(np.mean(v))
-            se = float(np.std(v, ddof=1) / math.sqrt(v.size)) / (2 * math.sqrt(mean))
-            rows.append({"score": "rmse", "value": math.sqrt(mean), "se": se, "n": v.size})
+            rows.append({"score": "rmse", "value": math.sqrt(mean),
+                         "se": se / (2 * math.sqrt(mean)), "n": v.size})
             continue
         name = "mae" if name == "abs_error" else name
-        rows.append({"score": name, "value": float(np.mean(v)),
-                     "se": float(np.std(v, ddof=1) / math.sqrt(v.size)), "n": v.size})
+        rows.append({"score": name, "value": float(np.mean(v)), "se": se, "n": v.size})
     return pd.DataFrame(rows)
 
 
@@ -196,16 +218,24 @@ def validate_predictive(
     drop_invalid: bool = False,
     n_workers: int = 1,
     progress: Callable[[str], None] | None = None,
+    groups: ArrayLike | str | None = None,
 ) -> PredictiveValidation:
     """The engine of ``validate(y_true, predictive, ...)`` (module docstring);
     ``variance_engine`` is :func:`uqval.validate` itself (passed in, not imported, so that the
-    two engines do not import each other)."""
+    two engines do not import each other). ``groups``: module docstring, "Rows in groups"."""
     probability(alpha, "alpha")
     probability(tolerance, "tolerance")
     say = progress or (lambda _: None)
     inputs = clean_predictive_inputs(y_true, predictive, features, data=data,
-                                     drop_invalid=drop_invalid)
+                                     drop_invalid=drop_invalid, groups=groups)
     y, pred = inputs.y, inputs.predictive
+    codes = inputs.groups
+    group_index = None if codes is None else GroupIndex.from_codes(codes)
+    if group_index is not None and group_index.singleton:
+        group_index, codes = None, None  # groups of one row: the numbers without groups
+    if group_index is not None and group_index.n_groups < MIN_GROUPS:
+        raise ValueError(f"groups: {group_index.n_groups} groups; at least {MIN_GROUPS} are "
+                         "needed to resample and permute groups")
     levels_used = _levels(pred, levels)
     n_vars = len(inputs.features) + 1
     variance_permutations = n_permutations  # None: the variance engine's own default
@@ -216,7 +246,7 @@ def validate_predictive(
     # validate(y - mu, sd, seed=s) and validate(y, Normal(mu, sd), seed=s) judge the variance
     # alike (same numbers, same advice); coverage and shape draw from children 1 and 2,
     # the perfect-ensemble reference from child 3
-    _, cov_seed, shape_seed, ref_seed = seed_sequence(seed).spawn(4)
+    _, cov_seed, shape_seed, ref_seed, cvm_seed = seed_sequence(seed).spawn(5)
     warnings: list[str] = []
     variance_result = None
     point = pred.point
@@ -228,7 +258,8 @@ def validate_predictive(
         if exchangeable and isinstance(pred, Ensemble):
             say("perfect-ensemble reference of the variance stages")
             reference = ensemble_reference(y, pred, seed=ref_seed,
-                                           n_replicates=ensemble_replicates or 999, n_boot=n_boot)
+                                           n_replicates=ensemble_replicates or 999, n_boot=n_boot,
+                                           groups=codes)
             has = reference.rows
             for why, count in reference.left_out.items():
                 warnings.append(f"{count} rows left out of the variance stages: {why}")
@@ -239,7 +270,8 @@ def validate_predictive(
                 {k: v[has] for k, v in inputs.features.items()},
                 seed=seed, n_boot=n_boot, n_permutations=variance_permutations, n_bins=n_bins,
                 n_ucc_permutations=n_ucc_permutations, alpha=alpha, tolerance=tolerance,
-                uncertainty_name="sd", n_workers=n_workers, progress=progress)
+                uncertainty_name="sd", n_workers=n_workers, progress=progress,
+                groups=None if codes is None else codes[has])
             if reference is not None:
                 variance_result = rejudge(variance_result, reference, seed=ref_seed,
                                           alpha=alpha)
@@ -262,11 +294,12 @@ def validate_predictive(
     say("coverage at each level, overall and along each variable")
     cov = coverage_rows(y, pred, inputs.features, levels=levels_used, seed=cov_seed,
                         alpha=alpha, tolerance=tolerance, n_permutations=n_permutations,
-                        n_bins=n_bins, n_workers=n_workers)
+                        n_bins=n_bins, n_workers=n_workers, groups=group_index)
     shape = None
     if pred.has_shape:
         say("shape: PIT uniformity")
-        shape = shape_check(pred.pit(y, seed=shape_seed), alpha=alpha, tolerance=tolerance)
+        shape = shape_check(pred.pit(y, seed=shape_seed), alpha=alpha, tolerance=tolerance,
+                            groups=group_index, n_boot=n_permutations, seed=cvm_seed)
     rows = list(cov.rows) + ([shape.row()] if shape is not None else [])
     frames = [pd.DataFrame(rows)]
     if variance_result is not None:
@@ -277,6 +310,17 @@ def validate_predictive(
         "n_permutations": n_permutations, "n_boot": n_boot, "predictive": repr(predictive),
         "rule": "uqval",
     }
+    if group_index is not None:
+        sizes = group_index.counts
+        parameters["groups"] = (f"{group_index.n_groups} groups of {int(sizes.min())} to "
+                                f"{int(sizes.max())} rows (median {float(np.median(sizes)):g})")
+        parameters["group_tests"] = (
+            "coverage and PIT shares: Korn-Graubard intervals and tests over the groups; "
+            "conditional coverage: groups exchanged (variables constant inside groups) or "
+            "rows permuted inside groups; PIT uniformity: multiplier bootstrap over the "
+            "groups; scores: cluster-robust standard errors; variance stages: as "
+            "uqval.validate with groups (an unweighted ensemble's reference picks one member "
+            "per group)")
     intervals = INTERVALS.get(predictive.kind, "central intervals (quantiles of the "
                               f"{predictive.kind} distribution)")
     own = predictive_advice(cov, shape, predictive.data_issues.sentences()
@@ -289,7 +333,7 @@ def validate_predictive(
                        ignore_index=True).reindex(columns=PREDICTIVE_ADVICE_COLUMNS)
     result = PredictiveValidation(
         verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result, advice=advice,
-        scores=_scores(y, pred, levels_used), data_issues=predictive.data_issues,
+        scores=_scores(y, pred, levels_used, codes), data_issues=predictive.data_issues,
         row_counts=inputs.row_counts, kind=predictive.kind, parameters=parameters,
         names={"features": list(inputs.features)}, y_true=y, point=point,
         features=inputs.features, warnings=tuple(warnings),

@@ -44,10 +44,10 @@ from uqval.stats.binomial import wilson_interval
 from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
 from uqval.stats.groups import (
     GroupIndex,
+    bins_for_groups,
     cluster_bca_bootstrap,
     cluster_mean_se,
     cluster_t_bootstrap,
-    constant_within,
 )
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
@@ -511,7 +511,7 @@ def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_
                       list[tuple[str, str, Bins]]]:
     """The binning of the conditional stages: the variables that cannot be binned (name ->
     reason), the others as (stage, name, values), and their tie-aware bins
-    (:func:`uqval.binning.tie_aware_bins`, at most G / :data:`GROUPS_PER_BIN` bins along a
+    (:func:`uqval.binning.tie_aware_bins`, at most G / :data:`uqval.stats.groups.GROUPS_PER_BIN` bins along a
     variable constant inside groups)."""
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
@@ -521,18 +521,10 @@ def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_
     return untestable, variables, binned
 
 
-GROUPS_PER_BIN = 5
-"""Fewest groups per bin along a variable constant inside groups (rows in groups): with one
-group per bin, exchanging groups leaves the between-bin statistic unchanged (no power) and a
-bin's interval cannot resample groups."""
-
-
 def _bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None) -> int:
-    """Bins along ``x``: ``n_bins``, at most G / :data:`GROUPS_PER_BIN` (at least 2) along a
-    variable constant inside groups."""
-    if groups is None or not constant_within(x, groups):
-        return n_bins
-    return min(n_bins, max(2, groups.n_groups // GROUPS_PER_BIN))
+    """Bins along ``x``: ``n_bins``, at most G / GROUPS_PER_BIN (at least 2) along a
+    variable constant inside groups (:func:`uqval.stats.groups.bins_for_groups`)."""
+    return n_bins if groups is None else bins_for_groups(x, n_bins, groups)
 
 
 def _untestable_rows(candidates: Sequence[tuple[str, str, NDArray[np.float64]]],
