@@ -10,11 +10,10 @@ perfect ensemble, quantile gradient boosting, CQR intervals).
 1. Writes the outputs a user would have, one CSV per (dataset, model), to
    ``benchmarks/results/real_outputs/`` (``--refit`` refits even if they exist).
 2. Runs ``uqval.validate`` on each with seed 0 and ``n_boot=500`` (sd outputs: errors and
-   sd, with ``groups=`` the file's ``group`` column when it has one (the compounds' scaffolds,
-   which the truth resamples as clusters); ensembles: ``uqval.Ensemble``; quantiles:
-   ``uqval.Quantiles``; intervals: ``uqval.Intervals``: uqval does not take groups with
-   predictive objects yet, so these rows are treated as independent) and keeps its advice
-   (``<pair>.advice.csv``).
+   sd; ensembles: ``uqval.Ensemble``; quantiles: ``uqval.Quantiles``; intervals:
+   ``uqval.Intervals``; on every route with ``groups=`` the file's ``group`` column when it
+   has one: the compounds' scaffolds, which the truth resamples as clusters) and keeps its
+   advice (``<pair>.advice.csv``).
 3. Runs the ground truth of ``benchmarks/real_outputs_truth.py`` (no uqval inside).
 4. Maps uqval's advice onto the truth's vocabulary (scale / bias / local:V / coverage / none)
    and writes the agreement table to ``benchmarks/real_outputs.md``.
@@ -90,10 +89,10 @@ def run_uqval(frame: pd.DataFrame):
     feats = {c[2:]: frame[c].to_numpy(float) for c in frame.columns if c.startswith("f_")}
     members = [c for c in frame.columns if c.startswith("member_")]
     quant = [c for c in frame.columns if c.startswith("q_")]
+    # rows in groups (the compounds' scaffolds): resampled and permuted as groups, as the
+    # truth's cluster bootstrap does, on every route
+    groups = frame["group"].to_numpy() if "group" in frame else None
     if "sd" in frame:
-        # rows in groups (the compounds' scaffolds): resampled and permuted as groups, as the
-        # truth's cluster bootstrap does (uqval takes groups= on this route only)
-        groups = frame["group"].to_numpy() if "group" in frame else None
         return uqval.validate(y - frame["pred"].to_numpy(float), frame["sd"].to_numpy(float),
                               feats, groups=groups, **SETTINGS)
     if members:
@@ -103,7 +102,7 @@ def run_uqval(frame: pd.DataFrame):
     else:
         pred = uqval.Intervals({0.9: (frame["lo_0.9"].to_numpy(float),
                                       frame["hi_0.9"].to_numpy(float))})
-    return uqval.validate(y, pred, feats, **SETTINGS)
+    return uqval.validate(y, pred, feats, groups=groups, **SETTINGS)
 
 
 def vocabulary(advice: pd.DataFrame, kind: str, features: set[str]) -> tuple[list[str], list[str]]:

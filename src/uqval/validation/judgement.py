@@ -396,7 +396,8 @@ def _unlocalised(advice: pd.DataFrame, stages: pd.DataFrame, m: int) -> pd.DataF
                                 "data")})
     if not rows:
         return advice
-    return pd.concat([advice, pd.DataFrame(rows, columns=advice.columns)], ignore_index=True)
+    added = pd.DataFrame(rows, columns=advice.columns)
+    return added if advice.empty else pd.concat([advice, added], ignore_index=True)
 
 
 def _monotone(advice: pd.DataFrame, verdicts: pd.DataFrame, a: AdviceInputs,
@@ -430,5 +431,6 @@ def _monotone(advice: pd.DataFrame, verdicts: pd.DataFrame, a: AdviceInputs,
         columns=advice.columns)
     after = advice.index[advice["stage"].isin(["data", "average", "consistency"])]
     cut = int(after.max()) + 1 if len(after) else 0
-    return pd.concat([advice.iloc[:cut], row, advice.iloc[cut:]], ignore_index=True)
+    parts = [part for part in (advice.iloc[:cut], row, advice.iloc[cut:]) if not part.empty]
+    return pd.concat(parts, ignore_index=True)
 
