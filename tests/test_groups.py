@@ -477,27 +477,41 @@ def _mcb_brute(e, u):
     return np.mean(e2 / v + np.log(v)) - np.mean(e2 / fit + np.log(fit))
 
 
-def test_mcb_permuted_inside_groups_matches_the_enumerated_null():
-    """Six groups of two rows: the 2^6 permutations inside groups, enumerated here, give the
-    exact null of MCB; the compiled test's p-value agrees within its Monte Carlo error, and
-    a uE constant inside every group leaves nothing to permute (p = 1)."""
+def test_mcb_group_permutations_match_the_enumerated_null():
+    """Groups of 2, 2, 2, 3, 3 and 1 rows: every permutation inside groups combined with every
+    exchange of whole groups of equal size (2^3 3!^2 x 3! 2! = 3456), enumerated here, gives
+    the exact null of MCB; the compiled test's p-value agrees within its Monte Carlo error,
+    and a uE constant inside groups of distinct sizes leaves nothing to permute (p = 1)."""
     import itertools
 
     from uqval.calibration.isotonic import mcb_permutation_test
 
     rng = np.random.default_rng(21)
-    g = np.repeat(np.arange(6), 2)
-    u = rng.uniform(0.5, 2.0, 12)
-    e = u * (rng.standard_normal(6)[g] + rng.standard_normal(12)) * np.where(u > 1.2, 1.5, 1)
+    sizes = [2, 2, 2, 3, 3, 1]
+    g = np.repeat(np.arange(6), sizes)
+    m = g.size
+    u = rng.uniform(0.5, 2.0, m)
+    e = u * (rng.standard_normal(6)[g] + rng.standard_normal(m)) * np.where(u > 1.2, 1.5, 1)
     z = e / u
     observed = _mcb_brute(e, u)
+    rows_of = [np.flatnonzero(g == k) for k in range(6)]
+    by_size: dict[int, list[int]] = {}
+    for k, n_k in enumerate(sizes):
+        by_size.setdefault(n_k, []).append(k)
+    # all combinations of one block permutation per size class
+    classes = [[dict(zip(ks, perm, strict=True)) for perm in itertools.permutations(ks)]
+               for ks in by_size.values()]
+    within = [list(itertools.permutations(range(n_k))) for n_k in sizes]
     null = []
-    for swaps in itertools.product((False, True), repeat=6):
-        zp = z.copy()
-        for k, s in enumerate(swaps):
-            if s:
-                zp[[2 * k, 2 * k + 1]] = zp[[2 * k + 1, 2 * k]]
-        null.append(_mcb_brute(u * zp, u))
+    for choice in itertools.product(*classes):
+        target = {k: v for part in choice for k, v in part.items()}  # group k gets group v's Z
+        for inner in itertools.product(*within):
+            zp = np.empty(m)
+            for k in range(6):
+                source = rows_of[target[k]][list(inner[k])]
+                zp[rows_of[k]] = z[source]
+            null.append(_mcb_brute(u * zp, u))
+    assert len(null) == 3456
     exact = np.mean(np.array(null) >= observed - 1e-12)
     assert 0.05 < exact < 0.95  # a case where the p-value is not at an edge
     n = 19_999
@@ -506,7 +520,10 @@ def test_mcb_permuted_inside_groups_matches_the_enumerated_null():
     assert abs(res.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / n) + 1 / n
     rows = mcb_permutation_test(e, u, n_permutations=n, seed=3)  # rows exchanged: other null
     assert abs(rows.p_value - exact) > 4 * np.sqrt(exact * (1 - exact) / n)
-    same = mcb_permutation_test(u[g * 2] * z, u[g * 2], n_permutations=99, seed=3, groups=g)
+    distinct = np.repeat(np.arange(4), [1, 2, 3, 4])
+    u_d = rng.uniform(0.5, 2.0, 4)[distinct]
+    e_d = u_d * rng.standard_normal(distinct.size)
+    same = mcb_permutation_test(e_d, u_d, n_permutations=99, seed=3, groups=distinct)
     assert same.p_value == 1.0
 
 
@@ -618,3 +635,36 @@ def test_ucc_permutations_swap_whole_groups_brute_force():
     rows = auucc_permutation_test(e, model, const, "excess", "deficit", normalize="std",
                                   n_permutations=n_perm, seed=7)
     assert not np.allclose(rows.null_deltas, res.null_deltas)
+
+
+def test_shuffle_exchangeable_is_uniform_on_its_group():
+    """Groups of 1, 1, 2 and 2 rows: the permutations that exchange equal-size groups as
+    blocks and shuffle rows inside groups are 2! x 2! x 2 x 2 = 16; successive draws visit
+    each equally often (chi-square against uniform) and nothing else."""
+    from scipy import stats as st
+
+    from uqval.stats.groups import shuffle_exchangeable
+    from uqval.stats.resample_kernel import sfc64_state
+
+    index = GroupIndex.from_codes(np.array([0, 1, 2, 2, 3, 3]))
+    layout = index.size_layout()
+    assert layout.strata.tolist() == [0, 2, 4] and layout.starts.tolist() == [0, 1, 2, 4, 6]
+    a = np.arange(6, dtype=np.float64)[layout.order]
+    allowed = set()
+    for single in ((0, 1), (1, 0)):
+        for pair in (((2, 3), (4, 5)), ((4, 5), (2, 3))):
+            for f0 in (False, True):
+                for f1 in (False, True):
+                    first = pair[0][::-1] if f0 else pair[0]
+                    second = pair[1][::-1] if f1 else pair[1]
+                    allowed.add((*single, *first, *second))
+    assert len(allowed) == 16
+    s = tuple(sfc64_state(np.random.SeedSequence(5)))
+    seen: dict[tuple, int] = {}
+    for _ in range(16_000):
+        s = tuple(np.uint64(v) for v in shuffle_exchangeable(a, layout.starts, layout.strata,
+                                                              *s))
+        key = tuple(int(v) for v in a)
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) == allowed
+    assert st.chisquare(list(seen.values())).pvalue > 0.001

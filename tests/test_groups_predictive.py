@@ -11,8 +11,9 @@ from scipy import special, stats
 
 import uqval
 from uqval.stats.cluster_cvm import cluster_cvm_uniform
-from uqval.stats.cluster_proportion import cluster_proportion
+from uqval.stats.cluster_proportion import cluster_proportion, gaussian_indicator_icc
 from uqval.stats.groups import GroupIndex
+from uqval.validation.coverage_shape import latent_icc
 
 FAST = {"n_boot": 200, "n_ucc_permutations": 99}
 
@@ -34,16 +35,18 @@ def _grouped(seed: int, n_groups: int = 60, size: int = 20, icc: float = 0.5, m:
     return y, mu, sd, members, {"x_row": x_row, "x_grp": x_grp}, g
 
 
-def _korn_graubard(hit, g, p0):
-    """Korn & Graubard (1998), written out: CR1 variance, effective n, df factor, beta
-    quantiles; the test doubles the smaller beta tail."""
+def _korn_graubard(hit, g, p0, icc=0.0):
+    """Korn & Graubard (1998), written out: design effect max(1, CR1 variance over the
+    binomial one, floor sum n_g (1 + (n_g - 1) icc)/n), effective n, df factor, beta
+    quantiles; the test doubles the smaller beta tail at the same effective counts."""
     n, groups = hit.size, np.unique(g)
-    p = hit.mean()
-    k_g = np.array([hit[g == c].sum() for c in groups])
     n_g = np.array([(g == c).sum() for c in groups])
-    v = groups.size / (groups.size - 1) * np.sum((k_g - n_g * p) ** 2) / n**2
-    n_eff = min(n, p * (1 - p) / v)
-    n_eff *= (stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, groups.size - 1)) ** 2
+    k_g = np.array([hit[g == c].sum() for c in groups])
+    p = hit.mean()
+    cr1 = groups.size / (groups.size - 1) * np.sum((k_g - n_g * p) ** 2) / n**2
+    floor = np.sum(n_g * (1 + (n_g - 1) * icc)) / n
+    deff = max(1.0, floor, cr1 / (p * (1 - p) / n))
+    n_eff = n / deff * (stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, groups.size - 1)) ** 2
     x = p * n_eff
     low = stats.beta.ppf(0.025, x, n_eff - x + 1)
     high = stats.beta.ppf(0.975, x + 1, n_eff - x)
@@ -57,12 +60,31 @@ def test_cluster_proportion_is_korn_graubard():
     g = np.repeat(np.arange(40), rng.integers(3, 30, 40))
     shared = np.repeat(rng.normal(size=40), np.bincount(g))
     hit = (shared + rng.normal(size=g.size)) < 1.2
-    r = cluster_proportion(hit, GroupIndex.from_codes(g), 0.85)
-    ref = _korn_graubard(hit, g, 0.85)
-    assert r.value == pytest.approx(ref[0], rel=1e-14)
-    for got, want in zip((r.ci_low, r.ci_high, r.p_value, r.n_effective), ref[1:], strict=True):
-        assert got == pytest.approx(want, rel=1e-9)
-    assert r.n_effective < hit.size / 2  # groups that move together: far fewer than n rows
+    for icc in (0.0, 0.3):
+        r = cluster_proportion(hit, GroupIndex.from_codes(g), 0.85, indicator_icc=icc)
+        ref = _korn_graubard(hit, g, 0.85, icc)
+        assert r.value == pytest.approx(ref[0], rel=1e-14)
+        for got, want in zip((r.ci_low, r.ci_high, r.p_value, r.n_effective), ref[1:],
+                             strict=True):
+            assert got == pytest.approx(want, rel=1e-9)
+        assert r.n_effective < hit.size / 2  # groups that move together: fewer than n rows
+
+
+def test_gaussian_indicator_icc_by_simulation():
+    from uqval.stats.cluster_proportion import gaussian_indicator_icc
+
+    rng = np.random.default_rng(3)
+    rho = 0.6
+    a = rng.standard_normal(400_000)
+    s1 = np.sqrt(rho) * a + np.sqrt(1 - rho) * rng.standard_normal(a.size)
+    s2 = np.sqrt(rho) * a + np.sqrt(1 - rho) * rng.standard_normal(a.size)
+    for level in (0.5, 0.9, 0.95):
+        q = stats.norm.ppf(0.5 + level / 2)
+        simulated = np.corrcoef(np.abs(s1) <= q, np.abs(s2) <= q)[0, 1]
+        assert gaussian_indicator_icc(rho, level) == pytest.approx(simulated, abs=0.01)
+    c = stats.norm.ppf(0.25)
+    simulated = np.corrcoef(s1 <= c, s2 <= c)[0, 1]
+    assert gaussian_indicator_icc(rho, 0.25, central=False) == pytest.approx(simulated, abs=0.01)
 
 
 def test_cluster_proportion_interval_contains_the_level_when_the_test_passes():
@@ -119,7 +141,10 @@ def test_grouped_normal_coverage_rows_and_scores():
     for level in (0.5, 0.8, 0.9, 0.95):
         row = v[(v["stage"] == "coverage") & (v["statistic"] == f"coverage {level:g}")].iloc[0]
         hit = np.abs(y - mu) <= stats.norm.ppf(0.5 + level / 2) * sd
-        ref = cluster_proportion(hit, index, level)
+        rho = latent_icc(stats.norm.ppf(np.clip(stats.norm.cdf((y - mu) / sd), 1e-12,
+                                                1 - 1e-12)), index)
+        ref = cluster_proportion(hit, index, level,
+                                 indicator_icc=gaussian_indicator_icc(rho, level))
         assert row["value"] == pytest.approx(ref.value)
         assert (row["ci_low"], row["ci_high"], row["p_value"]) == pytest.approx(
             (ref.ci_low, ref.ci_high, ref.p_value))

@@ -437,13 +437,16 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     threads (no effect on the result); cost O(n_permutations · M) after one sort.
 
     ``groups`` (a group code per row; rows in groups whose errors share a part): the Z are
-    permuted *inside each group* only (restricted permutations within blocks, Good 2005
-    Sect. 3.6), which keeps every group's multiset of Z², hence <Z²>, s and the mean
-    score, unchanged. Exact when the rows of a group are exchangeable given uE (a shared
-    group part plus row parts independent and identically distributed), the null of the
-    binned and cumulative tests along a variable that varies inside groups
+    permuted inside each group and whole groups of equal size exchanged (restricted
+    permutations within blocks, Good 2005 Sect. 3.6, with the exchange of whole blocks:
+    :func:`uqval.stats.groups.shuffle_exchangeable`), which keeps <Z²>, s and the mean
+    score unchanged. Exact when the rows of a group are exchangeable given uE (a shared
+    group part plus row parts independent and identically distributed) and groups of one
+    size are exchangeable units, the null of the binned and cumulative tests along a
+    variable that varies inside groups
     (:func:`uqval.validation.permutation.grouped_heterogeneity_tests`). Along a uE constant
-    inside every group it has no power (MCB* = MCB): the engine does not run it there.
+    inside every group only the exchanges of equal-size groups move it: the engine does not
+    run it there.
 
     >>> rng = np.random.default_rng(1)
     >>> u = rng.uniform(0.5, 2.0, 2000)
@@ -482,11 +485,12 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
         codes = np.asarray(groups)
         if codes.shape != e.shape:
             raise ValueError(f"groups has {codes.size} values for {e.size} rows")
-        within = GroupIndex.from_codes(codes[order])  # segments of positions in uE order
+        # segments of positions in uE order, the groups by size
+        within = GroupIndex.from_codes(codes[order]).size_layout()
 
         def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
             chunk_recalibrated_qlike_within(u2, z2, group_end, counts, within.order,
-                                            within.starts, state, rows)
+                                            within.starts, within.strata, state, rows)
 
     def exceeding(drawn: NDArray[np.float64]) -> NDArray[np.bool_]:
         return score - drawn / m >= observed - 1e-12 * abs(observed)

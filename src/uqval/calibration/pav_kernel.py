@@ -19,7 +19,7 @@ import math
 import numba
 import numpy as np
 
-from uqval.stats.groups import shuffle_segments
+from uqval.stats.groups import shuffle_exchangeable
 from uqval.stats.shuffle import _fisher_yates, _shuffle
 
 __all__: list[str] = []
@@ -97,12 +97,14 @@ def chunk_recalibrated_qlike(u2, z2, group_end, counts, n_buckets, state,
 
 
 @numba.njit(nogil=True, cache=True)
-def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, state,
+def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, strata, state,
                                     out):  # pragma: no cover - compiled
-    """out[r] = :func:`recalibrated_qlike` after permutation r of z2 *inside the row groups*:
-    ``members[bounds[j]:bounds[j+1]]`` are the positions (in the order of u2) of the rows of
-    group j; their z2 values are shuffled among themselves (rows in groups, docs/choices.md
-    "Rows that come in groups"); the chunk's stream as :func:`chunk_recalibrated_qlike`."""
+    """out[r] = :func:`recalibrated_qlike` after permutation r of z2 *respecting the row
+    groups*: ``members[bounds[j]:bounds[j+1]]`` are the positions (in the order of u2) of the
+    rows of group j, the groups of a :class:`~uqval.stats.groups.SizeLayout` (runs of equal
+    size ``strata``); their z2 values are shuffled inside groups and whole groups of equal
+    size exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`; docs/choices.md "Rows
+    that come in groups"); the chunk's stream as :func:`chunk_recalibrated_qlike`."""
     m = z2.size
     g = counts.size
     values = np.empty(m)
@@ -114,7 +116,7 @@ def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, 
     stack_c = np.empty(g)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.size):
-        s0, s1, s2, s3 = shuffle_segments(values, bounds, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(values, bounds, strata, s0, s1, s2, s3)
         for i in range(m):
             a[members[i]] = values[i]
         _group_sums(u2, a, group_end, sums)

@@ -22,8 +22,10 @@ holds the low-level pieces that the engines use to respect the groups (docs/choi
   (Cameron, Gelbach & Miller 2008), never narrower than the cluster-robust t(G - 1)
   interval: measured to cover better than BCa when the group sums are skewed
   (docs/choices.md, "Rows that come in groups").
-* :func:`shuffle_segments` / :func:`shuffle_groups`: uniform permutations of the rows
-  inside each group (Fisher-Yates on each segment), or of whole groups, on the SFC64 chunk
+* :func:`shuffle_segments` / :func:`shuffle_groups` / :func:`shuffle_exchangeable`: uniform
+  permutations of the rows inside each group (Fisher-Yates on each segment), of whole
+  groups, or of both at once (groups of equal size exchanged as blocks, then rows inside
+  groups: the tests along a variable that varies inside groups), on the SFC64 chunk
   streams of :mod:`uqval.stats.shuffle` (``run_chunks``).
 * :func:`icc_oneway`: the intra-class correlation of a variable by one-way ANOVA, and
   :func:`design_effect`: Kish's n / (1 + (m_bar - 1) ICC).
@@ -43,13 +45,15 @@ from scipy import special
 
 from uqval._internal.types import SeedLike
 from uqval.stats.bootstrap import BootstrapResult, MeanStatistic, bca_bootstrap
-from uqval.stats.shuffle import _fisher_yates
+from uqval.stats.resample_kernel import _sfc64_next
+from uqval.stats.shuffle import _below, _fisher_yates
 
 __all__ = [
     "GROUPS_PER_BIN",
     "MIN_GROUPS",
     "ClusterT",
     "GroupIndex",
+    "SizeLayout",
     "cluster_bca_bootstrap",
     "cluster_mean_se",
     "bins_for_groups",
@@ -58,6 +62,7 @@ __all__ = [
     "design_effect",
     "group_statistic",
     "icc_oneway",
+    "shuffle_exchangeable",
     "shuffle_groups",
     "shuffle_segments",
 ]
@@ -110,10 +115,37 @@ class GroupIndex:
         """The groups of the given rows only (codes relabelled)."""
         return GroupIndex.from_codes(self.codes[rows])
 
+    def size_layout(self) -> SizeLayout:
+        """The rows with the groups in order of size (then of code), for
+        :func:`shuffle_exchangeable`."""
+        rank = np.lexsort((np.arange(self.n_groups), self.counts))  # by size, then code
+        segments = [self.order[self.starts[g]:self.starts[g + 1]] for g in rank]
+        order = np.concatenate(segments).astype(np.intp)
+        sizes = self.counts[rank]
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        change = np.flatnonzero(np.diff(sizes)) + 1
+        strata = np.concatenate([[0], change, [self.n_groups]]).astype(np.int64)
+        return SizeLayout(order, starts, strata)
+
     def sums(self, values: ArrayLike) -> NDArray[np.float64]:
         """Per-group sums of a per-row variable, shape (G,)."""
         return np.asarray(np.bincount(self.codes, weights=np.asarray(values, dtype=np.float64),
                                       minlength=self.n_groups), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class SizeLayout:
+    """Rows in groups laid out by group size (:meth:`GroupIndex.size_layout`).
+
+    Attributes:
+        order: the rows, group after group, the groups in order of size (then of code).
+        starts: (G + 1) segment bounds of the groups in ``order``.
+        strata: bounds, in group positions, of the runs of groups of equal size.
+    """
+
+    order: NDArray[np.intp]
+    starts: NDArray[np.int64]
+    strata: NDArray[np.int64]
 
 
 def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:
@@ -244,6 +276,32 @@ def shuffle_segments(a, starts, s0, s1, s2, s3):  # pragma: no cover - compiled
     for g in range(starts.size - 1):
         s0, s1, s2, s3 = _fisher_yates(a, starts[g], starts[g + 1], s0, s1, s2, s3)
     return s0, s1, s2, s3
+
+
+@numba.njit(nogil=True)
+def shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3):  # pragma: no cover - compiled
+    """A uniform permutation of ``a`` (rows of a :class:`SizeLayout`) among those that keep
+    the groups' structure: whole groups of equal size exchanged as blocks (Fisher-Yates over
+    the blocks of each stratum ``strata[t]:strata[t+1]``; row k of one block goes to row k of
+    the other), then the rows shuffled inside each group (:func:`shuffle_segments`). The two
+    uniform steps give a uniform element of the group they generate, so successive calls on
+    the same array draw uniform permutations of the original. Groups of one row are then
+    permuted freely among themselves. Returns the new SFC64 state."""
+    for t in range(strata.size - 1):
+        g0 = strata[t]
+        g1 = strata[t + 1]
+        size = starts[g0 + 1] - starts[g0]
+        for j in range(g1 - 1, g0, -1):
+            x, s0, s1, s2, s3 = _sfc64_next(s0, s1, s2, s3)
+            i = g0 + _below(x, j - g0 + 1)
+            if i != j:
+                bi = starts[i]
+                bj = starts[j]
+                for k in range(size):
+                    tmp = a[bi + k]
+                    a[bi + k] = a[bj + k]
+                    a[bj + k] = tmp
+    return shuffle_segments(a, starts, s0, s1, s2, s3)
 
 
 @numba.njit(nogil=True)

@@ -41,7 +41,7 @@ from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import value_generator
 from uqval._internal.types import SeedLike
 from uqval.calibration.isotonic import mcb_permutation_test
-from uqval.stats.groups import GroupIndex, shuffle_segments
+from uqval.stats.groups import GroupIndex, shuffle_exchangeable
 from uqval.stats.shuffle import (
     _fisher_yates,
     _n_buckets,
@@ -253,16 +253,17 @@ def binfree_tests(
 
 
 @numba.njit(nogil=True, cache=True)
-def _within_kuiper(pairs, starts, rank, state, out):  # pragma: no cover - compiled
-    """As :func:`_chunk_kuiper`, the rows permuted inside each group: ``pairs`` in group
-    order (segments ``starts``), row i of that order goes to place ``rank[i]`` of the
-    variable's order before the partial sums."""
+def _within_kuiper(pairs, starts, strata, rank, state, out):  # pragma: no cover - compiled
+    """As :func:`_chunk_kuiper`, the rows permuted inside each group and whole groups of
+    equal size exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`): ``pairs`` in the
+    order of a :class:`~uqval.stats.groups.SizeLayout` (``starts``, ``strata``), row i of
+    that order goes to place ``rank[i]`` of the variable's order before the partial sums."""
     m = pairs.size
     a = pairs.copy()
     buf = np.empty_like(a)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.shape[0]):
-        s0, s1, s2, s3 = shuffle_segments(a, starts, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3)
         for i in range(m):
             buf[rank[i]] = a[i]
         _kuiper_ranges(buf, out[r])
@@ -322,7 +323,8 @@ def _grouped_cumulative(
 
         between_null = run_chunks(np.zeros((n_permutations, 2)), between_seed, n_workers, fill)
     within_children = within_seed.spawn(len(variables))
-    ds = np.ascontiguousarray(d[groups.order])
+    layout = groups.size_layout()
+    ds = np.ascontiguousarray(d[layout.order])
     pairs_s = ds[:, 0] + 1j * ds[:, 1]
     out = []
     for x, level, child in zip(variables, levels, within_children, strict=True):
@@ -337,11 +339,11 @@ def _grouped_cumulative(
             sigma = np.sqrt(np.sum(np.square(d), axis=0))
             place = np.empty(z.size, dtype=np.intp)
             place[sort] = np.arange(z.size)
-            rank = np.ascontiguousarray(place[groups.order])
+            rank = np.ascontiguousarray(place[layout.order])
 
             def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
                             rank=rank) -> None:
-                _within_kuiper(pairs_s, groups.starts, rank, state, rows)
+                _within_kuiper(pairs_s, layout.starts, layout.strata, rank, state, rows)
 
             null = run_chunks(np.zeros((n_permutations, 2)), child, n_workers, fill_within)
         row: list[float] = []

@@ -66,8 +66,8 @@ from uqval.binning import Bins, default_n_bins, tie_aware_bins
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.stats.cluster_cvm import cluster_cvm_uniform
-from uqval.stats.cluster_proportion import cluster_proportion
-from uqval.stats.groups import GroupIndex, bins_for_groups
+from uqval.stats.cluster_proportion import cluster_proportion, gaussian_indicator_icc
+from uqval.stats.groups import GroupIndex, bins_for_groups, icc_oneway
 from uqval.validation import rules
 from uqval.validation.permutation import grouped_heterogeneity_tests, heterogeneity_tests
 
@@ -137,17 +137,44 @@ def _widen_factor(ratios: FloatArray, level: float) -> tuple[float, float, float
     return float(r[k - 1]), float(r[max(lo, 1) - 1]), float(r[min(hi, n) - 1])
 
 
-def _share(hit: NDArray[np.bool_], p0: float, groups: GroupIndex | None
-           ) -> tuple[int, float, float, float]:
+def _share(hit: NDArray[np.bool_], p0: float, groups: GroupIndex | None,
+           indicator_icc: float = 0.0) -> tuple[int, float, float, float]:
     """(k, ci_low, ci_high, p_value) of the share of ``hit``: Clopper-Pearson and the exact
     binomial test, or with ``groups`` the Korn-Graubard interval and test over the groups
+    with the variance floor of ``indicator_icc``
     (:func:`uqval.stats.cluster_proportion.cluster_proportion`)."""
     n, k = hit.size, int(hit.sum())
     if groups is None:
         lo, hi = clopper_pearson_interval(k, n)
         return k, float(lo), float(hi), binomial_p_value(k, n, p0)
-    r = cluster_proportion(hit, groups, p0)
+    r = cluster_proportion(hit, groups, p0, indicator_icc=indicator_icc)
     return k, r.ci_low, r.ci_high, r.p_value
+
+
+def latent_icc(scores: FloatArray, groups: GroupIndex | None) -> float:
+    """Intra-class correlation (one-way ANOVA, at least 0) of the rows' normal scores
+    Φ^-1(PIT) (or, without a PIT, the standardised position in the interval): the
+    dependence from which the floors of the grouped shares' variances follow
+    (:mod:`uqval.stats.cluster_proportion`); 0 without groups."""
+    if groups is None:
+        return 0.0
+    finite = np.isfinite(scores)
+    if finite.sum() < 3 or not finite.all():
+        scores = np.where(finite, scores, 0.0)
+    value = icc_oneway(scores, groups)
+    return float(max(0.0, value)) if np.isfinite(value) else 0.0
+
+
+def _normal_scores(y: FloatArray, pred: Predictive, levels: Sequence[float],
+                   seed: SeedLike) -> FloatArray:
+    """Φ^-1(PIT) of the rows, or for intervals (no PIT) the position of y in the widest
+    interval, (y - centre)/half-width times its normal quantile."""
+    if pred.has_shape:
+        return np.asarray(special.ndtri(np.clip(pred.pit(y, seed=seed), 1e-12, 1 - 1e-12)))
+    level = max(levels)
+    low, high = pred.interval(level)
+    half = np.maximum(0.5 * (high - low), np.finfo(float).tiny)
+    return (y - 0.5 * (low + high)) / half * float(special.ndtri(0.5 * (1.0 + level)))
 
 
 def _test_name(groups: GroupIndex | None) -> str:
@@ -198,7 +225,7 @@ _LEVEL_COLUMNS = ["level", "n", "covered", "value", "ci_low", "ci_high", "p_valu
 
 
 def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: SeedLike,
-                tolerance: float, groups: GroupIndex | None = None
+                tolerance: float, groups: GroupIndex | None = None, rho: float = 0.0
                 ) -> tuple[pd.DataFrame, dict[float, NDArray[np.bool_]]]:
     covered: dict[float, NDArray[np.bool_]] = {}
     out = []
@@ -207,7 +234,7 @@ def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: 
         hit = pred.covered(y, level, seed=child)
         covered[level] = hit
         n = hit.size
-        k, lo, hi, p = _share(hit, level, groups)
+        k, lo, hi, p = _share(hit, level, groups, gaussian_indicator_icc(rho, level))
         low, high = pred.interval(level)
         mid, half = 0.5 * (low + high), 0.5 * (high - low)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -231,7 +258,8 @@ BUILT = "mean ± t·sd·√(1+1/m)"
 
 
 def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
-                        tolerance: float, groups: GroupIndex | None = None) -> pd.DataFrame:
+                        tolerance: float, groups: GroupIndex | None = None,
+                        rho: float = 0.0) -> pd.DataFrame:
     """Coverage of the intervals users build from an ensemble: x̄ ± q_i·s_i·√(1 + 1/m_i), q_i the
     (1 + L)/2 quantile of t(m_i - 1) (x̄, s the mean and sample sd of the m_i finite members),
     with the exact binomial test and the factor k_L on q (the L-quantile of
@@ -249,7 +277,7 @@ def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
         half = q * sd
         hit = dev <= half
         n = hit.size
-        k, lo, hi, p = _share(hit, level, groups)
+        k, lo, hi, p = _share(hit, level, groups, gaussian_indicator_icc(rho, level))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(half > 0, dev / half, np.where(dev > 0, np.inf, 0.0))
         widen = _widen_factor(ratio, level)
@@ -264,12 +292,13 @@ def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
 
 
 def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float,
-                   groups: GroupIndex | None = None) -> pd.DataFrame:
+                   groups: GroupIndex | None = None, rho: float = 0.0) -> pd.DataFrame:
     out = []
     values = pred.values
     for j, tau in enumerate(pred.levels):
         n = y.size
-        below, lo, hi, p = _share(y <= values[:, j], float(tau), groups)
+        icc = gaussian_indicator_icc(rho, float(tau), central=False)
+        below, lo, hi, p = _share(y <= values[:, j], float(tau), groups, icc)
         band = quantile_band(float(tau), tolerance)
         out.append({"level": float(tau), "n": n, "below": below, "value": below / n,
                     "ci_low": lo, "ci_high": hi, "p_value": p,
@@ -278,8 +307,8 @@ def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float,
 
 
 def _bin_table(hit: NDArray[np.bool_], labels: NDArray[np.int32], low: FloatArray,
-               high: FloatArray, level: float, groups: GroupIndex | None = None
-               ) -> pd.DataFrame:
+               high: FloatArray, level: float, groups: GroupIndex | None = None,
+               indicator_icc: float = 0.0) -> pd.DataFrame:
     k = np.bincount(labels, weights=hit.astype(np.float64)).astype(np.int64)
     n = np.bincount(labels)
     if groups is None:
@@ -290,7 +319,7 @@ def _bin_table(hit: NDArray[np.bool_], labels: NDArray[np.int32], low: FloatArra
             rows = np.flatnonzero(labels == b)
             sub = groups.subset(rows)
             if sub.n_groups >= 2:
-                r = cluster_proportion(hit[rows], sub)
+                r = cluster_proportion(hit[rows], sub, indicator_icc=indicator_icc)
                 lo[b], hi[b] = r.ci_low, r.ci_high
     return pd.DataFrame({"level": level, "bin": np.arange(n.size), "low": low, "high": high,
                          "n": n, "value": k / n, "ci_low": lo, "ci_high": hi,
@@ -316,11 +345,13 @@ def coverage_rows(
     tests over the groups for every share, and the conditional coverage tests of
     :func:`uqval.validation.permutation.grouped_heterogeneity_tests` (groups exchanged along a
     variable constant inside groups, rows permuted inside groups otherwise)."""
-    level_seed, perm_seed = seed_sequence(seed).spawn(2)
-    table, covered = _level_rows(y, pred, levels, level_seed, tolerance, groups)
-    quant = (_quantile_rows(y, pred, tolerance, groups) if isinstance(pred, Quantiles)
+    level_seed, perm_seed, pit_seed = seed_sequence(seed).spawn(3)
+    rho = 0.0 if groups is None else latent_icc(
+        _normal_scores(y, pred, levels, pit_seed), groups)
+    table, covered = _level_rows(y, pred, levels, level_seed, tolerance, groups, rho)
+    quant = (_quantile_rows(y, pred, tolerance, groups, rho) if isinstance(pred, Quantiles)
              else pd.DataFrame())
-    built = (built_interval_rows(y, pred, levels, tolerance, groups)
+    built = (built_interval_rows(y, pred, levels, tolerance, groups, rho)
              if isinstance(pred, Ensemble) and not pred.weighted else pd.DataFrame())
     p_all = np.concatenate([table["p_value"].to_numpy(),
                             quant["p_value"].to_numpy() if not quant.empty else [],
@@ -365,7 +396,7 @@ def coverage_rows(
         rows.append(row)
     conditional, bins, cond_rows = _conditional(y, pred, features, covered, table, perm_seed,
                                                 alpha, tolerance, n_permutations, n_bins,
-                                                n_workers, groups)
+                                                n_workers, groups, rho)
     return CoverageCheck(table, quant, conditional, bins, rows + cond_rows, built)
 
 
@@ -376,7 +407,7 @@ def _bins_along(x: FloatArray, k: int, groups: GroupIndex | None) -> Bins:
 
 
 def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_permutations,
-                 n_bins, n_workers, groups=None):
+                 n_bins, n_workers, groups=None, rho=0.0):
     m = y.size
     k = int(n_bins) if n_bins is not None else default_n_bins(m)
     feature_bins = {name: _bins_along(x, k, groups) for name, x in features.items()}
@@ -412,7 +443,8 @@ def _conditional(y, pred, features, covered, table, seed, alpha, tolerance, n_pe
         band = coverage_band(level, tolerance)
         for name, (_, test_t) in zip(names, tests, strict=True):
             b = variables[name]
-            t = _bin_table(hit, b.labels, b.low, b.high, level, groups)
+            t = _bin_table(hit, b.labels, b.low, b.high, level, groups,
+                           gaussian_indicator_icc(rho, level))
             bins_tables.setdefault(name, []).append(t)
             sig = (t["ci_low"] > level) | (t["ci_high"] < level)
             worst = int(np.argmax(np.abs(t["value"].to_numpy() - level)))
@@ -556,8 +588,15 @@ def shape_check(pit: FloatArray, *, alpha: float, tolerance: float,
                   f"replicates, W2 on {grouped.grid} grid points)")
     n = pit.size
     rows = []
+    rho = 0.0 if groups is None else latent_icc(
+        np.asarray(special.ndtri(np.clip(pit, 1e-12, 1 - 1e-12))), groups)
     for name, expected, select in _SHARES:
-        k, lo, hi, _ = _share(select(pit), expected, groups)
+        # the indicator's correlation: central 50 %, the outer 10 % and 1 % (complements of
+        # the central 90 % and 99 %), and below the median (a quantile level)
+        icc = (gaussian_indicator_icc(rho, 0.5, central=False) if name == "below the median"
+               else gaussian_indicator_icc(rho, expected if name == "central 50 %"
+                                           else 1.0 - expected))
+        k, lo, hi, _ = _share(select(pit), expected, groups, icc)
         if name == "below the median":
             band = quantile_band(0.5, tolerance)
         else:

@@ -347,8 +347,9 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
             "intervals resample groups (scale factor: studentized, never narrower than the "
             "cluster-robust t(G-1) interval; per-bin <Z>: cluster-robust t over the bin's "
             "groups); permutations exchange groups (variables constant inside groups) or "
-            "permute inside groups (the others, and the isotonic MCB test, not run when uE "
-            "is constant inside groups); the UCC ranking test swaps whole groups; the robust "
+            "permute inside groups and exchange groups of equal size (the others, and the "
+            "isotonic MCB test, not run when uE is constant inside groups); the UCC ranking "
+            "test swaps whole groups; the robust "
             "factor's blocks hold whole groups; the heavy-tail screening and the tail shares "
             "are per row (descriptive)")
     names = {"uncertainty": inputs.uncertainty_name, "features": list(inputs.features)}

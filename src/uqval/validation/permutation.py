@@ -51,7 +51,7 @@ from numpy.typing import NDArray
 from uqval._internal.checks import MAX_RESAMPLES, integer
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.types import SeedLike
-from uqval.stats.groups import GroupIndex, constant_within, shuffle_groups, shuffle_segments
+from uqval.stats.groups import GroupIndex, constant_within, shuffle_exchangeable, shuffle_groups
 from uqval.stats.shuffle import CHUNK, _fisher_yates, _n_buckets, _shuffle, run_chunks
 
 _TINY = np.finfo(np.float64).tiny
@@ -228,13 +228,15 @@ def heterogeneity_tests(
 
 
 @numba.njit(nogil=True, cache=True)
-def _within_sums(zs, labels, offsets, starts, state, out):  # pragma: no cover - compiled
-    """As :func:`_chunk_sums`, Z permuted inside each group: ``zs`` and ``labels`` are in
-    group order (segments ``starts``)."""
+def _within_sums(zs, labels, offsets, starts, strata, state, out):  # pragma: no cover
+    """As :func:`_chunk_sums`, Z permuted inside each group and whole groups of equal size
+    exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`): ``zs`` and ``labels`` are in
+    the order of a :class:`~uqval.stats.groups.SizeLayout` (segments ``starts``, runs of
+    equal-size groups ``strata``)."""
     a = zs.copy()
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.shape[0]):
-        s0, s1, s2, s3 = shuffle_segments(a, starts, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3)
         for v in range(labels.shape[0]):
             base = offsets[v]
             for i in range(a.size):
@@ -281,12 +283,16 @@ def grouped_heterogeneity_tests(
       permuting the bin labels of the groups (each bin keeps its number of groups, its row
       count varies with the sizes of the groups it receives) draws from the exact null of
       T_ZMS and T_Z (computed with each permutation's counts).
-    * A variable that varies inside groups: **Z is permuted inside each group** (restricted
-      permutations within blocks; Good 2005, Sect. 3.6; Anderson & ter Braak 2003). Exact
-      when the rows of a group are exchangeable (a shared group part plus row parts
-      independent and identically distributed); it uses only the contrasts inside groups,
-      so an effect carried by whole groups along a variable that mixes the two is seen only
-      through its within-group part.
+    * A variable that varies inside groups: **Z is permuted inside each group and whole
+      groups of equal size are exchanged** (restricted permutations within blocks, Good
+      2005, Sect. 3.6, Anderson & ter Braak 2003; with the exchange of whole blocks, the
+      two-level permutations of nested designs: :func:`uqval.stats.groups.shuffle_exchangeable`).
+      Exact when the rows of a group are exchangeable (a shared group part plus row parts
+      independent and identically distributed) and groups of one size are exchangeable
+      units, as the "groups exchanged" procedure assumes: it uses the contrasts inside
+      groups and between groups of equal size, so a variable that varies mostly between
+      groups (a per-compound descriptor with scaffolds as groups, most of them one or two
+      compounds) keeps its power (groups of one row are permuted freely).
 
     Returns per variable the pair of tests, and per variable its procedure ("groups
     exchanged" or "permuted within groups"). Fixed ``n_permutations`` (no sequential rule).
@@ -320,12 +326,13 @@ def grouped_heterogeneity_tests(
             sums = run_chunks(np.zeros((n_permutations, total, 3)), child, n_workers,
                               fill_between)
         else:
-            zs = np.ascontiguousarray(z[groups.order])
-            slab = np.ascontiguousarray(lab[which][:, groups.order])
+            layout = groups.size_layout()
+            zs = np.ascontiguousarray(z[layout.order])
+            slab = np.ascontiguousarray(lab[which][:, layout.order])
 
             def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
-                            zs=zs, slab=slab, offsets=offsets) -> None:
-                _within_sums(zs, slab, offsets, groups.starts, state, rows)
+                            zs=zs, slab=slab, offsets=offsets, layout=layout) -> None:
+                _within_sums(zs, slab, offsets, layout.starts, layout.strata, state, rows)
 
             sums = run_chunks(np.zeros((n_permutations, total, 2)), child, n_workers,
                               fill_within)
