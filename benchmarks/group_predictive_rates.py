@@ -159,7 +159,7 @@ def main() -> None:
         text += ["## False alarms (calibrated sets)", "", *alarms(args.sets), ""]
     if args.only in (None, "power"):
         text += ["## Power (groups given)", "", *power(max(20, args.sets // 2)), ""]
-    args.out.write_text("\n".join(text), encoding="utf-8")
+    args.out.write_text("\n".join(text) + "\n", encoding="utf-8")
     print("\n".join(text))
 
 
