@@ -317,9 +317,6 @@ def _run(args: argparse.Namespace) -> int:
     from uqval.report.files import check_output_folder
 
     _check_options(args)
-    if args.group and any("=" in m for m in getattr(args, "model", [])):
-        raise DataError("--group goes with errors and uncertainties in uqval compare, not "
-                        "predictive outputs (uqval validate takes both)")
     if args.command == "compare":
         return _run_compare(args)
     if any(getattr(args, k) for k in _PREDICTIVE):
@@ -473,8 +470,9 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
         source.read([])
         raise exc from None
     used = {c for _, kind, spec in specs for c in spec_columns(kind, spec)}
-    table = source.read([args.y_true, *sorted(used)])
-    require_columns(table, [args.y_true, *sorted(used)], args.file)
+    group = [args.group] if args.group else []
+    table = source.read([args.y_true, *sorted(used), *group])
+    require_columns(table, [args.y_true, *sorted(used), *group], args.file)
     numeric = {c: numeric_column(table[c], c, args.file) for c in {args.y_true, *used}}
     from uqval.comparison import compare
 
@@ -482,9 +480,13 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
         models = {_text(n) or n: build_predictive(kind, spec, numeric, False)
                   for n, kind, spec in specs}
         result = compare(models, y_true=numeric[args.y_true].to_numpy(), seed=args.seed,
-                         n_boot=args.n_boot)
+                         n_boot=args.n_boot,
+                         groups=table[args.group].to_numpy() if args.group else None)
     except ValueError as exc:
-        raise DataError(f"{args.file}: {exc}") from None
+        message = str(exc)
+        if args.group:
+            message = re.sub(r"^groups\b", f"column {args.group!r}", message)
+        raise DataError(f"{args.file}: {message}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
     _save(result, args.out, _text(result.summary(), keep_newlines=True))
     return EXIT_OK

@@ -42,7 +42,7 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from uqval._internal.checks import (
     MAX_RESAMPLES,
@@ -141,6 +141,14 @@ def _feature_zmse(e: FloatArray, u: FloatArray, x: FloatArray, n_bins: int) -> F
     """ZMSE on equal-count bins of the feature for each row (rows of e, u, x)."""
     e_s, u_s = _sorted_by(x, e, u)
     return zmse_batch(e_s, u_s, sorted_edges(e.shape[-1], n_bins))
+
+
+def _group_codes(groups: ArrayLike, m: int) -> NDArray[np.intp]:
+    """Integer codes 0..G-1 of the points' group labels (any labels, none missing)."""
+    codes, _ = pd.factorize(np.asarray(groups, dtype=object))
+    if codes.size != m or (codes < 0).any():
+        raise ValueError(f"groups must hold one label per point ({m}), none missing")
+    return np.asarray(codes, dtype=np.intp)
 
 
 def _bootstrap(
@@ -292,7 +300,8 @@ def compare(
             the AUUCC test of each pair swaps the two models on whole groups, and each
             validation gets ``groups=``. The references of calibrated scores (``n_sim``)
             still treat the points as independent (docs/choices.md, "Rows that come in
-            groups").
+            groups"). With predictive objects: the paired bootstrap of whole groups and
+            the coverage's Korn-Graubard intervals over the groups.
 
     Examples:
         The same errors with the right uE and with uE half too small: the second model ranks
@@ -323,8 +332,9 @@ def compare(
             raise ValueError("y_true is needed to compare predictive objects")
         from uqval.comparison.predictive import compare_predictive
 
+        codes = None if groups is None else _group_codes(groups, np.size(y_true))
         return compare_predictive(cast(Mapping[str, Predictive], models), y_true, levels=levels,
-                                  n_boot=n_boot, confidence=confidence, seed=seed)
+                                  n_boot=n_boot, confidence=confidence, seed=seed, groups=codes)
     data, feats = _checked(cast(Mapping[str, tuple[ArrayLike, ArrayLike]], models), features)
     probability(confidence)
     names = list(data)
@@ -335,10 +345,7 @@ def compare(
     boot_seed, *rest = root.spawn(1 + len(names) * (1 + len(feats)) + len(pairs))
     group_index = None
     if groups is not None:
-        codes, _ = pd.factorize(np.asarray(groups, dtype=object))
-        if codes.size != m or (codes < 0).any():
-            raise ValueError(f"groups must hold one label per point ({m}), none missing")
-        group_index = GroupIndex.from_codes(codes)
+        group_index = GroupIndex.from_codes(_group_codes(groups, m))
         group_index = None if group_index.singleton else group_index
     boot = _bootstrap(data, feats, settings, n_boot, boot_seed, group_index)
     alpha = 1.0 - confidence

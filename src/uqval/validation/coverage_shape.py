@@ -79,6 +79,8 @@ __all__ = [
     "coverage_band",
     "built_interval_rows",
     "coverage_rows",
+    "latent_icc",
+    "normal_scores",
     "quantile_band",
     "shape_check",
 ]
@@ -165,7 +167,7 @@ def latent_icc(scores: FloatArray, groups: GroupIndex | None) -> float:
     return float(max(0.0, value)) if np.isfinite(value) else 0.0
 
 
-def _normal_scores(y: FloatArray, pred: Predictive, levels: Sequence[float],
+def normal_scores(y: FloatArray, pred: Predictive, levels: Sequence[float],
                    seed: SeedLike) -> FloatArray:
     """Φ^-1(PIT) of the rows, or for intervals (no PIT) the position of y in the widest
     interval, (y - centre)/half-width times its normal quantile."""
@@ -347,7 +349,7 @@ def coverage_rows(
     variable constant inside groups, rows permuted inside groups otherwise)."""
     level_seed, perm_seed, pit_seed = seed_sequence(seed).spawn(3)
     rho = 0.0 if groups is None else latent_icc(
-        _normal_scores(y, pred, levels, pit_seed), groups)
+        normal_scores(y, pred, levels, pit_seed), groups)
     table, covered = _level_rows(y, pred, levels, level_seed, tolerance, groups, rho)
     quant = (_quantile_rows(y, pred, tolerance, groups, rho) if isinstance(pred, Quantiles)
              else pd.DataFrame())
