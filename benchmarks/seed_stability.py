@@ -41,6 +41,17 @@ def dataset(m: int, seed: int, errors: str, case: str):
     return e, u, {"x1": x1, "x2": x2}
 
 
+def stage_p(res) -> dict[str, float]:
+    """Smallest Holm-adjusted p-value of the rows judged per stage and variable."""
+    v = res.verdicts
+    out: dict[str, float] = {}
+    for r in v.itertuples():
+        key = f"{r.stage}: {r.feature or ''}"
+        out[key] = min(out.get(key, 1.0), float(r.p_adjusted) if r.p_adjusted == r.p_adjusted
+                       else 1.0)
+    return out
+
+
 def decisions(res) -> tuple[dict[str, str], set[str]]:
     labels = {f"{r.stage}: {r.variable}": r.label for r in res.stages.itertuples()}
     acts = {f"{r.stage}: {r.variable}: {r.action}" for r in res.advice.itertuples()
@@ -52,6 +63,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--m", type=int, default=1000)
     parser.add_argument("--datasets", type=int, default=25)
+    parser.add_argument("--detail", action="store_true",
+                        help="print each flipped label with the stage's smallest adjusted "
+                        "p-values under both seeds")
     args = parser.parse_args()
     rows = []
     for errors in ERRORS:
@@ -61,10 +75,18 @@ def main() -> None:
             flipped_sets = 0
             for k in range(args.datasets):
                 e, u, feats = dataset(args.m, k, errors, case)
-                a = decisions(uqval.validate(e, u, feats, seed=0))
-                b = decisions(uqval.validate(e, u, feats, seed=1))
+                res_a = uqval.validate(e, u, feats, seed=0)
+                res_b = uqval.validate(e, u, feats, seed=1)
+                a, b = decisions(res_a), decisions(res_b)
                 keys = set(a[0]) | set(b[0])
                 flips = sum(a[0].get(x) != b[0].get(x) for x in keys)
+                if args.detail:
+                    pa, pb = stage_p(res_a), stage_p(res_b)
+                    for x in sorted(keys):
+                        if a[0].get(x) != b[0].get(x):
+                            print(f"  flip {errors} {case} set {k} {x}: {a[0].get(x)} "
+                                  f"(p {pa.get(x, float('nan')):.4f}) / {b[0].get(x)} "
+                                  f"(p {pb.get(x, float('nan')):.4f})", flush=True)
                 labels_total += len(keys)
                 labels_flipped += flips
                 acts_total += len(a[1] | b[1])

@@ -323,8 +323,7 @@ def save_predictive(result: PredictiveValidation, directory: Path) -> list[Path]
         vstems = unique_names(map(str, result.variance.bins))
         files += [(f"variance_bins_{vstems[str(n)]}.csv", _csv(t))
                   for n, t in result.variance.bins.items()]
-    if not result.advice.empty:
-        files.append(("advice.csv", _csv(result.advice)))
+    files.append(("advice.csv", _csv(result.advice)))
     figs = _figures(result)
     return write_outputs(directory, files, figs,
                          lambda page: write_predictive_html(result, page, figs))

@@ -61,6 +61,7 @@ from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
     PREDICTIVE_ADVICE_COLUMNS,
+    no_action,
     predictive_advice,
 )
 
@@ -329,8 +330,9 @@ def validate_predictive(
                        else pd.DataFrame(columns=PREDICTIVE_ADVICE_COLUMNS))
     parts = [own[own["stage"] == "data"], variance_advice.assign(level=math.nan),
              own[own["stage"] != "data"]]
-    advice = pd.concat([part for part in parts if not part.empty] or [own],
-                       ignore_index=True).reindex(columns=PREDICTIVE_ADVICE_COLUMNS)
+    filled = [part for part in parts if not part.empty]
+    advice = (pd.concat(filled, ignore_index=True).reindex(columns=PREDICTIVE_ADVICE_COLUMNS)
+              if filled else no_action(cov, shape, int(y.size), intervals))
     result = PredictiveValidation(
         verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result, advice=advice,
         scores=_scores(y, pred, levels_used, codes), data_issues=predictive.data_issues,

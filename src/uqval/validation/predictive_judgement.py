@@ -20,6 +20,8 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
    outside the band) are advised next to the global factor.
 4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
    effect: the factor k_L about the intervals' midpoints with its interval.
+5. ``none`` (:func:`no_action`), when nothing above and no variance stage advises anything:
+   one row that says why, so that every route writes ``advice.csv``.
 
 Which intervals: the central intervals of the predictive at each level (for quantile sets
 the given quantiles, for a parametric predictive its quantiles), named in every reason. For
@@ -45,7 +47,7 @@ from uqval._internal.formatting import fmt, fmt_range
 from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE, problem_ranges
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
 
-__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "predictive_advice"]
+__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "no_action", "predictive_advice"]
 
 INTERVALS = {
     "ensemble": "central intervals (empirical quantiles of the members)",
@@ -202,3 +204,36 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
             "them, e.g. by conformal prediction)"), m,
             factor=float(r.widen), level=level))
     return pd.DataFrame(rows, columns=PREDICTIVE_ADVICE_COLUMNS)
+
+
+def no_action(coverage: CoverageCheck, shape: ShapeCheck | None, m: int,
+              intervals: str) -> pd.DataFrame:
+    """The one ``none`` row of a predictive with nothing to advise (module docstring, 5): the
+    levels whose coverage departs beyond chance without a relevant effect are named with
+    their coverage and interval (within the tolerance, or not clearly beyond it), the others
+    are said to be right within the tolerance at this sample size."""
+    levels = coverage.built if not coverage.built.empty else coverage.levels
+    parts = []
+    if not levels.empty:
+        off = levels[levels["verdict"] == "fail"]
+        fine = [_pct(float(x)) for x in levels.loc[levels["verdict"] != "fail", "level"]]
+        if fine:
+            parts.append(f"the {', '.join(fine)} {intervals} cover their level within the "
+                         "tolerance")
+        for r in off.itertuples():
+            parts.append(f"the {_pct(float(r.level))} {intervals} cover "
+                         f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
+                         f"{fmt(100 * r.ci_high, 3)}] of the rows: off beyond chance but within "
+                         "the tolerance, or not clearly beyond it")
+    cond = coverage.conditional
+    if not cond.empty and (cond["verdict"] == "fail").any():
+        parts.append("the coverage varies along "
+                     + ", ".join(dict.fromkeys(map(str, cond.loc[cond["verdict"] == "fail",
+                                                                 "variable"])))
+                     + " beyond chance, but no range is clearly off")
+    if shape is not None:
+        parts.append("the PIT shape is right" if shape.verdict != "fail" else
+                     f"the PIT shape departs ({shape.diagnosis}) without a relevant effect")
+    reason = "; ".join(parts) or "nothing was tested"
+    return pd.DataFrame([_row("coverage", "none", f"{reason} (at this sample size, {m} rows): "
+                              "no action", m)], columns=PREDICTIVE_ADVICE_COLUMNS)
