@@ -332,6 +332,11 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         "not_testable": conditional.untestable,
         "joint": joint_note,
     }
+    if conditional.refined_permutations:
+        parameters["refinement"] = (
+            f"a conditional decision lay within the Monte Carlo noise of the level with "
+            f"{conditional.n_permutations} permutations: the tests were run again with "
+            f"{conditional.refined_permutations} (per-bin tables unchanged)")
     if all_rows is not None:  # a set in parts: its subsample follows the large-set rules
         parameters.update(binfree_module.large_parameters(
             all_rows.m, stages.LARGE_ROWS, rule, n_boot, HETEROGENEITY_EXCEEDANCES))

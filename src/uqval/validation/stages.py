@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -30,7 +30,7 @@ from scipy import special
 
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
-from uqval.calibration.joint import JointCalibration, joint_calibration
+from uqval.calibration.joint import N_SPLITS, JointCalibration, joint_calibration
 from uqval.calibration.local import local_zmean_unchecked
 from uqval.calibration.robust_scale import (
     RobustScale,
@@ -52,7 +52,7 @@ from uqval.stats.groups import (
 from uqval.stats.intervals import mean_t_interval
 from uqval.stats.zeta import zeta_score
 from uqval.validation import binfree as binfree_module
-from uqval.validation import flowchart, rules
+from uqval.validation import flowchart, refinement, rules
 from uqval.validation.advice import is_dominated
 from uqval.validation.all_rows import AllRows, MeanZ, bin_table_from_sums
 from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
@@ -393,7 +393,8 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     whole groups, and <Z> has a cluster-robust t test. With ``all_rows`` (a set read in
     parts, the arrays being its subsample) ZMS, <Z>, the scale factor's interval and the tail
     shares are those of all rows (:class:`uqval.validation.all_rows.AllRows`); the screening
-    and the robust factor use the subsample."""
+    and the robust factor use the subsample. A ZMS test within the Monte Carlo noise of the
+    level is run again with ten times the replicates (:mod:`uqval.validation.refinement`)."""
     scr = screen_unchecked(e_unit, u_unit)
     boot: BootstrapResult | _SqrtInterval
     if all_rows is not None:
@@ -405,38 +406,55 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
                          + ("" if all_rows.n_groups is None else
                             f" (one weight per group, {all_rows.n_groups} groups)"))
     else:
-        say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
-        if groups is None:
-            boot = bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seeds.boot,
-                                 n_workers=n_workers)
-            interval_note = "interval: square of the BCa interval of sqrt(ZMS)"
-        else:  # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows in groups")
-            ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seeds.boot,
-                                     n_workers=n_workers)
-            boot = _SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
-                                 math.sqrt(ct.ci_high), ct.p_value(1.0))
-            interval_note = (f"interval and test: studentized bootstrap of ZMS resampling the "
-                             f"{groups.n_groups} groups (cluster-robust se in every resample), never "
-                             f"narrower than the cluster-robust t({groups.n_groups - 1}) "
-                             "interval")
+        boot, interval_note = _scale_bootstrap(e, u, n_boot, seeds.boot, n_workers, say,
+                                               groups)
         mean = mean_z_record(e, u, groups)
         tails = z2_tail_shares_unchecked(e, u)
-    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high,
-                        n_boot if all_rows is None else int(all_rows.boot.shape[0]))
+    rows, zms_p, z_p = _average_rows(mean, boot, scr, alpha, interval_note)
+    used = n_boot if all_rows is None else int(all_rows.boot.shape[0])
+    if all_rows is None and refinement.near_level(rows[0]["p_value"], rows[0]["p_adjusted"],
+                                                  n_boot, alpha):
+        used = n_boot * refinement.REFINE_FACTOR
+        boot, interval_note = _scale_bootstrap(e, u, used, refinement.refined_seed(seeds.boot),
+                                               n_workers, say, groups)
+        interval_note += (f"; {used} replicates: with {n_boot} the test lay within their "
+                          "noise of the level")
+        rows, zms_p, z_p = _average_rows(mean, boot, scr, alpha, interval_note)
+    scale = ScaleFactor(boot.estimate, boot.ci_low, boot.ci_high, used)
     robust = robust_scale_factor_unchecked(e, u, seed=seeds.robust, groups=groups)
     dominated = is_dominated(tails, scale.value, robust, e, u)
     # the conditional stages look at the uncertainties after the global factor; when a few
     # rows decide sqrt(ZMS), that factor is the robust one (rules: "A few rows ...")
     reference = robust.value if dominated else scale.value
-    rows, zms_p, z_p = _average_rows(mean, boot, scr, alpha, interval_note)
     return AverageStage(rows, (zms_p, z_p), scale, scr, tails, robust, dominated, reference)
+
+
+def _scale_bootstrap(e: NDArray[np.float64], u: NDArray[np.float64], n_boot: int,
+                     seed: np.random.SeedSequence, n_workers: int, say: Say,
+                     groups: GroupIndex | None) -> tuple[BootstrapResult | _SqrtInterval, str]:
+    """The bootstrap of sqrt(ZMS) of :func:`average_stage` and its note: BCa of the rows, or
+    with ``groups`` the studentized bootstrap of resampled groups."""
+    say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
+    if groups is None:
+        return (bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seed, n_workers=n_workers),
+                "interval: square of the BCa interval of sqrt(ZMS)")
+    # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows in groups")
+    ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seed,
+                             n_workers=n_workers)
+    return (_SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
+                          math.sqrt(ct.ci_high), ct.p_value(1.0)),
+            f"interval and test: studentized bootstrap of ZMS resampling the "
+            f"{groups.n_groups} groups (cluster-robust se in every resample), never "
+            f"narrower than the cluster-robust t({groups.n_groups - 1}) interval")
 
 
 @dataclass(frozen=True)
 class ConditionalStage:
     """Record of :func:`conditional_stage`: per binned variable (the uncertainty first, then
     the features) its bins and per-bin table (scaled uncertainties), the verdict rows, the
-    variables that cannot be binned with the reason, and the permutation count used."""
+    variables that cannot be binned with the reason, the permutation count asked for, and
+    the count of the tests run again because a decision lay near the level (0 when not;
+    :mod:`uqval.validation.refinement`)."""
 
     bins: dict[str, Bins]
     tables: dict[str, pd.DataFrame]
@@ -444,6 +462,7 @@ class ConditionalStage:
     untestable: dict[str, str]
     n_permutations: int
     procedures: dict[str, str] = field(default_factory=dict)
+    refined_permutations: int = 0
 
 
 def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
@@ -461,7 +480,10 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     the groups of the bin); the isotonic MCB test permutes Z inside groups, and is not run
     when uE is constant inside every group (no permutation inside groups changes it). With
     ``all_rows`` (a set read in parts) the per-bin tables are those of all rows at the bins
-    of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`)."""
+    of the subsample (:func:`uqval.validation.all_rows.bin_table_from_sums`). Up to
+    SEQUENTIAL_ROWS rows, a stage whose decision lies within the Monte Carlo noise of the
+    level is tested again with ten times the permutations
+    (:mod:`uqval.validation.refinement`); the per-bin tables are not recomputed."""
     m = e.size
     untestable, variables, binned = bin_variables(candidates, n_bins, groups)
     large = m > LARGE_ROWS or all_rows is not None  # the large-set rules (module LARGE_ROWS)
@@ -480,29 +502,38 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     bins = {name: b for _, name, b in binned}
     if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
-    say(f"{'at most ' if sequential else ''}{n_permutations} permutations for "
-        f"{len(binned)} binning variable(s)")
-    procedures: dict[str, str] = {}
-    if groups is not None and binned:
-        return _grouped_conditional(e, u, variables, binned, tables, bins, untestable,
-                                    candidates, average, alpha, n_permutations, seeds,
-                                    n_workers, say, groups)
-    tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
-                                n_permutations=n_permutations, seed=seeds.permutations,
-                                n_workers=n_workers, exceedances=sequential) if binned else []
-    say("cumulative and isotonic tests (no bins)")
-    rows: list[dict] = []
-    if binned:
-        binfree = binfree_module.binfree_tests(
-            e / u, u, [x for _, _, x in variables], n_permutations=n_permutations,
-            seed=seeds.binfree, n_workers=n_workers, exceedances=sequential,
-            max_rows=binfree_module.BINFREE_ROWS if large else None)
-        rows += _conditional_rows(binned, tests, tables, reference**2, average.p_values,
-                                  alpha, binfree, n_permutations)
-    rows += [{**_row(stage, name, True, NOT_TESTABLE, np.nan, (np.nan, np.nan), np.nan,
-                     np.nan, f"not testable: {untestable[name]}"), "verdict": NOT_TESTABLE}
-             for stage, name, _ in candidates if name in untestable]
-    return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
+
+    def tested(n_perm: int, test_seeds: Seeds) -> tuple[list[dict], dict[str, str]]:
+        say(f"{'at most ' if sequential else ''}{n_perm} permutations for "
+            f"{len(binned)} binning variable(s)")
+        if groups is not None and binned:
+            return _grouped_conditional(e, u, variables, binned, tables, average, alpha,
+                                        n_perm, test_seeds, n_workers, say, groups)
+        rows: list[dict] = []
+        if binned:
+            tests = heterogeneity_tests(e / u, [b.labels for _, _, b in binned],
+                                        n_permutations=n_perm, seed=test_seeds.permutations,
+                                        n_workers=n_workers, exceedances=sequential)
+            say("cumulative and isotonic tests (no bins)")
+            binfree = binfree_module.binfree_tests(
+                e / u, u, [x for _, _, x in variables], n_permutations=n_perm,
+                seed=test_seeds.binfree, n_workers=n_workers, exceedances=sequential,
+                max_rows=binfree_module.BINFREE_ROWS if large else None)
+            rows += _conditional_rows(binned, tests, tables, reference**2, average.p_values,
+                                      alpha, binfree, n_perm)
+        return rows, {}
+
+    rows, procedures = tested(n_permutations, seeds)
+    used = n_permutations
+    if sequential is None and refinement.stage_near_level(rows, n_permutations, alpha):
+        used = refinement.refined_permutations(n_permutations)
+        say(f"a decision near the level: the tests again with {used} permutations")
+        rows, procedures = tested(used, replace(
+            seeds, permutations=refinement.refined_seed(seeds.permutations),
+            binfree=refinement.refined_seed(seeds.binfree)))
+    rows += _untestable_rows(candidates, untestable)
+    return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures,
+                            refined_permutations=0 if used == n_permutations else used)
 
 
 def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_bins: int,
@@ -538,15 +569,14 @@ def _grouped_conditional(
     e: NDArray[np.float64], u: NDArray[np.float64],
     variables: Sequence[tuple[str, str, NDArray[np.float64]]],
     binned: Sequence[tuple[str, str, Bins]], tables: dict[str, pd.DataFrame],
-    bins: dict[str, Bins], untestable: dict[str, str],
-    candidates: Sequence[tuple[str, str, NDArray[np.float64]]], average: AverageStage,
-    alpha: float, n_permutations: int, seeds: Seeds, n_workers: int, say: Say,
-    groups: GroupIndex,
-) -> ConditionalStage:
-    """The tests of :func:`conditional_stage` with rows in groups (its docstring)."""
+    average: AverageStage, alpha: float, n_permutations: int, seeds: Seeds, n_workers: int,
+    say: Say, groups: GroupIndex,
+) -> tuple[list[dict], dict[str, str]]:
+    """The tests of :func:`conditional_stage` with rows in groups (its docstring): the rows
+    and each variable's permutation procedure."""
     z = e / u
     xs = [x for _, _, x in variables]
-    say(f"{n_permutations} group-respecting permutations for {len(binned)} variable(s)")
+    say(f"group-respecting permutations for {len(binned)} variable(s)")
     tests, levels = grouped_heterogeneity_tests(
         z, [b.labels for _, _, b in binned], groups, variables=xs,
         n_permutations=n_permutations, seed=seeds.permutations, n_workers=n_workers)
@@ -560,8 +590,7 @@ def _grouped_conditional(
         n_workers=n_workers)
     rows = _conditional_rows(binned, tests, tables, average.reference**2, average.p_values,
                              alpha, binfree, n_permutations, procedures=procedures)
-    rows += _untestable_rows(candidates, untestable)
-    return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures)
+    return rows, procedures
 
 
 def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
@@ -581,18 +610,26 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     say("joint test over all features (cross-fitted gradient boosting)")
     large = large or m > LARGE_ROWS
     sequential = HETEROGENEITY_EXCEEDANCES if large or m > SEQUENTIAL_ROWS else None
-    joint = joint_calibration(e, u * average.reference, features,
-                              n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
-                              seed=seeds.joint, n_workers=n_workers,
-                              max_rows=JOINT_ROWS,
-                              exceedances=sequential,
-                              groups=None if groups is None else groups.codes)
+    def run(n_splits: int, seed: np.random.SeedSequence) -> JointCalibration:
+        return joint_calibration(e, u * average.reference, features,
+                                 n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
+                                 seed=seed, n_workers=n_workers, max_rows=JOINT_ROWS,
+                                 exceedances=sequential, n_splits=n_splits,
+                                 groups=None if groups is None else groups.codes)
+
+    joint = run(N_SPLITS, seeds.joint)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
+    refined = sequential is None and refinement.near_joint(rows, alpha)
+    if refined:  # a decision near the level: more splits (uqval.validation.refinement)
+        say(f"joint test near the level: again with {refinement.JOINT_REFINED_SPLITS} splits")
+        joint = run(refinement.JOINT_REFINED_SPLITS, refinement.refined_seed(seeds.joint))
+        rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features"
             + (f" (a seeded subsample of {JOINT_ROWS} of the {m} rows)" if m > JOINT_ROWS
                else "") + ", "
             f"{joint.spread.n_splits} random splits (p-values aggregated as twice their "
-            f"median), {joint.spread.n_permutations} permutations per half")
+            f"median{'; run again with more splits: the first 10 gave a p-value near the level' if refined else ''}), "
+            f"{joint.spread.n_permutations} permutations per half")
     if groups is not None:
         note += (f"; halves of the {groups.n_groups} groups, signs of the group scores "
                  "flipped (wild cluster randomization)")
