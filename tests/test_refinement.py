@@ -69,3 +69,23 @@ def test_decisions_far_from_the_level_keep_their_first_draws():
     v = res.verdicts
     p = v.loc[v["scaled"] & (v["stage"] != "average"), "p_value"].dropna()
     assert np.allclose(p * 1000, np.round(p * 1000))  # p-values of 999 permutations
+
+
+def test_a_joint_region_explained_by_the_ranges_of_one_feature_is_not_advised_again():
+    """Errors 2.5x larger where x1 > 0.75 only (M = 1000): the range of x1 is advised along
+    x1. In these three sets one split's learner also finds a box of x1 and x2 inside that
+    range, which was advised as a second factor for the same rows (depending on the seed);
+    recalibrated by the bins of x1 its rows are right, so it gets a 'none' row naming x1."""
+    for k in (13, 14, 23):
+        m = 1000
+        rng = np.random.default_rng([k, m, 0, 1, 7])
+        u = rng.lognormal(0.0, 0.5, m)
+        x1, x2 = rng.uniform(0.0, 1.0, m), rng.normal(size=m)
+        e = u * rng.normal(size=m)
+        e = np.where(x1 > 0.75, 2.5 * e, e)
+        a = uqval.validate(e, u, {"x1": x1, "x2": x2}, seed=0, n_ucc_permutations=99).advice
+        assert ((a["stage"] == "adaptivity") & (a["variable"] == "x1")
+                & (a["action"] == "recalibrate_per_range")).any()
+        joint = a[a["stage"] == "joint"]
+        assert list(joint["action"]) == ["none"], joint.to_string()
+        assert "fix x1 first" in joint["reason"].iloc[0]

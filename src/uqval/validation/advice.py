@@ -27,7 +27,7 @@ what the robust (median-of-means) factor supports is advised; ranges narrower th
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -504,5 +504,35 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
     advised = [r for r in rows if r["stage"] == "adaptivity"
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
-                         advised, a.features, _row)
+                         advised, a.features, _row,
+                         explained=_explained_by_advised_feature(a, advised, global_factor))
     return pd.DataFrame(rows, columns=ADVICE_COLUMNS)
+
+
+def _explained_by_advised_feature(a: AdviceInputs, advised: list[dict], global_factor: float
+                                  ) -> Callable[[NDArray[np.bool_]], str | None] | None:
+    """For the joint stage's regions: the feature whose advised ranges explain a region
+    (its rows recalibrated by the factors of their bins of that feature, as
+    :func:`_explained_by_strongest_feature` does, are right within the band), else None; None
+    when no range was advised along a feature. The strongest advised feature is tried (the
+    one whose ranges gain most, :func:`_feature_gain`)."""
+    by_feature: dict[str, list[dict]] = {}
+    for r in advised:
+        by_feature.setdefault(r["variable"], []).append(r)
+    if not by_feature:
+        return None
+    best = max(by_feature, key=lambda k: _feature_gain(by_feature[k], global_factor))
+    if best not in a.bins:
+        return None
+    per_row = _bin_factors(a, a.bins[best], a.features[best])
+    band = factor_band(a.tolerance)
+
+    def explained(mask: NDArray[np.bool_]) -> str | None:
+        keep = mask.copy()
+        keep[a.dominant] = False
+        if keep.sum() < rules.MIN_BIN_COUNT:
+            return None
+        z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
+        return best if band[0] <= float(np.sqrt(np.mean(z2))) <= band[1] else None
+
+    return explained

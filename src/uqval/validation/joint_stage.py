@@ -16,7 +16,9 @@ the other conditional stages, and the advice it supports:
   held-out interval excludes the target, whose factor (relative to the global factor
   advised) lies outside the band and which covers at least 1 % of the rows, with the region
   in the features' units in the column ``region``. A region whose rows lie >= 80 % inside a
-  range already advised along one feature (adaptivity) is not advised again.
+  range already advised along one feature (adaptivity) is not advised again, nor one whose
+  rows are right within the band once recalibrated by the bins of the strongest feature
+  advised (a ``none`` row says so: fix that feature first).
 
 The stage is skipped (no rows, ``parameters["joint"]`` says why) with fewer than two
 features.
@@ -25,7 +27,7 @@ features.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -125,9 +127,13 @@ def _covered(region: Region, advised: Sequence[dict],
 
 def joint_advice(jc: JointCalibration | None, verdicts, reference: float, global_factor: float,
                  tolerance: float, m: int, advised: Sequence[dict],
-                 features: Mapping[str, NDArray[np.float64]], row) -> list[dict]:
+                 features: Mapping[str, NDArray[np.float64]], row,
+                 explained: Callable[[NDArray[np.bool_]], str | None] | None = None
+                 ) -> list[dict]:
     """Advice rows of the stage (module docstring); ``advised``: the adaptivity advice rows
-    already given; ``row`` is the advice row builder."""
+    already given; ``row`` is the advice row builder; ``explained``: the feature whose
+    advised ranges explain a region's spread (its rows right within the band once
+    recalibrated along it), else None: such a region gets a ``none`` row instead."""
     if jc is None:
         return []
     v = verdicts
@@ -142,6 +148,15 @@ def joint_advice(jc: JointCalibration | None, verdicts, reference: float, global
             if r.share < MIN_SHARE or _covered(r, advised, features):
                 continue
             variable = ", ".join(r.features)
+            if test.kind == "spread" and explained is not None and (
+                    cause := explained(r.mask)) is not None:
+                out.append(row("joint", "none", (
+                    f"where {r.description} (the features together) the uncertainties depart "
+                    f"only as much as the ranges advised along {cause} explain: once they are "
+                    f"recalibrated there, they are right within ±{fmt(100 * tolerance, 2)} % "
+                    f"in this region too; fix {cause} first"), variable=variable, rows=r.rows,
+                    m=m, region=r.description))
+                continue
             if test.kind == "spread":
                 given = r.value * reference
                 if not (r.ci_low > 1.0 or r.ci_high < 1.0) or band[0] <= given / global_factor \
