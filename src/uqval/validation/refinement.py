@@ -25,7 +25,11 @@ whose adjusted p-value lies within a factor :data:`JOINT_NEAR_FACTOR` of alpha i
 with :data:`JOINT_REFINED_SPLITS` splits (``near_joint``), whose median moves less with the
 seed.
 
-Both are decisions made twice on the same data, so the size of the combined rule is not
+All three apply up to ``SEQUENTIAL_ROWS`` (10⁵) rows; above, the sequential rule of the
+large-set mode decides (:mod:`uqval.validation.stages`), and the cost of a large set is
+unchanged.
+
+All are decisions made twice on the same data, so the size of the combined rule is not
 exactly alpha; it is measured by simulation with the others
 (``benchmarks/seed_stability.md``, ``docs/explanations/error-rates.md``).
 """

@@ -393,8 +393,9 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     whole groups, and <Z> has a cluster-robust t test. With ``all_rows`` (a set read in
     parts, the arrays being its subsample) ZMS, <Z>, the scale factor's interval and the tail
     shares are those of all rows (:class:`uqval.validation.all_rows.AllRows`); the screening
-    and the robust factor use the subsample. A ZMS test within the Monte Carlo noise of the
-    level is run again with ten times the replicates (:mod:`uqval.validation.refinement`)."""
+    and the robust factor use the subsample. Up to SEQUENTIAL_ROWS rows, a ZMS test within the
+    Monte Carlo noise of the level is run again with ten times the replicates
+    (:mod:`uqval.validation.refinement`)."""
     scr = screen_unchecked(e_unit, u_unit)
     boot: BootstrapResult | _SqrtInterval
     if all_rows is not None:
@@ -412,8 +413,8 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
         tails = z2_tail_shares_unchecked(e, u)
     rows, zms_p, z_p = _average_rows(mean, boot, scr, alpha, interval_note)
     used = n_boot if all_rows is None else int(all_rows.boot.shape[0])
-    if all_rows is None and refinement.near_level(rows[0]["p_value"], rows[0]["p_adjusted"],
-                                                  n_boot, alpha):
+    if all_rows is None and e.size <= SEQUENTIAL_ROWS and refinement.near_level(
+            rows[0]["p_value"], rows[0]["p_adjusted"], n_boot, alpha):
         used = n_boot * refinement.REFINE_FACTOR
         boot, interval_note = _scale_bootstrap(e, u, used, refinement.refined_seed(seeds.boot),
                                                n_workers, say, groups)
