@@ -185,8 +185,23 @@ def test_a_bias_is_called_a_bias(results):
     a = res.advice
     assert "correct_bias" in set(a["action"])
     assert "recalibrate_per_range" not in set(a["action"])
+    # mean z 0.4 where x1 > 0.5, 0 elsewhere: the global offset (0.2) is advised, and each
+    # half of x1 is told its own offset instead (pooled simultaneous intervals beyond 0.2 ± 0.1)
     ranged = a[(a["action"] == "correct_bias") & (a["variable"] == "x1")]
-    assert not ranged.empty and (ranged["low"] > 0.45).all()
+    x1 = planted("bias")[2]["x1"]
+    e, u = planted("bias")[:2]
+    for r in ranged.itertuples():
+        inside = (x1 >= r.low) & (x1 <= r.high)
+        truth = 0.4 if r.low > 0.5 else 0.0 if r.high < 0.5 else None
+        assert truth is not None, r.reason  # no range straddles the change at 0.5
+        assert np.mean(e[inside] / u[inside]) == pytest.approx(truth, abs=0.08)
+        if truth:
+            assert "too low by 0.4" in r.reason or "too low by 0.39" in r.reason
+            assert "instead of the global 0.2" in r.reason
+        else:
+            assert "do not apply the global correction" in r.reason
+    high = ranged[ranged["low"] > 0.5]
+    assert high["rows"].sum() > 0.8 * (x1 > 0.5).sum()  # most of the biased half is named
     assert "spread right" in ranged.iloc[0]["reason"]
 
 

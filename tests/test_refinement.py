@@ -86,6 +86,8 @@ def test_a_joint_region_explained_by_the_ranges_of_one_feature_is_not_advised_ag
         a = uqval.validate(e, u, {"x1": x1, "x2": x2}, seed=0, n_ucc_permutations=99).advice
         assert ((a["stage"] == "adaptivity") & (a["variable"] == "x1")
                 & (a["action"] == "recalibrate_per_range")).any()
+        # the region is either covered by the range of x1 (no joint row) or said to be
+        # explained by it (a 'none' row naming x1); never advised a second factor
         joint = a[a["stage"] == "joint"]
-        assert list(joint["action"]) == ["none"], joint.to_string()
-        assert "fix x1 first" in joint["reason"].iloc[0]
+        assert set(joint["action"]) <= {"none"}, joint.to_string()
+        assert all("fix x1 first" in reason for reason in joint["reason"])

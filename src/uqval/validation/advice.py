@@ -88,25 +88,44 @@ def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
 
 def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
                    high: str = "ci_high", target: float = 1.0, *,
-                   simultaneous: bool = False) -> list[dict]:
+                   simultaneous: bool = False,
+                   band: tuple[float, float] | None = None,
+                   family: int | None = None) -> list[dict]:
     """Ranges of adjacent bins whose interval lies on the same side of ``target``; each with
-    side (``above``/``below``), low, high, n, the first and last bin, the count-weighted
-    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>) and ``near``, the end of its
-    bins' intervals nearest the target (the smallest lower end above it, the largest upper
-    end below it).
+    side (``above``/``below``), low, high, n, the first and last bin and the count-weighted
+    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>).
 
     ``simultaneous=True`` widens each bin's 95 % interval to a Bonferroni interval over the
     K bins (half-width on the target's side times Phi^-1(1 - 0.025/K)/Phi^-1(0.975)), so
     that with no departure anywhere a range is named with probability <= 5 %: "where"
     claims then control the family-wise error over the bins, not each bin's alone.
+
+    ``band=(b_low, b_high)`` (around ``target``) keeps only the ranges whose pooled
+    simultaneous interval lies wholly beyond the band: the departure exceeds the practical
+    tolerance with the stated confidence, not merely chance (the advice's rule,
+    :mod:`uqval.validation.rules`). The pooled interval of bins b with counts n_b, values v_b
+    and 95 % half-widths h_b on the band's side is mean_b(n_b v_b) -+ z_K sqrt(sum_b (n_b/N)^2
+    (h_b/1.96)^2), z_K = Phi^-1(1 - 0.025/K): the bins' rows are disjoint, and K covers the
+    choice among the bins (``family``: the bins of every variable whose ranges the same
+    advice names, K by default). Each kept range gets ``pooled_low`` and ``pooled_high``.
+
+    >>> t = pd.DataFrame({"low": [0, 1, 2, 3], "high": [1, 2, 3, 4], "n": [50] * 4,
+    ...                   "value": [1.0, 1.5, 1.3, 1.1], "ci_low": [0.8, 1.3, 1.1, 0.9],
+    ...                   "ci_high": [1.2, 1.7, 1.5, 1.3]})
+    >>> [(r["first"], r["last"]) for r in problem_ranges(t)]
+    [(1, 2)]
+    >>> [round(r["pooled_low"], 3) for r in problem_ranges(t, band=(1 / 1.21, 1.21))]
+    [1.22]
+    >>> problem_ranges(t, band=(1 / 1.3, 1.3))
+    []
     """
     v, lo, hi = (table[c].to_numpy(dtype=float) for c in (value, low, high))
-    if simultaneous and len(table) > 1:
-        widen = stats.norm.ppf(1 - 0.025 / len(table)) / stats.norm.ppf(0.975)
-        lo, hi = v - widen * (v - lo), v + widen * (hi - v)
+    z95 = stats.norm.ppf(0.975)
+    k = len(table) if family is None else max(family, len(table))
+    z_k = stats.norm.ppf(1 - 0.025 / k) if k > 1 else z95
+    if simultaneous:
+        lo, hi = v - z_k / z95 * (v - lo), v + z_k / z95 * (hi - v)
     side = np.where(lo > target, "above", np.where(hi < target, "below", ""))
-    # the end of each bin's interval nearest the target (its lower end above, upper below)
-    near = np.where(side == "above", lo, hi)
     out: list[dict] = []
     for i, s in enumerate(side):
         if not s:
@@ -115,15 +134,28 @@ def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low
         if out and out[-1]["side"] == s and out[-1]["last"] == i - 1:
             r = out[-1]
             r.update(high=row["high"], n=r["n"] + row["n"], sum=r["sum"] + row["n"] * row[value],
-                     last=i, near=min(r["near"], near[i]) if s == "above"
-                     else max(r["near"], near[i]))
+                     last=i)
         else:
             out.append({"side": s, "low": row["low"], "high": row["high"], "n": int(row["n"]),
-                        "sum": row["n"] * row[value], "first": i, "last": i,
-                        "near": float(near[i])})
+                        "sum": row["n"] * row[value], "first": i, "last": i})
     for r in out:
         r["mean"] = r.pop("sum") / r["n"]
-    return out
+    if band is None:
+        return out
+    n = table["n"].to_numpy(dtype=float)
+    # the 95 % half-widths on each side, before any widening
+    v0, lo0, hi0 = (table[c].to_numpy(dtype=float) for c in (value, low, high))
+    kept = []
+    for r in out:
+        b = slice(r["first"], r["last"] + 1)
+        w = n[b] / n[b].sum()
+        half_low = z_k * float(np.sqrt(np.sum(np.square(w * (v0[b] - lo0[b]) / z95))))
+        half_high = z_k * float(np.sqrt(np.sum(np.square(w * (hi0[b] - v0[b]) / z95))))
+        r["pooled_low"] = float(r["mean"] - half_low)
+        r["pooled_high"] = float(r["mean"] + half_high)
+        if r["pooled_low"] > band[1] or r["pooled_high"] < band[0]:
+            kept.append(r)
+    return kept
 
 
 @dataclass(frozen=True)
@@ -305,24 +337,27 @@ def _explained_by_consistency(a: AdviceInputs, name: str, low: float, high: floa
     return band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]
 
 
-def _wide_enough(a: AdviceInputs, r: dict, m: int, relative: float | None = None) -> bool:
+def _wide_enough(a: AdviceInputs, r: dict, m: int, *, lone_bin: bool) -> bool:
     """A range is advised when it covers at least :data:`MIN_RANGE_SHARE` of the rows and,
-    when the screening finds Z^2 heavy-tailed (mean-square intervals unreliable), either at
-    least two adjacent bins, or one bin whose simultaneous interval lies wholly beyond the
-    tolerance band (``relative``: the factor that turns the bins' sqrt(<Z^2>) into the factor
-    relative to the global one advised; spread ranges only). One bin's interval under-covers
-    with heavy tails (P003 Sect. III.B.1), so a lone bin that merely misses 1 is weak
-    evidence and stays in the bins table; one whose simultaneous interval clears the band
-    by itself is a finding."""
+    when the screening finds Z^2 heavy-tailed (mean-square intervals unreliable), at least
+    two adjacent bins unless ``lone_bin`` (spread ranges, whose simultaneous intervals must
+    lie wholly beyond the tolerance band: a lone bin that clears the band by itself is a
+    finding). One bin's interval under-covers with heavy tails (P003 Sect. III.B.1), so a
+    lone bin of a bias range stays in the bins table."""
     if r["n"] < MIN_RANGE_SHARE * m:
         return False
-    if a.zms_reliable or r["last"] > r["first"]:
-        return True
-    if relative is None:
-        return False
-    band = factor_band(a.tolerance)
-    edge = math.sqrt(max(float(r["near"]), 0.0)) * relative
-    return edge > band[1] if r["side"] == "above" else edge < band[0]
+    return a.zms_reliable or r["last"] > r["first"] or lone_bin
+
+
+def _global_offset(a: AdviceInputs) -> float:
+    """The mean z-score the average stage advises to correct, in the units of the bins
+    (uncertainties times the reference factor); 0 when no global bias is advised. A range's
+    own bias is judged beyond it: the global correction is made first."""
+    v = a.verdicts
+    mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")]
+    if mz.empty or mz["effect"].iloc[0] != "relevant":
+        return 0.0
+    return float(mz["value"].iloc[0]) / a.reference
 
 
 def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float,
@@ -338,16 +373,25 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     # E[Z^2] = Var(Z) + <Z>^2: a bias alone moves the bin-free tests of Z^2 - 1; with a
     # relevant bias, ranges of the spread are advised only when the binned LZMS test fails too
     spread = _relevant(a.verdicts, stage, name, "LZMS" if bias else "spread")
-    bias_ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high", 0.0,
-                                             simultaneous=True)
-                   if abs(r["mean"]) > a.tolerance and _wide_enough(a, r, m)] if bias else []
+    # a range is advised when its pooled interval, simultaneous over the bins of every
+    # variable of the stage, lies wholly beyond the tolerance band: for a bias, around the
+    # global offset advised (0 when none)
+    family = len(table) if stage == "consistency" else sum(
+        len(a.bins[f]) for f in a.features if f in a.bins)
+    offset = _global_offset(a)
+    bias_ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high",
+                                             offset, family=family,
+                                             band=(offset - a.tolerance, offset + a.tolerance))
+                   if _wide_enough(a, r, m, lone_bin=False)] if bias else []
     x_all = a.uncertainties if stage == "consistency" else a.features[name]
     if spread:
-        # relevant: the range's factor for the given uncertainties, relative to the global
-        # factor advised (1 when none), lies outside the band
-        ranges = [r for r in problem_ranges(table, simultaneous=True)
-                  if not band[0] <= math.sqrt(r["mean"]) * a.scale[0] / global_factor <= band[1]
-                  and _wide_enough(a, r, m, a.scale[0] / global_factor)]
+        # for the spread, the band of the factor relative to the global factor advised (1
+        # when none), in the units of the bins' <Z^2> (uncertainties times the reference)
+        relative = a.reference / global_factor
+        ranges = [r for r in problem_ranges(table, target=1.0 / relative**2, family=family,
+                                            band=((band[0] / relative) ** 2,
+                                                  (band[1] / relative) ** 2))
+                  if _wide_enough(a, r, m, lone_bin=True)]
         if per_row is not None and stage == "adaptivity":
             explained = [r for r in ranges
                          if _explained_by_consistency(a, name, r["low"], r["high"], per_row, band)]
@@ -364,6 +408,8 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                         key=lambda r: r["low"]):
             given = math.sqrt(r["mean"]) * a.reference  # the bins use uE·reference
             where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
+            size_ci = (f"simultaneous interval [{fmt(math.sqrt(max(r['pooled_low'], 0.0)) * a.reference)}, "
+                       f"{fmt(math.sqrt(r['pooled_high']) * a.reference)}]")
             if a.dominant.size:  # the range's factor without the rows that decide the average
                 x = a.uncertainties if stage == "consistency" else a.features[name]
                 keep = (x >= r["low"]) & (x <= r["high"])
@@ -374,6 +420,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                 if band[0] <= given / global_factor <= band[1]:
                     continue
                 where += " (without the dominant rows)"
+                size_ci = ""
             biased = _inside_bias_ranges(x_all, r, bias_ranges)
             if biased.any():
                 # the range is also biased: judge its spread by sd(Z) there, once the bias is
@@ -383,32 +430,45 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                 if keep.sum() < rules.MIN_BIN_COUNT:
                     continue
                 sd, sd_low, sd_high = sd_factor(a.errors[keep] / a.uncertainties[keep])
-                if (sd_low <= 1.0 <= sd_high) or band[0] <= sd / global_factor <= band[1]:
-                    continue  # the bias advised below explains the range
+                if band[0] <= sd_high / global_factor and sd_low / global_factor <= band[1]:
+                    continue  # the bias advised below explains the range (or may)
                 given = sd
                 where += " (sd(Z) once the bias there is corrected)"
+                size_ci = f"interval [{fmt(sd_low)}, {fmt(sd_high)}]"
             instead = "" if global_factor == 1.0 else f" instead of the global {fmt(global_factor)}"
             if band[0] <= given <= band[1]:
                 text = (f"{where}: the given uncertainties are right there (factor "
-                        f"{fmt(given)}); keep them{instead and ' (no global factor there)'}")
+                        f"{fmt(given)}{size_ci and ', ' + size_ci}); keep them"
+                        f"{instead and ' (no global factor there)'}")
             else:
                 how = "small" if given > 1 else "large"
                 size = given if given > 1 else 1 / given
                 text = (f"{where}: the given uncertainties are too {how} by a factor "
-                        f"{fmt(size)}; multiply them by {fmt(given)} there{instead}")
+                        f"{fmt(size)}; multiply them by {fmt(given)} there"
+                        f"{size_ci and ' (' + size_ci + ')'}{instead}")
             out.append(_row(stage, "recalibrate_per_range", text, variable=name, low=r["low"],
                             high=r["high"], rows=r["n"], m=m, factor=given))
     if bias:
         spread_text = "" if spread else "spread right; "
         for r in sorted(sorted(bias_ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):
-            direction = "too low" if r["mean"] > 0 else "too high"
-            out.append(_row(stage, "correct_bias", (
-                f"{spread_text}predictions {direction} by {fmt(abs(r['mean']), 2)} "
-                f"uncertainties (mean z) where {name} is "
-                f"{fmt_range(r['low'], r['high'], span)}: correct the predictions there (a bias "
-                "that depends on it), not the uncertainties"),
-                variable=name, low=r["low"], high=r["high"], rows=r["n"], m=m))
+            where = f"where {name} is {fmt_range(r['low'], r['high'], span)}"
+            around = f"{fmt(offset, 2)}, the global offset advised" if offset else "0"
+            clear = (f"simultaneous interval [{fmt(r['pooled_low'], 2)}, "
+                     f"{fmt(r['pooled_high'], 2)}], beyond ±{fmt(a.tolerance, 2)} of {around}")
+            if abs(r["mean"]) <= a.tolerance:  # only beside a global offset
+                text = (f"{spread_text}predictions right on average {where} (mean z "
+                        f"{fmt(r['mean'], 2)}; {clear}): do not apply the global correction "
+                        "there (the bias depends on it)")
+            else:
+                direction = "too low" if r["mean"] > 0 else "too high"
+                instead = f" instead of the global {fmt(offset, 2)}" if offset else ""
+                text = (f"{spread_text}predictions {direction} by {fmt(abs(r['mean']), 2)} "
+                        f"uncertainties (mean z) {where} ({clear}): correct the predictions "
+                        f"there by that{instead} (a bias that depends on it), not the "
+                        "uncertainties")
+            out.append(_row(stage, "correct_bias", text, variable=name, low=r["low"],
+                            high=r["high"], rows=r["n"], m=m))
     return out
 
 

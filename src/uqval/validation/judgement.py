@@ -208,8 +208,9 @@ def _conditional_reason(group: pd.DataFrame, label: str, table: pd.DataFrame | N
         text += "; " + _bin_extremes(table, span, name, m)
     if n_actions == 0:
         text += ("; " + explained if explained else
-                 "; no range of adjacent bins is clear enough (simultaneous intervals over the "
-                 "bins, at least 1 % of the rows) to advise a factor there")
+                 "; no range of adjacent bins departs beyond the "
+                 f"{_tol(tolerance)} tolerance with confidence (its simultaneous interval "
+                 "wholly outside the band, at least 1 % of the rows) to advise a factor there")
     return text
 
 
@@ -239,9 +240,9 @@ def _joint_reason(group: pd.DataFrame, label: str, joint, tolerance: float,
     elif label == INCONCLUSIVE:
         text += f"; whether by more than the {_tol(tolerance)} tolerance cannot be told"
     elif n_actions == 0:
-        text += ("; no region beyond the ranges advised along single features is clear "
-                 "enough (held-out interval excluding the target, at least 1 % of the rows) "
-                 "to advise")
+        text += ("; no region beyond the ranges advised along single features departs "
+                 f"beyond the {_tol(tolerance)} tolerance with confidence (held-out interval "
+                 "wholly outside the band, at least 1 % of the rows) to advise")
     return text, lo, hi
 
 
@@ -389,11 +390,11 @@ def _unlocalised(advice: pd.DataFrame, stages: pd.DataFrame, m: int) -> pd.DataF
         rows.append({"stage": r.stage, "variable": r.variable, "low": math.nan,
                      "high": math.nan, "rows": m, "share": 1.0, "action": "none",
                      "factor": math.nan, "region": "",
-                     "reason": ("not right, but no range of adjacent bins is clear enough "
-                                "(simultaneous intervals over the bins, at least 1 % of the "
-                                "rows) to advise its own factor: no factor is advised there; "
-                                "see the bins table and the figures, and validate on more "
-                                "data")})
+                     "reason": ("not right, but no range of adjacent bins departs beyond "
+                                "the tolerance with confidence (its simultaneous interval "
+                                "wholly outside the band, at least 1 % of the rows): no factor "
+                                "is advised there; see the bins table and the figures, and "
+                                "validate on more data")})
     if not rows:
         return advice
     added = pd.DataFrame(rows, columns=advice.columns)

@@ -89,10 +89,16 @@ A few rows deciding the average (:mod:`uqval.calibration.robust_scale`)
 Advice (:mod:`uqval.validation.advice`)
     The actions follow the relevant effects: ``scale`` (global factor), ``correct_bias``
     (<Z> on average or in ranges of a variable: the predictions are offset, the uncertainties
-    are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose <Z^2> interval
-    excludes 1 on the same side, pooled factor outside the band, at least 1 % of the rows,
-    and at least two adjacent bins when the heavy-tail screening finds mean-square intervals
-    unreliable).
+    are not at fault), ``recalibrate_per_range`` (ranges of adjacent bins whose 95 % <Z^2>
+    intervals lie on the same side of the global factor advised, at least 1 % of the rows).
+    A range is advised only when it departs beyond the tolerance *with confidence*: its
+    pooled interval, simultaneous (Bonferroni) over the bins of every variable of the stage
+    (:func:`uqval.validation.advice.problem_ranges`), lies wholly outside the band: the
+    factor relative to the global factor advised for a spread, the mean z beyond ±t of the
+    global offset advised (0 when none) for a bias. A significant departure whose estimate
+    merely lies outside the band ("relevant") is reported with its size but not advised
+    range by range ("no range departs beyond the tolerance with confidence"). A lone bin of
+    a bias range is not advised when the heavy-tail screening finds intervals unreliable.
     When the consistency stage has a relevant spread departure, a feature range is first
     re-judged with every row's uncertainty multiplied by its uE bin's factor
     (:func:`uqval.validation.advice.consistency_factors`); a range then right within the
