@@ -240,9 +240,9 @@ def _joint_reason(group: pd.DataFrame, label: str, joint, tolerance: float,
     elif label == INCONCLUSIVE:
         text += f"; whether by more than the {_tol(tolerance)} tolerance cannot be told"
     elif n_actions == 0:
-        text += ("; no region beyond the ranges advised along single features departs "
-                 f"beyond the {_tol(tolerance)} tolerance with confidence (held-out interval "
-                 "wholly outside the band, at least 1 % of the rows) to advise")
+        text += ("; no region beyond the ranges advised along single features is clear "
+                 "enough (held-out interval excluding the target, at least 1 % of the rows) "
+                 "to advise")
     return text, lo, hi
 
 
