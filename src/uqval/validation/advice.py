@@ -349,15 +349,19 @@ def _wide_enough(a: AdviceInputs, r: dict, m: int, *, lone_bin: bool) -> bool:
     return a.zms_reliable or r["last"] > r["first"] or lone_bin
 
 
-def _global_offset(a: AdviceInputs) -> float:
-    """The mean z-score the average stage advises to correct, in the units of the bins
-    (uncertainties times the reference factor); 0 when no global bias is advised. A range's
-    own bias is judged beyond it: the global correction is made first."""
+def _global_offset(a: AdviceInputs) -> tuple[float, bool]:
+    """The set's mean z-score in the units of the bins (uncertainties times the reference
+    factor), and whether the average stage advises to correct it. A range's bias is the
+    dependence of the offset on the variable, what the binned <Z> and cumulative tests test:
+    its size is the range's mean z minus the set's. When the global offset is advised, it is
+    corrected first and a range states its own offset instead; when it is not, a range is
+    advised only when its own offset also lies beyond the band around 0 (else correcting it
+    would mostly correct the global offset judged not worth correcting)."""
     v = a.verdicts
     mz = v[(v["stage"] == "average") & (v["statistic"] == "<Z>")]
-    if mz.empty or mz["effect"].iloc[0] != "relevant":
-        return 0.0
-    return float(mz["value"].iloc[0]) / a.reference
+    if mz.empty:
+        return 0.0, False
+    return float(mz["value"].iloc[0]) / a.reference, mz["effect"].iloc[0] == "relevant"
 
 
 def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: float,
@@ -378,11 +382,13 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     # global offset advised (0 when none)
     family = len(table) if stage == "consistency" else sum(
         len(a.bins[f]) for f in a.features if f in a.bins)
-    offset = _global_offset(a)
+    offset, corrected = _global_offset(a)
     bias_ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high",
                                              offset, family=family,
                                              band=(offset - a.tolerance, offset + a.tolerance))
-                   if _wide_enough(a, r, m, lone_bin=False)] if bias else []
+                   if _wide_enough(a, r, m, lone_bin=False) and (
+                       corrected or r["pooled_low"] > a.tolerance
+                       or r["pooled_high"] < -a.tolerance)] if bias else []
     x_all = a.uncertainties if stage == "consistency" else a.features[name]
     if spread:
         # for the spread, the band of the factor relative to the global factor advised (1
@@ -453,7 +459,8 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         for r in sorted(sorted(bias_ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):
             where = f"where {name} is {fmt_range(r['low'], r['high'], span)}"
-            around = f"{fmt(offset, 2)}, the global offset advised" if offset else "0"
+            around = (f"{fmt(offset, 2)}, the global offset advised" if corrected else
+                      f"0 and of the set's mean z {fmt(offset, 2)}")
             clear = (f"simultaneous interval [{fmt(r['pooled_low'], 2)}, "
                      f"{fmt(r['pooled_high'], 2)}], beyond ±{fmt(a.tolerance, 2)} of {around}")
             if abs(r["mean"]) <= a.tolerance:  # only beside a global offset
@@ -462,7 +469,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                         "there (the bias depends on it)")
             else:
                 direction = "too low" if r["mean"] > 0 else "too high"
-                instead = f" instead of the global {fmt(offset, 2)}" if offset else ""
+                instead = f" instead of the global {fmt(offset, 2)}" if corrected else ""
                 text = (f"{spread_text}predictions {direction} by {fmt(abs(r['mean']), 2)} "
                         f"uncertainties (mean z) {where} ({clear}): correct the predictions "
                         f"there by that{instead} (a bias that depends on it), not the "

@@ -393,8 +393,8 @@ def _unlocalised(advice: pd.DataFrame, stages: pd.DataFrame, m: int) -> pd.DataF
                      "reason": ("not right, but no range of adjacent bins departs beyond "
                                 "the tolerance with confidence (its simultaneous interval "
                                 "wholly outside the band, at least 1 % of the rows): no factor "
-                                "is advised there; see the bins table and the figures, and "
-                                "validate on more data")})
+                                "or offset correction is advised there; see the bins table and "
+                                "the figures, and validate on more data")})
     if not rows:
         return advice
     added = pd.DataFrame(rows, columns=advice.columns)

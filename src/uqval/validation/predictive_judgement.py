@@ -216,10 +216,14 @@ def no_action(coverage: CoverageCheck, shape: ShapeCheck | None, m: int,
     parts = []
     if not levels.empty:
         off = levels[levels["verdict"] == "fail"]
-        fine = [_pct(float(x)) for x in levels.loc[levels["verdict"] != "fail", "level"]]
-        if fine:
-            parts.append(f"the {', '.join(fine)} {intervals} cover their level within the "
-                         "tolerance")
+        for r in levels[levels["verdict"] != "fail"].itertuples():
+            inside = (getattr(r, "band_low", math.nan) <= r.ci_low
+                      and r.ci_high <= getattr(r, "band_high", math.nan))
+            parts.append(f"the {_pct(float(r.level))} {intervals} cover "
+                         f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
+                         f"{fmt(100 * r.ci_high, 3)}] of the rows: "
+                         + ("right within the tolerance" if inside else
+                            f"compatible with {_pct(float(r.level))} (not off beyond chance)"))
         for r in off.itertuples():
             parts.append(f"the {_pct(float(r.level))} {intervals} cover "
                          f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
