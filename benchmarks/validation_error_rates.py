@@ -24,7 +24,8 @@ Cases:
 
 Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
 row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
-``inspect_rows`` row, a ``correct_bias`` row, a ``recalibrate_per_range`` row.
+``inspect_rows`` row, a ``correct_bias`` row, a ``recalibrate_per_range`` row, a
+``recalibrate_monotone`` row.
 
 A stage "fails" when its verdict after scaling (``result.stage_verdicts``) is fail; the
 last column counts datasets where adaptivity fails along x1 or x2 (Holm keeps it <= 5 %).
@@ -49,7 +50,8 @@ ERRORS = ("normal", "t6", "t4")
 CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
          "dominated", "bias x1", "bias 0.5", "top 4 % x3")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
-ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range")
+ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range",
+          "recalibrate_monotone")
 COLUMNS = (*STAGES, "adaptivity (any feature)", *(f"advice: {a}" for a in ADVICE))
 OUT = Path(__file__).resolve().parent / "results"
 

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 import uqval
+from uqval.calibration.joint import joint_calibration
 from uqval.validation import refinement
 
 
@@ -69,6 +70,45 @@ def test_decisions_far_from_the_level_keep_their_first_draws():
     v = res.verdicts
     p = v.loc[v["scaled"] & (v["stage"] != "average"), "p_value"].dropna()
     assert np.allclose(p * 1000, np.round(p * 1000))  # p-values of 999 permutations
+
+
+def test_a_joint_test_run_alone_gives_its_numbers_and_keeps_the_other_one():
+    """Each kind has its own seeds: spread alone equals spread beside bias, and ``reuse``
+    keeps the other kind's test object as it was (nothing fitted for it again)."""
+    rng = np.random.default_rng(2)
+    m = 600
+    u = rng.lognormal(0.0, 0.4, m)
+    feats = {"x1": rng.uniform(size=m), "x2": rng.normal(size=m)}
+    e = u * rng.standard_normal(m)
+    both = joint_calibration(e, u, feats, n_permutations=99, seed=3, n_splits=3)
+    alone = joint_calibration(e, u, feats, n_permutations=99, seed=3, n_splits=3,
+                              kinds=("spread",), reuse=both)
+    assert alone.bias is both.bias
+    assert alone.spread.p_value == both.spread.p_value
+    assert alone.spread.correlation == both.spread.correlation
+    more = joint_calibration(e, u, feats, n_permutations=99, seed=4, n_splits=5,
+                             kinds=("bias",), reuse=both)
+    assert more.spread is both.spread and more.bias.n_splits == 5
+    with pytest.raises(ValueError, match="reuse"):
+        joint_calibration(e, u, feats, n_permutations=99, kinds=("bias",))
+    with pytest.raises(ValueError, match="kinds"):
+        joint_calibration(e, u, feats, n_permutations=99, kinds=("shape",), reuse=both)
+
+
+def test_only_the_joint_test_near_the_level_gets_more_splits():
+    """Errors 1.35x on an xor of two features (M = 600): the spread test's adjusted p-value
+    after 10 splits lies in [alpha/3, 3 alpha] (0.08), the bias test's far above (1.0): the
+    spread test is run again with 40 splits, the bias test keeps its 10."""
+    rng = np.random.default_rng(3)
+    m = 600
+    u = rng.lognormal(0.0, 0.4, m)
+    x1, x2 = rng.uniform(size=m), rng.uniform(size=m)
+    e = u * rng.standard_normal(m) * np.where((x1 > 0.5) ^ (x2 > 0.5), 1.35, 1.0)
+    res = uqval.validate(e, u, {"x1": x1, "x2": x2}, seed=0, n_boot=100, n_permutations=99,
+                         n_ucc_permutations=19)
+    assert res.joint.spread.n_splits == refinement.JOINT_REFINED_SPLITS
+    assert res.joint.bias.n_splits == 10
+    assert "spread 40, bias 10 (run again with more splits" in res.parameters["joint"]
 
 
 def test_a_joint_region_explained_by_the_ranges_of_one_feature_is_not_advised_again():

@@ -1,7 +1,7 @@
-"""Decision rules of uqval.validate: Holm, BCa p-values, permutation tests, error rates.
+"""Decision rules of uqval.validate: Holm, BCa p-values, permutation tests.
 
-The simulation at the end measures, at small scale, the false-alarm rate of each stage on
-calibrated data and the power on planted errors (full scale: benchmarks/).
+The false-alarm rates of the stages on calibrated data and their power on a planted error are
+measured at small scale in tests/test_rates_*.py (full scale: benchmarks/).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import uqval
 from uqval.stats.bootstrap import bca_bootstrap
 from uqval.stats.resample_kernel import sfc64_state
 from uqval.stats.zscore_statistics import ZMS
@@ -143,53 +142,3 @@ def test_permutation_nulls_replay_the_chunk_stream(m, n_workers):
     early_sums = permutation._permuted_sums(z, labels, offsets, 5, n, 9, n_workers,
                                             done=lambda drawn: drawn.shape[0] >= 16)
     np.testing.assert_array_equal(early_sums, sums[: early_sums.shape[0]])
-
-
-# --- simulation: false alarms and power at small scale -------------------------------------
-
-N_SEEDS = 200
-FAST = {"n_boot": 200, "n_permutations": 199}
-
-
-def _dataset(m: int, seed: int, errors: str, case: str) -> tuple:
-    rng = np.random.default_rng(seed)
-    u = rng.lognormal(0.0, 0.5, m)
-    x1, x2 = rng.uniform(0, 1, m), rng.normal(size=m)
-    d = rng.normal(size=m) if errors == "normal" else rng.standard_t(6, m) * np.sqrt(4 / 6)
-    e = u * d
-    if case == "local":
-        e = np.where(x1 > 0.75, 2.5 * e, e)
-    return e, u, {"x1": x1, "x2": x2}
-
-
-def _stage_fail_rates(m: int, errors: str, case: str, seeds: range) -> dict[str, float]:
-    fails: dict[str, int] = {}
-    for seed in seeds:
-        e, u, feats = _dataset(m, seed, errors, case)
-        verdicts = uqval.validate(e, u, feats, seed=seed, **FAST).stage_verdicts
-        for stage, v in verdicts.items():
-            fails[stage] = fails.get(stage, 0) + (v == "fail")
-    return {k: v / len(seeds) for k, v in fails.items()}
-
-
-@pytest.mark.parametrize(("m", "errors"), [(500, "normal"), (2000, "t6")])
-def test_false_alarm_rate_per_stage_is_at_most_five_percent(m, errors):
-    """Calibrated data (E = uE·D, D normal or unit-variance t(6)): each stage fails in at most
-    5 % of 200 datasets, up to the binomial noise (99.9 % quantile of Binomial(200, 0.05))."""
-    rates = _stage_fail_rates(m, errors, "null", range(N_SEEDS))
-    limit = stats.binom.ppf(0.999, N_SEEDS, 0.05) / N_SEEDS
-    assert set(rates) == {"average", "consistency", "adaptivity: x1", "adaptivity: x2", "joint"}
-    for stage, rate in rates.items():
-        assert rate <= limit, (stage, rate)
-
-
-def test_power_on_a_localised_error_and_no_spill_over():
-    """Uncertainties 2.5x too small where x1 > 0.75: adaptivity along x1 fails in (nearly)
-    every dataset, while the unrelated feature and the consistency test (run after the
-    global scaling) keep their false-alarm rate."""
-    seeds = range(60)
-    rates = _stage_fail_rates(2000, "t6", "local", seeds)
-    limit = stats.binom.ppf(0.999, len(seeds), 0.05) / len(seeds)
-    assert rates["adaptivity: x1"] >= 0.95
-    assert rates["adaptivity: x2"] <= limit
-    assert rates["consistency"] <= limit

@@ -68,7 +68,7 @@ in ``dropped``). Rows with a missing feature value are refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -532,6 +532,8 @@ def joint_calibration(
     n_splits: int = N_SPLITS,
     groups: ArrayLike | None = None,
     exceedances: int | None = None,
+    kinds: Sequence[Kind] = ("spread", "bias"),
+    reuse: JointCalibration | None = None,
 ) -> JointCalibration:
     """Cross-fitted tests of whether Z² (spread) and Z (bias) depend on the features jointly.
 
@@ -563,6 +565,10 @@ def joint_calibration(
             whole groups (half the groups, drawn from the split stream) and each held-out
             test flips the signs of group scores instead of permuting rows
             (:func:`uqval.calibration.heldout.cluster_sign_p`; docs/choices.md, "Rows that come in groups").
+        kinds: the tests to run, ``"spread"`` and/or ``"bias"``; each kind has its own seeds,
+            so a kind run alone gives the numbers it has beside the other.
+        reuse: the result whose tests of the kinds not in ``kinds`` are kept (a test near
+            the level run again with more splits, the other kept: nothing is fitted twice).
 
     >>> rng = np.random.default_rng(0)
     >>> m = 4000
@@ -585,6 +591,11 @@ def joint_calibration(
     (The box's exact ends depend on the learner's splits, hence on the scikit-learn version.)
     """
     e, u = errors_uncertainties(errors, uncertainties, min_size=100)
+    unknown = set(kinds) - {"spread", "bias"}
+    if unknown or not kinds:
+        raise ValueError(f"kinds must be 'spread' and/or 'bias', got {list(kinds)}")
+    if reuse is None and set(kinds) != {"spread", "bias"}:
+        raise ValueError("a kind left out of kinds needs the result to reuse (reuse=)")
     n_permutations = integer(n_permutations, "n_permutations", minimum=1)
     n_splits = integer(n_splits, "n_splits", minimum=1)
     f = _encode(features, e.size)
@@ -637,11 +648,15 @@ def joint_calibration(
     fit_workers = min(n_workers, 2 * n_splits)
     threads = 1 if fit_workers > 1 else max(
         1, min(n_workers, int(np.count_nonzero(used)) // 2 // ROWS_PER_THREAD))
+    tests: dict[str, JointTest] = {} if reuse is None else {"spread": reuse.spread,
+                                                             "bias": reuse.bias}
     with threadpool_limits(limits=threads, user_api="openmp"):
-        spread = _one("spread", z, f, splits, used, n_permutations,
-                      [child[2][:2] for child in children], fit_ints, n_workers, codes,
-                      exceedances, fit_workers)
-        bias = _one("bias", z, f, splits, used, n_permutations,
-                    [child[2][2:] for child in children], [x + 2 for x in fit_ints],
-                    n_workers, codes, exceedances, fit_workers)
-    return JointCalibration(spread, bias, f.names, f.dropped)
+        # each kind its own permutation seeds (two of the four) and fit seeds (+0 or +2)
+        order: tuple[tuple[Kind, int], ...] = (("spread", 0), ("bias", 2))
+        for kind, k in order:
+            if kind in kinds:
+                tests[kind] = _one(kind, z, f, splits, used, n_permutations,
+                                   [child[2][k:k + 2] for child in children],
+                                   [x + k for x in fit_ints], n_workers, codes,
+                                   exceedances, fit_workers)
+    return JointCalibration(tests["spread"], tests["bias"], f.names, f.dropped)

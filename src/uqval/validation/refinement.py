@@ -20,10 +20,10 @@ one near the level (the same rule, B = n_boot) is run again with REFINE_FACTOR t
 replicates, which also give the scale factor's interval.
 
 The joint test's p-value is twice the median of its splits' p-values (Meinshausen, Meier &
-Bühlmann 2009); its seed noise comes from the splits, not the permutations. A joint stage
-whose adjusted p-value lies within a factor :data:`JOINT_NEAR_FACTOR` of alpha is run again
-with :data:`JOINT_REFINED_SPLITS` splits (``near_joint``), whose median moves less with the
-seed.
+Bühlmann 2009); its seed noise comes from the splits, not the permutations. A joint test (spread
+or bias) whose adjusted p-value lies within a factor :data:`JOINT_NEAR_FACTOR` of alpha is run
+again with :data:`JOINT_REFINED_SPLITS` splits (``near_joint``), whose median moves less with
+the seed; the other test keeps its first splits (nothing is fitted for it again).
 
 All three apply up to ``SEQUENTIAL_ROWS`` (10⁵) rows; above, the sequential rule of the
 large-set mode decides (:mod:`uqval.validation.stages`), and the cost of a large set is
@@ -91,11 +91,20 @@ def stage_near_level(rows: Iterable[Mapping], n_permutations: int, alpha: float)
                for r in rows if r.get("scaled") and r.get("verdict") in ("pass", "fail"))
 
 
-def near_joint(rows: Iterable[Mapping], alpha: float) -> bool:
-    """Whether a scaled joint row's adjusted p-value lies in [alpha/f, f alpha],
-    f = :data:`JOINT_NEAR_FACTOR`."""
-    return any(alpha / JOINT_NEAR_FACTOR <= float(r["p_adjusted"]) <= JOINT_NEAR_FACTOR * alpha
-               for r in rows if r.get("scaled") and np.isfinite(float(r["p_adjusted"])))
+def near_joint(rows: Iterable[Mapping], alpha: float) -> tuple[str, ...]:
+    """The statistics of the scaled joint rows whose adjusted p-value lies in
+    [alpha/f, f alpha], f = :data:`JOINT_NEAR_FACTOR` (empty: no joint test near the level).
+
+    >>> rows = [{"scaled": True, "statistic": "spread", "p_adjusted": 0.04},
+    ...         {"scaled": True, "statistic": "bias", "p_adjusted": 0.6},
+    ...         {"scaled": False, "statistic": "spread", "p_adjusted": 0.05}]
+    >>> near_joint(rows, 0.05)
+    ('spread',)
+    """
+    return tuple(str(r["statistic"]) for r in rows
+                 if r.get("scaled") and np.isfinite(float(r["p_adjusted"]))
+                 and alpha / JOINT_NEAR_FACTOR <= float(r["p_adjusted"])
+                 <= JOINT_NEAR_FACTOR * alpha)
 
 
 def refined_permutations(n_permutations: int) -> int:

@@ -30,7 +30,7 @@ from scipy import special
 
 from uqval._internal.seeding import seed_sequence
 from uqval.binning import Bins, tie_aware_bins
-from uqval.calibration.joint import N_SPLITS, JointCalibration, joint_calibration
+from uqval.calibration.joint import N_SPLITS, JointCalibration, Kind, joint_calibration
 from uqval.calibration.local import local_zmean_unchecked
 from uqval.calibration.robust_scale import (
     RobustScale,
@@ -56,7 +56,7 @@ from uqval.validation import flowchart, refinement, rules
 from uqval.validation.advice import is_dominated
 from uqval.validation.all_rows import AllRows, MeanZ, bin_table_from_sums
 from uqval.validation.degenerate import NOT_TESTABLE, untestable_reason
-from uqval.validation.joint_stage import joint_rows
+from uqval.validation.joint_stage import JOINT_BIAS, JOINT_SPREAD, joint_rows
 from uqval.validation.permutation import (
     HeterogeneityTest,
     grouped_heterogeneity_tests,
@@ -594,6 +594,10 @@ def _grouped_conditional(
     return rows, procedures
 
 
+KINDS: tuple[Kind, ...] = ("spread", "bias")
+"""The two joint tests, in the order of the joint rows."""
+
+
 def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
                 features: Mapping[str, NDArray[np.float64]], *, average: AverageStage,
                 alpha: float, tolerance: float, n_permutations: int, seeds: Seeds,
@@ -611,25 +615,32 @@ def joint_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     say("joint test over all features (cross-fitted gradient boosting)")
     large = large or m > LARGE_ROWS
     sequential = HETEROGENEITY_EXCEEDANCES if large or m > SEQUENTIAL_ROWS else None
-    def run(n_splits: int, seed: np.random.SeedSequence) -> JointCalibration:
+    def run(n_splits: int, seed: np.random.SeedSequence, kinds: tuple[Kind, ...] = KINDS,
+            reuse: JointCalibration | None = None) -> JointCalibration:
         return joint_calibration(e, u * average.reference, features,
                                  n_permutations=min(n_permutations, JOINT_PERMUTATIONS),
                                  seed=seed, n_workers=n_workers, max_rows=JOINT_ROWS,
                                  exceedances=sequential, n_splits=n_splits,
-                                 groups=None if groups is None else groups.codes)
+                                 groups=None if groups is None else groups.codes,
+                                 kinds=kinds, reuse=reuse)
 
     joint = run(N_SPLITS, seeds.joint)
     rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
-    refined = sequential is None and refinement.near_joint(rows, alpha)
+    near = refinement.near_joint(rows, alpha) if sequential is None else ()
+    refined = tuple(kind for kind, statistic in zip(KINDS, (JOINT_SPREAD, JOINT_BIAS),
+                                                    strict=True) if statistic in near)
     if refined:  # a decision near the level: more splits (uqval.validation.refinement)
         say(f"joint test near the level: again with {refinement.JOINT_REFINED_SPLITS} splits")
-        joint = run(refinement.JOINT_REFINED_SPLITS, refinement.refined_seed(seeds.joint))
+        joint = run(refinement.JOINT_REFINED_SPLITS, refinement.refined_seed(seeds.joint),
+                    refined, joint)
         rows = joint_rows(joint, average.p_values, alpha, average.reference, tolerance, _row)
+    splits = ", ".join(f"{test.kind} {test.n_splits}" for test in (joint.spread, joint.bias))
     note = (f"cross-fitted gradient boosting on {len(joint.features)} features"
             + (f" (a seeded subsample of {JOINT_ROWS} of the {m} rows)" if m > JOINT_ROWS
                else "") + ", "
-            f"{joint.spread.n_splits} random splits (p-values aggregated as twice their "
-            f"median{'; run again with more splits: the first 10 gave a p-value near the level' if refined else ''}), "
+            f"random splits (p-values aggregated as twice their median): {splits}"
+            + (f" (run again with more splits: the first {N_SPLITS} gave a p-value near the "
+               "level)" if refined else "") + ", "
             f"{joint.spread.n_permutations} permutations per half")
     if groups is not None:
         note += (f"; halves of the {groups.n_groups} groups, signs of the group scores "
