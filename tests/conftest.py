@@ -104,19 +104,3 @@ def nine_sets():
     """The nine sets in the papers' order (Set 1 first); see :func:`require_shared_data`."""
     require_shared_data()
     return [load_literature_set(name) for name in NINE_SETS]
-
-
-HEAVY_FIRST = ("test_rates_t6.py", "test_rates_power.py", "test_workflow.py",
-               "test_rates_normal.py", "test_advice.py", "test_joint.py", "test_groups.py",
-               "test_parts.py", "test_validation_engine.py")
-"""The files that take longest (minutes: 460 validate calls in the rate files), run first:
-pytest-xdist (``--dist loadfile``) hands the files out in collection order, so a long file
-started last keeps one worker busy while the other idles (the suite: 15 min with the rate
-files last on two workers)."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Collection order: the HEAVY_FIRST files, then every other test as collected (a stable
-    sort: the same order on every worker, as pytest-xdist requires)."""
-    rank = {name: k for k, name in enumerate(HEAVY_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(HEAVY_FIRST)))
