@@ -19,7 +19,8 @@ Settings: the defaults of validate (n_boot 1000, n_permutations 999) except
 n_ucc_permutations = 199 (the ranking test is not studied here), seed = replicate number.
 
 * ``average`` (``--only average``): the average stage alone (ZMS and <Z> rows, Holm) and the
-  scale factor's coverage, on many sets per cell (a few ms per set).
+  scale factor's coverage, on many sets per cell (a few ms per set); a fifth field of a cell,
+  G:n:ICC:tails:f, multiplies every uE by f (power: f = 1.111 makes ZMS 0.81).
 
 Usage: ``python benchmarks/group_error_rates.py [--reps R] [--reps-other R2] [--power-reps P]
 [--no-cost] [--only alarms|power|cost|average] [--cells G:n:ICC:tails,...]``; prints
@@ -110,14 +111,15 @@ def average_only(reps: int, cells) -> list[str]:
     from uqval.stats.groups import GroupIndex
     from uqval.validation.stages import Seeds, average_stage
 
-    lines = ["| G x n (M) | ICC | Z | sets (seeds) | average fails | ZMS row fails | <Z> row fails "
-             "| scale-factor 95 % coverage | mean interval width |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for n_groups, size, rho, tails in cells:
+    lines = ["| G x n (M) | ICC | Z | sigma x | sets (seeds) | average fails | ZMS row fails "
+             "| <Z> row fails | scale-factor 95 % coverage | mean interval width |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for n_groups, size, rho, tails, sigma_factor in cells:
         fails = zms = mean_z = cover = 0
         width = 0.0
         for seed in range(reps):
             e, u, _, g = grouped_set(seed, n_groups, size, rho, tails)
+            u = sigma_factor * u  # > 1: every sigma too large, ZMS = 1 / factor^2
             e_unit, u_unit, _ = unit_scaled(e, u)
             avg = average_stage(e, u, e_unit, u_unit, n_boot=1000, alpha=0.05,
                                 seeds=Seeds.of(seed), n_workers=1, say=lambda _: None,
@@ -128,8 +130,8 @@ def average_only(reps: int, cells) -> list[str]:
             mean_z += verdicts[1] == "fail"
             cover += avg.scale.ci_low <= 1.0 <= avg.scale.ci_high
             width += avg.scale.ci_high - avg.scale.ci_low
-        lines.append(f"| {n_groups} x {size} ({n_groups * size}) | {rho} | {tails} | {reps} "
-                     f"(0-{reps - 1}) | " + " | ".join(
+        lines.append(f"| {n_groups} x {size} ({n_groups * size}) | {rho} | {tails} | "
+                     f"{sigma_factor:g} | {reps} (0-{reps - 1}) | " + " | ".join(
                          f"{100 * k / reps:.1f} % ({k}/{reps})" for k in (fails, zms, mean_z))
                      + f" | {100 * cover / reps:.1f} % | {width / reps:.3f} |")
         print(lines[-1], flush=True)
@@ -186,11 +188,15 @@ def main() -> None:
     parser.add_argument("--only", choices=["alarms", "power", "cost", "average"],
                         help="average: the average stage alone, --reps-other sets per cell")
     args = parser.parse_args()
+    fields = [c.split(":") for c in args.cells.split(",")] if args.cells else []
     cells = CELLS if not args.cells else [
-        (int(g), int(n), float(rho), tails)
-        for g, n, rho, tails in (c.split(":") for c in args.cells.split(","))]
+        (int(f[0]), int(f[1]), float(f[2]), f[3]) for f in fields]
     if args.only == "average":
-        print("\n".join(average_only(args.reps_other, cells)), flush=True)
+        # optional fifth field: every sigma multiplied by it (power: 1.111 gives ZMS 0.81)
+        print("\n".join(average_only(args.reps_other, [
+            (*cell, float(f[4]) if len(f) > 4 else 1.0)
+            for cell, f in zip(cells, fields or [[]] * len(cells), strict=True)])),
+              flush=True)
         return
     if args.only in (None, "alarms"):
         print("\n".join(false_alarms(args.reps, args.reps_other, args.first_seed,

@@ -118,38 +118,59 @@ def test_cluster_bca_matches_brute_force_group_resampling():
     assert (res.ci_low, res.ci_high) == pytest.approx((lo, hi), rel=1e-12)
 
 
-def test_cluster_t_bootstrap_matches_brute_force():
+@pytest.mark.parametrize(("share", "k"), [(1.0, 41), (0.5, 21), (0.01, 2)])
+def test_cluster_t_bootstrap_matches_brute_force(share, k):
+    """k of the 41 groups drawn per resample (k = max(2, ceil(share G))), the t statistic
+    with the cluster-robust se of those k groups, the interval never narrower than t(40)."""
     rng = np.random.default_rng(14)
-    sizes = rng.integers(2, 9, 40)
-    g = np.repeat(np.arange(40), sizes)
+    sizes = rng.integers(2, 9, 41)
+    g = np.repeat(np.arange(41), sizes)
     y = rng.standard_normal(g.size) ** 2
     idx = GroupIndex.from_codes(g)
-    res = cluster_t_bootstrap(y, idx, n_boot=200, seed=5)
-    child = np.random.SeedSequence(5).spawn(1)[0]  # one stream block, as the BCa test
-    draws = np.random.Generator(np.random.SFC64(child)).integers(0, 40, size=(200, 40))
-    members = [y[g == k] for k in range(40)]
+    res = cluster_t_bootstrap(y, idx, n_boot=200, seed=5, share=share)
+    child = np.random.SeedSequence(5).spawn(1)[0]  # one stream block
+    draws = np.random.Generator(np.random.SFC64(child)).integers(0, 41, size=(200, k))
+    members = [y[g == j] for j in range(41)]
 
     def mean_and_se(chosen):
-        rows = [members[k] for k in chosen]
+        rows = [members[j] for j in chosen]
         r = np.concatenate(rows).mean()
         resid = np.array([x.sum() - x.size * r for x in rows])
-        return r, np.sqrt(40 / 39 * np.sum(resid**2)) / sum(x.size for x in rows)
+        c = len(rows)
+        return r, np.sqrt(c / (c - 1) * np.sum(resid**2)) / sum(x.size for x in rows)
 
-    r0, se0 = mean_and_se(range(40))
-    t = np.array([(lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
+    r0, se0 = mean_and_se(range(41))
+    # a resample of one group drawn k times has no spread: t* = 0 by convention
+    t = np.array([0.0 if np.unique(d).size == 1 else
+                  (lambda r, se: (r - r0) / se)(*mean_and_se(d)) for d in draws])
     np.testing.assert_allclose(res.replicates, t, rtol=1e-9, atol=1e-12)
     lo, hi = np.quantile(t, [0.025, 0.975])
-    q = stats.t.ppf(0.975, 39)  # never narrower than the cluster-robust t(G - 1) interval
+    q = stats.t.ppf(0.975, 40)  # never narrower than the cluster-robust t(G - 1) interval
     lo, hi = min(lo, -q), max(hi, q)
     assert (res.ci_low, res.ci_high) == pytest.approx((r0 - hi * se0, r0 - lo * se0), rel=1e-9)
     for target in (1.0, r0 + 0.5 * q * se0, r0 - 1.5 * q * se0):
         t_obs = (r0 - target) / se0
         p = 2 * min((1 + np.sum(t >= t_obs)) / 201, (1 + np.sum(t <= t_obs)) / 201)
-        p = max(p, 2 * stats.t.sf(abs(t_obs), 39))
+        p = max(p, 2 * stats.t.sf(abs(t_obs), 40))
         assert res.p_value(target) == pytest.approx(min(1.0, p), rel=1e-12)
         # the test is the interval's: p > 5 % exactly when the target is inside
         assert (res.p_value(target) > 0.05) == (res.ci_low < target < res.ci_high) or \
             abs(res.p_value(target) - 0.05) < 2 / 201
+
+
+def test_half_samples_widen_the_side_of_small_values():
+    """Right-skewed group sums: the half-sample t* are more left-skewed than the full ones
+    (a margin on the skewness correction), so the interval's upper end moves up."""
+    rng = np.random.default_rng(3)
+    codes = np.repeat(np.arange(30), 20)
+    z = 0.7 * rng.standard_t(6, 30)[codes] + 0.7 * rng.standard_normal(600)
+    idx = GroupIndex.from_codes(codes)
+    full = cluster_t_bootstrap(z**2, idx, n_boot=2000, seed=2, share=1.0)
+    half = cluster_t_bootstrap(z**2, idx, n_boot=2000, seed=2)
+    assert stats.skew(half.replicates) < stats.skew(full.replicates) < 0
+    assert half.ci_high > full.ci_high
+    with pytest.raises(ValueError, match="share"):
+        cluster_t_bootstrap(z**2, idx, n_boot=10, seed=2, share=0.0)
 
 
 def test_cluster_interval_covers_where_the_naive_one_does_not():

@@ -388,7 +388,7 @@ def average_stage(e: NDArray[np.float64], u: NDArray[np.float64], e_unit: NDArra
     """Average calibration (module docstring, 1); ``e_unit``, ``u_unit``: the same arrays in a
     common unit, for the statistics that square E or uE. With ``groups`` (rows in groups of
     dependent errors) the interval of sqrt(ZMS) and the ZMS test come from the studentized
-    bootstrap of resampled groups (:func:`uqval.stats.groups.cluster_t_bootstrap`, never
+    bootstrap of half samples of the groups (:func:`uqval.stats.groups.cluster_t_bootstrap`, never
     narrower than the cluster-robust t(G - 1) interval), the robust factor from blocks of
     whole groups, and <Z> has a cluster-robust t test. With ``all_rows`` (a set read in
     parts, the arrays being its subsample) ZMS, <Z>, the scale factor's interval and the tail
@@ -434,17 +434,16 @@ def _scale_bootstrap(e: NDArray[np.float64], u: NDArray[np.float64], n_boot: int
                      seed: np.random.SeedSequence, n_workers: int, say: Say,
                      groups: GroupIndex | None) -> tuple[BootstrapResult | _SqrtInterval, str]:
     """The bootstrap of sqrt(ZMS) of :func:`average_stage` and its note: BCa of the rows, or
-    with ``groups`` the studentized bootstrap of resampled groups."""
+    with ``groups`` the studentized bootstrap of half samples of the groups."""
     say(f"bootstrap of the scale factor ({n_boot} replicates of {e.size} rows)")
     if groups is None:
         return (bca_bootstrap((e, u), SQRT_ZMS, n_boot=n_boot, seed=seed, n_workers=n_workers),
                 "interval: square of the BCa interval of sqrt(ZMS)")
     # studentized cluster bootstrap of ZMS (docs/choices.md, "Rows in groups")
-    ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seed,
-                             n_workers=n_workers)
+    ct = cluster_t_bootstrap(np.square(e / u), groups, n_boot=n_boot, seed=seed)
     return (_SqrtInterval(math.sqrt(ct.estimate), math.sqrt(max(ct.ci_low, 0.0)),
                           math.sqrt(ct.ci_high), ct.p_value(1.0)),
-            f"interval and test: studentized bootstrap of ZMS resampling the "
+            f"interval and test: studentized bootstrap of ZMS resampling half of the "
             f"{groups.n_groups} groups (cluster-robust se in every resample), never "
             f"narrower than the cluster-robust t({groups.n_groups - 1}) interval")
 
