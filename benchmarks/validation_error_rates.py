@@ -21,6 +21,11 @@ Cases:
   ``correct_bias`` without a global ``scale`` (sqrt(ZMS) = 1.12 counts the bias);
 * ``top 4 % x3``: E = 3·uE·D where x1 > 0.96 (one bin of 25 at M = 10³ and 10⁴): the range
   must be advised (``recalibrate_per_range``), also when the z-scores are heavy-tailed.
+* ``middle 10 % x2``: E = 2·uE·D where 0.45 < x1 <= 0.55, a narrow range not aligned with
+  the bins (``recalibrate_per_range`` along x1);
+* ``middle 15 % bias``: E = uE·(D + 0.6) where 0.45 < x1 <= 0.60 (``correct_bias`` along x1);
+* ``confident 12 % x0.6``: E = 0.6·uE·D for the 12 % smallest uE, whose uncertainties are
+  1.7x too large (``recalibrate_per_range`` or ``recalibrate_monotone`` along uE).
 
 Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
 row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
@@ -48,7 +53,8 @@ import uqval
 
 ERRORS = ("normal", "t6", "t4")
 CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
-         "dominated", "bias x1", "bias 0.5", "top 4 % x3")
+         "dominated", "bias x1", "bias 0.5", "top 4 % x3", "middle 10 % x2",
+         "middle 15 % bias", "confident 12 % x0.6")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
 ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range",
           "recalibrate_monotone")
@@ -84,6 +90,12 @@ def dataset(m: int, seed: int, errors: str, case: str):
         e = e + 0.5 * u
     elif case == "top 4 % x3":
         e = np.where(x1 > 0.96, 3.0 * e, e)
+    elif case == "middle 10 % x2":
+        e = np.where((x1 > 0.45) & (x1 <= 0.55), 2.0 * e, e)
+    elif case == "middle 15 % bias":
+        e = np.where((x1 > 0.45) & (x1 <= 0.60), e + 0.6 * u, e)
+    elif case == "confident 12 % x0.6":
+        e = np.where(u <= np.quantile(u, 0.12), 0.6 * e, e)
     return e, u, {"x1": x1, "x2": x2}
 
 

@@ -441,3 +441,44 @@ def test_a_correlated_features_range_is_attributed_to_the_feature_that_explains_
     assert len(high) == 1 and 0.75 < high.iloc[0]["low"] < 0.85
     low3 = ranged[(ranged["variable"] == "x3") & (ranged["factor"] > 1.5)]
     assert len(low3) == 1 and low3.iloc[0]["high"] < 0.15
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_offset_narrower_than_a_bin_is_found_on_the_finer_grid(seed):
+    """E = D + 1.3 where 0.45 < x <= 0.55 (10 % of 600 rows), across the edge 0.5 of the
+    default 6 bins of 100 rows: each of them holds 30 offset rows (mean z about 0.39, within
+    its simultaneous interval of the global 0.13 for these seeds: no range on that grid). The
+    advice's finer grid (12 bins of 50, two of them 60 % offset) finds it: one range of about
+    100 rows around the planted one, whose offset is the brute-force mean of z over its rows."""
+    rng = np.random.default_rng(seed)
+    m = 600
+    x = rng.uniform(0, 1, m)
+    planted_rows = (x > 0.45) & (x <= 0.55)
+    e = rng.standard_normal(m) + 1.3 * planted_rows
+    res = uqval.validate(e, np.ones(m), {"x": x}, seed=0, **FAST)
+    assert res.parameters["n_bins"]["x"] == 6
+    a = res.advice
+    (r,) = a[(a["action"] == "correct_bias") & (a["variable"] == "x")].itertuples()
+    rows = (x >= r.low) & (x <= r.high)
+    assert rows.sum() == r.rows <= 110
+    assert planted_rows[rows].mean() > 0.5 and rows[planted_rows].mean() > 0.6
+    z = e / res.parameters["conditional_scaling"]
+    assert f"too low by {np.mean(z[rows]):.2f} uncertainties" in r.reason
+
+
+def test_grid_ranges_keep_the_coarse_range_and_widen_over_both_grids():
+    """Two grids of one variable: the coarse one's range is kept, a fine range overlapping it
+    is dropped, a fine range elsewhere is added; every interval is simultaneous over the
+    bins of both grids (z = Phi^-1(1 - 0.025/K), K = 2 + 4 bins), checked by hand."""
+    from uqval.validation.advice import _grid_ranges
+
+    coarse = pd.DataFrame({"low": [0.0, 0.5], "high": [0.5, 1.0], "n": [100, 100],
+                           "value": [2.0, 1.0], "ci_low": [1.6, 0.8], "ci_high": [2.4, 1.2]})
+    fine = pd.DataFrame({"low": [0.0, 0.25, 0.5, 0.75], "high": [0.25, 0.5, 0.75, 1.0],
+                         "n": [50] * 4, "value": [2.2, 1.8, 1.0, 2.5],
+                         "ci_low": [1.6, 1.3, 0.7, 1.9], "ci_high": [2.8, 2.3, 1.3, 3.1]})
+    found = _grid_ranges([coarse, fine], band=(1 / 1.21, 1.21), family=6)
+    assert [(r["low"], r["high"], r["n"]) for r in found] == [(0.0, 0.5, 100), (0.75, 1.0, 50)]
+    z6, z95 = stats.norm.ppf(1 - 0.025 / 6), stats.norm.ppf(0.975)
+    assert found[0]["pooled_low"] == pytest.approx(2.0 - z6 * 0.4 / z95)
+    assert found[1]["pooled_low"] == pytest.approx(2.5 - z6 * 0.6 / z95)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -178,6 +178,9 @@ class AdviceInputs:
     joint: JointCalibration | None = None
     rows: int | None = None
     """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
+    fine_bins: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    """Per-bin tables of the finer grid (:attr:`uqval.validation.stages.ConditionalStage.fine_tables`):
+    the ranges are searched on both grids (:func:`_grid_ranges`)."""
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
@@ -380,12 +383,13 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     # a range is advised when its pooled interval, simultaneous over the bins of every
     # variable of the stage, lies wholly beyond the tolerance band: for a bias, around the
     # global offset advised (0 when none)
-    family = len(table) if stage == "consistency" else sum(
-        len(a.bins[f]) for f in a.features if f in a.bins)
+    names = [name] if stage == "consistency" else [f for f in a.features if f in a.bins]
+    family = sum(len(a.bins[f]) + len(a.fine_bins.get(f, ())) for f in names)
+    grids = [table] + ([a.fine_bins[name]] if name in a.fine_bins else [])
     offset, corrected = _global_offset(a)
-    bias_ranges = [r for r in problem_ranges(table, "mean_z", "mean_z_low", "mean_z_high",
-                                             offset, family=family,
-                                             band=(offset - a.tolerance, offset + a.tolerance))
+    bias_ranges = [r for r in _grid_ranges(grids, "mean_z", "mean_z_low", "mean_z_high",
+                                           offset, family=family,
+                                           band=(offset - a.tolerance, offset + a.tolerance))
                    if _wide_enough(a, r, m, lone_bin=False) and (
                        corrected or r["pooled_low"] > a.tolerance
                        or r["pooled_high"] < -a.tolerance)] if bias else []
@@ -394,9 +398,9 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         # for the spread, the band of the factor relative to the global factor advised (1
         # when none), in the units of the bins' <Z^2> (uncertainties times the reference)
         relative = a.reference / global_factor
-        ranges = [r for r in problem_ranges(table, target=1.0 / relative**2, family=family,
-                                            band=((band[0] / relative) ** 2,
-                                                  (band[1] / relative) ** 2))
+        ranges = [r for r in _grid_ranges(grids, target=1.0 / relative**2, family=family,
+                                          band=((band[0] / relative) ** 2,
+                                                (band[1] / relative) ** 2))
                   if _wide_enough(a, r, m, lone_bin=True)]
         if per_row is not None and stage == "adaptivity":
             explained = [r for r in ranges
@@ -477,6 +481,26 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
             out.append(_row(stage, "correct_bias", text, variable=name, low=r["low"],
                             high=r["high"], rows=r["n"], m=m))
     return out
+
+
+def _grid_ranges(grids: Sequence[pd.DataFrame], value: str = "value", low: str = "ci_low",
+                 high: str = "ci_high", target: float = 1.0, *, band: tuple[float, float],
+                 family: int) -> list[dict]:
+    """The ranges of :func:`problem_ranges` (``band``, simultaneous over ``family`` bins) on
+    the stage's grid, then those of the finer grid that overlap none of them.
+
+    A departure confined to half a bin of the stage's grid is diluted by half in that bin;
+    the finer grid (twice the bins, :func:`uqval.validation.stages.fine_bin_count`) resolves
+    it. ``family`` counts the bins of both grids, so that a range is named, on either grid,
+    with probability at most 5 % when nothing departs (Bonferroni over every bin looked at).
+    The stage's grid is preferred where both find a range: its bins hold twice the rows.
+    """
+    found: list[dict] = []
+    for grid in grids:
+        for r in problem_ranges(grid, value, low, high, target, band=band, family=family):
+            if not any(r["low"] <= f["high"] and f["low"] <= r["high"] for f in found):
+                found.append(r)
+    return found
 
 
 def _inside_bias_ranges(x: NDArray[np.float64], r: dict,

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from uqval._internal.seeding import seed_sequence
-from uqval.binning import Bins, tie_aware_bins
+from uqval.binning import MAX_DEFAULT_BINS, Bins, tie_aware_bins
 from uqval.calibration.joint import N_SPLITS, JointCalibration, Kind, joint_calibration
 from uqval.calibration.local import local_zmean_unchecked
 from uqval.calibration.robust_scale import (
@@ -76,6 +76,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "AverageStage",
     "ConditionalStage",
+    "FINE_FACTOR",
     "Seeds",
     "average_stage",
     "bin_variables",
@@ -126,6 +127,11 @@ LARGE_ROWS = 1_000_000
 (binfree.BINFREE_ROWS) (docs/choices.md)."""
 HETEROGENEITY_EXCEEDANCES = 20
 """Exceedances h of the sequential permutation tests of the conditional stages (large sets)."""
+FINE_FACTOR = 2
+"""The advice's second grid along each variable has this many times the stage's bins (at most
+M // MIN_BIN_COUNT and MAX_DEFAULT_BINS; :func:`fine_bin_count`)."""
+_FINE_KEY = 2**31 - 41
+"""Spawn key of the fine grid's bootstrap stream (independent of the stage's bins)."""
 
 
 def _row(stage: str, feature: str, scaled: bool, statistic: str, value: float,
@@ -463,6 +469,10 @@ class ConditionalStage:
     n_permutations: int
     procedures: dict[str, str] = field(default_factory=dict)
     refined_permutations: int = 0
+    fine_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    """Per-bin tables of the advice's finer grid (:func:`fine_bin_count` bins, same columns as
+    ``tables``), for the variables where it has more bins than the stage's grid: a departure
+    confined to half a bin is diluted by half in its bin (:mod:`uqval.validation.advice`)."""
 
 
 def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
@@ -502,6 +512,8 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
     bins = {name: b for _, name, b in binned}
     if not run_tests:
         return ConditionalStage(bins, tables, [], untestable, 0)
+    fine_tables = {} if all_rows is not None or large else _fine_tables(
+        e, u_scaled, variables, binned, n_boot, seeds.bins, n_workers, groups, say)
 
     def tested(n_perm: int, test_seeds: Seeds) -> tuple[list[dict], dict[str, str]]:
         say(f"{'at most ' if sequential else ''}{n_perm} permutations for "
@@ -533,7 +545,45 @@ def conditional_stage(e: NDArray[np.float64], u: NDArray[np.float64],
             binfree=refinement.refined_seed(seeds.binfree)))
     rows += _untestable_rows(candidates, untestable)
     return ConditionalStage(bins, tables, rows, untestable, n_permutations, procedures,
-                            refined_permutations=0 if used == n_permutations else used)
+                            refined_permutations=0 if used == n_permutations else used,
+                            fine_tables=fine_tables)
+
+
+def fine_bin_count(n_bins: int, m: int) -> int:
+    """Bins of the advice's finer grid along a variable binned in ``n_bins`` bins of ``m``
+    rows: FINE_FACTOR x n_bins, at most M // MIN_BIN_COUNT and MAX_DEFAULT_BINS (a grid of
+    50 bins already resolves 2 % quantiles), never fewer than ``n_bins``.
+
+    >>> fine_bin_count(3, 298), fine_bin_count(10, 1000), fine_bin_count(50, 10_000)
+    (6, 20, 50)
+    >>> fine_bin_count(2, 70)
+    2
+    """
+    return max(n_bins, min(FINE_FACTOR * n_bins, m // rules.MIN_BIN_COUNT, MAX_DEFAULT_BINS))
+
+
+def _fine_tables(e: NDArray[np.float64], u_scaled: NDArray[np.float64],
+                 variables: Sequence[tuple[str, str, NDArray[np.float64]]],
+                 binned: Sequence[tuple[str, str, Bins]], n_boot: int,
+                 seed: np.random.SeedSequence, n_workers: int, groups: GroupIndex | None,
+                 say: Say) -> dict[str, pd.DataFrame]:
+    """Per-bin tables on the finer grid of :func:`fine_bin_count` (tie-aware bins, at most
+    G / GROUPS_PER_BIN along a variable constant inside groups), for the variables where it
+    holds more bins than the stage's grid; a bootstrap stream of their own."""
+    stream = np.random.SeedSequence(entropy=seed.entropy,
+                                    spawn_key=(*seed.spawn_key, _FINE_KEY))
+    children = stream.spawn(len(variables))
+    out: dict[str, pd.DataFrame] = {}
+    for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
+        k = _bins_along(x, fine_bin_count(b.n_bins, x.size), groups)
+        if k <= b.n_bins:
+            continue
+        fine = tie_aware_bins(x, k)
+        if fine.n_bins <= b.n_bins:
+            continue
+        say(f"per-bin intervals along {name}, {fine.n_bins} bins (the advice's finer grid)")
+        out[name] = _bin_table(e, u_scaled, x, fine, n_boot, child, n_workers, groups=groups)
+    return out
 
 
 def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_bins: int,
