@@ -490,7 +490,7 @@ def _grid_ranges(grids: Sequence[pd.DataFrame], value: str = "value", low: str =
     the stage's grid, then those of the finer grid that overlap none of them.
 
     A departure confined to half a bin of the stage's grid is diluted by half in that bin;
-    the finer grid (twice the bins, :func:`uqval.validation.stages.fine_bin_count`) resolves
+    the finer grid (twice the bins, :func:`uqval.validation.bin_tables.fine_bin_count`) resolves
     it. ``family`` counts the bins of both grids, so that a range is named, on either grid,
     with probability at most 5 % when nothing departs (Bonferroni over every bin looked at).
     The stage's grid is preferred where both find a range: its bins hold twice the rows.

@@ -113,7 +113,7 @@ class AllRows:
 
 
 def bin_table_from_sums(sums: BinSums, scale: float) -> pd.DataFrame:
-    """The engine's per-bin table (columns of ``stages._bin_table``) from per-bin sums, for
+    """The engine's per-bin table (columns of ``bin_tables.bin_table``) from per-bin sums, for
     uncertainties multiplied by ``scale``: <Z^2>_b = sum Z^2 / (n s^2) with the Student-t
     interval of a mean of Z^2 (its sd from sum Z^4), <Z>_b = sum Z / (n s) with its Student-t
     interval; empty bins are dropped."""

@@ -16,7 +16,7 @@ parts"; docs/choices.md, "Ten million predictions and beyond".
    check that no group is split across parts.
 2. **Combination**: the subsample (the ``subsample`` rows, or whole groups, with the smallest
    keys, in file order) fixes the tie-aware equal-count bins of uE and of each feature
-   (:func:`uqval.validation.stages.bin_variables`): its quantiles are those of all rows to
+   (:func:`uqval.validation.bin_tables.bin_variables`): its quantiles are those of all rows to
    a rank error of at most 1.36/sqrt(S) with 95 % probability (Dvoretzky-Kiefer-Wolfowitz
    with Massart's constant), 0.14 % at S = 10^6.
 3. **Pass B** (:func:`bin_part`): the same files, checked to be the same bytes (SHA-256), give
@@ -65,10 +65,10 @@ from uqval.stats.part_sums import (
 )
 from uqval.validation import rules
 from uqval.validation.all_rows import AllRows
+from uqval.validation.bin_tables import bin_variables
 from uqval.validation.engine import _bin_count, _options, run_engine
 from uqval.validation.inputs import CleanInputs, clean_inputs, z_square_overflow
 from uqval.validation.result import ValidationResult
-from uqval.validation.stages import bin_variables
 
 __all__ = [
     "SUBSAMPLE_ROWS",
