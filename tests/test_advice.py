@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import uqval
-from uqval._internal.formatting import fmt_range
+from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.robust_scale import (
     dominant_rows,
     robust_scale_factor,
@@ -470,15 +470,64 @@ def test_grid_ranges_keep_the_coarse_range_and_widen_over_both_grids():
     """Two grids of one variable: the coarse one's range is kept, a fine range overlapping it
     is dropped, a fine range elsewhere is added; every interval is simultaneous over the
     bins of both grids (z = Phi^-1(1 - 0.025/K), K = 2 + 4 bins), checked by hand."""
-    from uqval.validation.advice import _grid_ranges
+    from uqval.validation.bin_ranges import grid_ranges
 
     coarse = pd.DataFrame({"low": [0.0, 0.5], "high": [0.5, 1.0], "n": [100, 100],
                            "value": [2.0, 1.0], "ci_low": [1.6, 0.8], "ci_high": [2.4, 1.2]})
     fine = pd.DataFrame({"low": [0.0, 0.25, 0.5, 0.75], "high": [0.25, 0.5, 0.75, 1.0],
                          "n": [50] * 4, "value": [2.2, 1.8, 1.0, 2.5],
                          "ci_low": [1.6, 1.3, 0.7, 1.9], "ci_high": [2.8, 2.3, 1.3, 3.1]})
-    found = _grid_ranges([coarse, fine], band=(1 / 1.21, 1.21), family=6)
+    found = grid_ranges([coarse, fine], band=(1 / 1.21, 1.21), family=6)
     assert [(r["low"], r["high"], r["n"]) for r in found] == [(0.0, 0.5, 100), (0.75, 1.0, 50)]
     z6, z95 = stats.norm.ppf(1 - 0.025 / 6), stats.norm.ppf(0.975)
     assert found[0]["pooled_low"] == pytest.approx(2.0 - z6 * 0.4 / z95)
     assert found[1]["pooled_low"] == pytest.approx(2.5 - z6 * 0.6 / z95)
+
+
+def _rest_factor_by_hand(e, u, x, low, high):
+    """sqrt(<Z^2>) over the rows outside [low, high] of x, with the Student t interval of
+    <Z^2> (written here without uqval)."""
+    z2 = np.square(e / u)[~((x >= low) & (x <= high))]
+    half = stats.t.ppf(0.975, z2.size - 1) * z2.std(ddof=1) / np.sqrt(z2.size)
+    return np.sqrt(z2.mean()), np.sqrt(z2.mean() - half), np.sqrt(z2.mean() + half)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_global_miss_made_by_one_range_is_not_advised_to_the_other_rows(seed):
+    """10 % of the rows 2.5x too confident, the rest right: sqrt(ZMS) = 1.25 is beyond the
+    band, but multiplying all uncertainties by it leaves 90 % of them 25 % too large. The
+    advice gives the range its factor and no global one, with the rest's factor by hand."""
+    rng = np.random.default_rng(seed)
+    m = 1500
+    u = rng.lognormal(0.0, 0.4, m)
+    x = rng.uniform(0.0, 1.0, m)
+    e = u * rng.standard_normal(m) * np.where(x > 0.8, 2.5, 1.0)
+    res = uqval.validate(e, u, {"x": x}, seed=0, **FAST)
+    a = res.advice
+    assert "scale" not in set(a["action"])
+    (r,) = a[(a["stage"] == "adaptivity") & (a["action"] == "recalibrate_per_range")].itertuples()
+    assert r.low == pytest.approx(0.8, abs=0.05) and r.high == pytest.approx(1.0, abs=0.01)
+    assert r.factor == pytest.approx(2.5, rel=0.15)
+    assert "instead of the global" not in r.reason
+    rest = a[(a["stage"] == "average") & (a["action"] == "none")]
+    value, low, high = _rest_factor_by_hand(e, u, x, r.low, r.high)
+    assert f"factor is {fmt_interval(value, low, high)}" in rest["reason"].iloc[0]
+    assert "No global factor" in res.summary()
+
+
+def test_a_scale_error_everywhere_keeps_a_global_factor_the_rests():
+    """All rows 1.5x too confident and 10 % of them 4x: the global factor advised is that of
+    the rows outside the range (by hand), and the range's factor replaces it there."""
+    rng = np.random.default_rng(5)
+    m = 1500
+    u = rng.lognormal(0.0, 0.4, m)
+    x = rng.uniform(0.0, 1.0, m)
+    e = 1.5 * u * rng.standard_normal(m) * np.where(x > 0.9, 4.0 / 1.5, 1.0)
+    res = uqval.validate(e, u, {"x": x}, seed=0, **FAST)
+    a = res.advice
+    (scale,) = a[a["action"] == "scale"].itertuples()
+    (r,) = a[(a["stage"] == "adaptivity") & (a["action"] == "recalibrate_per_range")].itertuples()
+    value, _, _ = _rest_factor_by_hand(e, u, x, r.low, r.high)
+    assert scale.factor == pytest.approx(value, rel=1e-9)
+    assert scale.factor == pytest.approx(1.5, rel=0.08)
+    assert f"instead of the global {fmt(value)}" in r.reason

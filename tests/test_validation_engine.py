@@ -9,7 +9,7 @@ import pytest
 import uqval
 from uqval._internal.formatting import fmt, fmt_range
 from uqval.binning import default_n_bins, tie_aware_bins
-from uqval.validation.advice import problem_ranges
+from uqval.validation.bin_ranges import problem_ranges
 
 FAST = {"n_boot": 300, "n_permutations": 199}
 

@@ -153,7 +153,13 @@ def next_steps(result: ValidationResult, *, actions_only: bool = False) -> list[
     inline markdown (one line each). ``actions_only``: without the rows that explain why a
     variable needs no separate action (the report's first screen lists what to do)."""
     lines = []
+    acting = not result.advice.empty and bool(
+        result.advice["action"].isin(list(_ACTION_TEXT)).any())
     for r in result.advice.itertuples(index=False):
+        # beside actions, an average "none" row says the ranges explain the average miss
+        if r.action == "none" and getattr(r, "stage", "") == "average" and acting:
+            lines.append(f"No global factor: {md_text(r.reason)}.")
+            continue
         if r.action == "none" and r.variable:
             if not actions_only:
                 lines.append(f"No separate action along {md_text(r.variable)}: "

@@ -33,18 +33,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
 
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
-from uqval.stats.intervals import cho_vv, power_interval
+from uqval.stats.groups import GroupIndex
 from uqval.validation import rules
+from uqval.validation.bin_ranges import grid_ranges
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
+from uqval.validation.rest_scale import rest_factor, sd_factor
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
-           "is_dominated", "problem_ranges", "sd_factor"]
+           "is_dominated"]
 
 ADVICE_COLUMNS = ["stage", "variable", "low", "high", "rows", "share", "action", "factor",
                   "reason", "region"]
@@ -54,6 +55,9 @@ MIN_RANGE_SHARE = 0.01
 
 MAX_RANGES = 6
 """Most ranges advised per variable (the largest ones)."""
+REST_PASSES = 3
+"""Passes of the rest's factor (:func:`_rest_average`): the ranges judged against the rest's
+factor, the rest judged again outside them, until the factor moves by less than 1 %."""
 
 
 def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
@@ -86,78 +90,6 @@ def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
     return float(z2[rows].sum() / z2.sum()) > rules.FEW_ROWS_SUM_SHARE
 
 
-def problem_ranges(table: pd.DataFrame, value: str = "value", low: str = "ci_low",
-                   high: str = "ci_high", target: float = 1.0, *,
-                   simultaneous: bool = False,
-                   band: tuple[float, float] | None = None,
-                   family: int | None = None) -> list[dict]:
-    """Ranges of adjacent bins whose interval lies on the same side of ``target``; each with
-    side (``above``/``below``), low, high, n, the first and last bin and the count-weighted
-    mean of ``value`` over its bins (the pooled <Z^2>, or <Z>).
-
-    ``simultaneous=True`` widens each bin's 95 % interval to a Bonferroni interval over the
-    K bins (half-width on the target's side times Phi^-1(1 - 0.025/K)/Phi^-1(0.975)), so
-    that with no departure anywhere a range is named with probability <= 5 %: "where"
-    claims then control the family-wise error over the bins, not each bin's alone.
-
-    ``band=(b_low, b_high)`` (around ``target``) keeps only the ranges whose pooled
-    simultaneous interval lies wholly beyond the band: the departure exceeds the practical
-    tolerance with the stated confidence, not merely chance (the advice's rule,
-    :mod:`uqval.validation.rules`). The pooled interval of bins b with counts n_b, values v_b
-    and 95 % half-widths h_b on the band's side is mean_b(n_b v_b) -+ z_K sqrt(sum_b (n_b/N)^2
-    (h_b/1.96)^2), z_K = Phi^-1(1 - 0.025/K): the bins' rows are disjoint, and K covers the
-    choice among the bins (``family``: the bins of every variable whose ranges the same
-    advice names, K by default). Each kept range gets ``pooled_low`` and ``pooled_high``.
-
-    >>> t = pd.DataFrame({"low": [0, 1, 2, 3], "high": [1, 2, 3, 4], "n": [50] * 4,
-    ...                   "value": [1.0, 1.5, 1.3, 1.1], "ci_low": [0.8, 1.3, 1.1, 0.9],
-    ...                   "ci_high": [1.2, 1.7, 1.5, 1.3]})
-    >>> [(r["first"], r["last"]) for r in problem_ranges(t)]
-    [(1, 2)]
-    >>> [round(r["pooled_low"], 3) for r in problem_ranges(t, band=(1 / 1.21, 1.21))]
-    [1.22]
-    >>> problem_ranges(t, band=(1 / 1.3, 1.3))
-    []
-    """
-    v, lo, hi = (table[c].to_numpy(dtype=float) for c in (value, low, high))
-    z95 = stats.norm.ppf(0.975)
-    k = len(table) if family is None else max(family, len(table))
-    z_k = stats.norm.ppf(1 - 0.025 / k) if k > 1 else z95
-    if simultaneous:
-        lo, hi = v - z_k / z95 * (v - lo), v + z_k / z95 * (hi - v)
-    side = np.where(lo > target, "above", np.where(hi < target, "below", ""))
-    out: list[dict] = []
-    for i, s in enumerate(side):
-        if not s:
-            continue
-        row = table.iloc[i]
-        if out and out[-1]["side"] == s and out[-1]["last"] == i - 1:
-            r = out[-1]
-            r.update(high=row["high"], n=r["n"] + row["n"], sum=r["sum"] + row["n"] * row[value],
-                     last=i)
-        else:
-            out.append({"side": s, "low": row["low"], "high": row["high"], "n": int(row["n"]),
-                        "sum": row["n"] * row[value], "first": i, "last": i})
-    for r in out:
-        r["mean"] = r.pop("sum") / r["n"]
-    if band is None:
-        return out
-    n = table["n"].to_numpy(dtype=float)
-    # the 95 % half-widths on each side, before any widening
-    v0, lo0, hi0 = (table[c].to_numpy(dtype=float) for c in (value, low, high))
-    kept = []
-    for r in out:
-        b = slice(r["first"], r["last"] + 1)
-        w = n[b] / n[b].sum()
-        half_low = z_k * float(np.sqrt(np.sum(np.square(w * (v0[b] - lo0[b]) / z95))))
-        half_high = z_k * float(np.sqrt(np.sum(np.square(w * (hi0[b] - v0[b]) / z95))))
-        r["pooled_low"] = float(r["mean"] - half_low)
-        r["pooled_high"] = float(r["mean"] + half_high)
-        if r["pooled_low"] > band[1] or r["pooled_high"] < band[0]:
-            kept.append(r)
-    return kept
-
-
 @dataclass(frozen=True)
 class AdviceInputs:
     """What :func:`advice_table` reads of a validation."""
@@ -178,9 +110,11 @@ class AdviceInputs:
     joint: JointCalibration | None = None
     rows: int | None = None
     """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
+    groups: GroupIndex | None = None
+    """The rows' groups (the rest's factor takes the cluster-robust interval over them)."""
     fine_bins: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     """Per-bin tables of the finer grid (:attr:`uqval.validation.stages.ConditionalStage.fine_tables`):
-    the ranges are searched on both grids (:func:`_grid_ranges`)."""
+    the ranges are searched on both grids (:func:`uqval.validation.bin_ranges.grid_ranges`)."""
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
@@ -263,22 +197,6 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             f"{fmt(mz['ci_high'], 2)}]): correct the predictions' offset, not the "
             "uncertainties"), rows=m, m=m))
     return out
-
-
-def sd_factor(z: NDArray[np.float64], confidence: float = 0.95) -> tuple[float, float, float]:
-    """sd(Z) (n - 1 denominator) with its delta-method interval on Cho et al.'s variance of
-    the sample variance (P000 Sect. III.3.4; :func:`uqval.stats.intervals.cho_vv`): the factor
-    the uncertainties are off by once the mean of Z is removed.
-
-    >>> rng = np.random.default_rng(0)
-    >>> [round(x, 2) for x in sd_factor(1.5 * rng.standard_normal(4000) + 0.8)]
-    [1.5, 1.47, 1.53]
-    """
-    n = z.size
-    d = z - z.mean()
-    m2, m4 = float(np.mean(d**2)), float(np.mean(d**4))
-    ci = power_interval(m2 * n / (n - 1.0), cho_vv(n, m2, m4), 0.5, confidence)
-    return float(ci.value), max(float(ci.ci_low), 0.0), float(ci.ci_high)
 
 
 def _beyond(low: float, high: float, tolerance: float) -> str:
@@ -387,7 +305,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     family = sum(len(a.bins[f]) + len(a.fine_bins.get(f, ())) for f in names)
     grids = [table] + ([a.fine_bins[name]] if name in a.fine_bins else [])
     offset, corrected = _global_offset(a)
-    bias_ranges = [r for r in _grid_ranges(grids, "mean_z", "mean_z_low", "mean_z_high",
+    bias_ranges = [r for r in grid_ranges(grids, "mean_z", "mean_z_low", "mean_z_high",
                                            offset, family=family,
                                            band=(offset - a.tolerance, offset + a.tolerance))
                    if _wide_enough(a, r, m, lone_bin=False) and (
@@ -398,7 +316,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         # for the spread, the band of the factor relative to the global factor advised (1
         # when none), in the units of the bins' <Z^2> (uncertainties times the reference)
         relative = a.reference / global_factor
-        ranges = [r for r in _grid_ranges(grids, target=1.0 / relative**2, family=family,
+        ranges = [r for r in grid_ranges(grids, target=1.0 / relative**2, family=family,
                                           band=((band[0] / relative) ** 2,
                                                 (band[1] / relative) ** 2))
                   if _wide_enough(a, r, m, lone_bin=True)]
@@ -483,26 +401,6 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
     return out
 
 
-def _grid_ranges(grids: Sequence[pd.DataFrame], value: str = "value", low: str = "ci_low",
-                 high: str = "ci_high", target: float = 1.0, *, band: tuple[float, float],
-                 family: int) -> list[dict]:
-    """The ranges of :func:`problem_ranges` (``band``, simultaneous over ``family`` bins) on
-    the stage's grid, then those of the finer grid that overlap none of them.
-
-    A departure confined to half a bin of the stage's grid is diluted by half in that bin;
-    the finer grid (twice the bins, :func:`uqval.validation.bin_tables.fine_bin_count`) resolves
-    it. ``family`` counts the bins of both grids, so that a range is named, on either grid,
-    with probability at most 5 % when nothing departs (Bonferroni over every bin looked at).
-    The stage's grid is preferred where both find a range: its bins hold twice the rows.
-    """
-    found: list[dict] = []
-    for grid in grids:
-        for r in problem_ranges(grid, value, low, high, target, band=band, family=family):
-            if not any(r["low"] <= f["high"] and f["low"] <= r["high"] for f in found):
-                found.append(r)
-    return found
-
-
 def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
                         bias_ranges: list[dict]) -> NDArray[np.bool_]:
     """Rows of the range ``r`` that lie in a range advised for a bias (empty mask when fewer
@@ -582,22 +480,99 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
         rows.append(_row("data", "inspect_rows", _dominant_reason(a, m),
                          rows=int(a.dominant.size) or int(math.ceil(0.01 * m)), m=m))
     average = _average_rows(a, m, dominated)
-    rows += average
     global_factor = next((r["factor"] for r in average if r["action"] == "scale"), 1.0)
-    conditional: Sequence[tuple[str, str]] = [("consistency", a.uncertainty_name)] + [
-        ("adaptivity", name) for name in a.features
-    ]
     per_row = consistency_factors(a)
-    for stage, name in conditional:
-        if name in a.bins:
-            rows += _range_rows(a, stage, name, m, global_factor, per_row)
-    rows = _explained_by_strongest_feature(a, rows, m, global_factor)
+    ranges = _conditional_advice(a, m, global_factor, per_row)
+    first = (average, global_factor, ranges)
+    for i in range(REST_PASSES):  # the global factor is the rest's (or none): ranges against it
+        judged = _rest_average(a, first[0], ranges, m, pulling_only=i == 0)
+        if judged is None:  # no range left against the rest's factor: as at first
+            average, global_factor, ranges = first
+            break
+        average, factor = judged
+        if abs(factor / global_factor - 1.0) < 0.01:
+            break
+        global_factor = factor
+        ranges = _conditional_advice(a, m, global_factor, per_row)
+    rows += average + ranges
     advised = [r for r in rows if r["stage"] == "adaptivity"
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
                          advised, a.features, _row,
                          explained=_explained_by_advised_feature(a, advised, global_factor))
     return pd.DataFrame(rows, columns=ADVICE_COLUMNS)
+
+
+def _conditional_advice(a: AdviceInputs, m: int, global_factor: float,
+                        per_row: NDArray[np.float64] | None) -> list[dict]:
+    """The range rows along the uncertainty and each feature, against ``global_factor``,
+    without the ranges the strongest feature explains."""
+    conditional: Sequence[tuple[str, str]] = [("consistency", a.uncertainty_name)] + [
+        ("adaptivity", name) for name in a.features
+    ]
+    rows: list[dict] = []
+    for stage, name in conditional:
+        if name in a.bins:
+            rows += _range_rows(a, stage, name, m, global_factor, per_row)
+    return _explained_by_strongest_feature(a, rows, m, global_factor)
+
+
+def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: int, *,
+                  pulling_only: bool = False) -> tuple[list[dict], float] | None:
+    """The average rows once the rows outside every advised range are judged on their own
+    (:mod:`uqval.validation.rest_scale`): the ``scale`` row then carries their factor, or
+    becomes a ``none`` row when it is not beyond the band with confidence; with the global
+    factor the ranges are then judged against. None unless a ``scale`` row sits beside
+    ranges advised along one variable (the uncertainty or one feature: the ranges and the
+    rest then partition the rows; ranges along several variables overlap).
+
+    ``pulling_only`` (the first pass, ranges judged against the global factor itself): only
+    the ranges beyond the global factor on its side of 1 are set apart, those that pull it
+    there; against an inflated global factor the right rows look too large and would be set
+    apart too. The later passes, against the rest's factor, set apart every advised range."""
+    scale = next((r for r in average if r["action"] == "scale"), None)
+    advised = [r for r in ranges if r["action"] == "recalibrate_per_range"]
+    if scale is None or len({(r["stage"], r["variable"]) for r in advised}) != 1:
+        return None  # ranges along several variables overlap: no partition of the rows
+    if pulling_only:
+        up = scale["factor"] > 1.0
+        advised = [r for r in advised if (r["factor"] > scale["factor"]) == up]
+        if not advised:
+            return None
+    spans = [(a.uncertainties if r["stage"] == "consistency" else a.features[r["variable"]],
+              float(r["low"]), float(r["high"])) for r in advised]
+    bias = any(r["action"] == "correct_bias" for r in average)
+    rest = rest_factor(a.errors, a.uncertainties, spans, a.dominant, spread=bias,
+                       groups=a.groups)
+    if rest is None:
+        return None
+    band = factor_band(a.tolerance)
+    share = rest.rows / a.errors.size
+    outside = (f"outside the {len(advised)} range(s) advised below ({rest.rows} rows, "
+               f"{fmt(100 * share, 2)} % of the rows"
+               + (", without the dominant rows" if a.dominant.size else "") + ")")
+    factor = fmt_interval(rest.value, rest.ci_low, rest.ci_high)
+    measure = "sd(Z)" if bias else "factor"
+    if (rest.ci_low > 1.0 or rest.ci_high < 1.0) and not band[0] <= rest.value <= band[1]:
+        row = {**scale, "factor": rest.value, "reason": (
+            f"{outside}, the uncertainties are too {'small' if rest.value > 1 else 'large'} "
+            f"on average: {measure} {factor} {_beyond(rest.ci_low, rest.ci_high, a.tolerance)}"
+            f"; multiply them by {fmt(rest.value)} (all rows together: {fmt(scale['factor'])}"
+            ", which counts the ranges too)")}
+        global_factor = rest.value
+    else:
+        if band[0] <= rest.ci_low and rest.ci_high <= band[1]:
+            state = f"right within the ±{fmt(100 * a.tolerance, 2)} % tolerance"
+        elif rest.ci_low > 1.0 or rest.ci_high < 1.0:
+            state = f"off by less than the ±{fmt(100 * a.tolerance, 2)} % tolerance"
+        else:
+            state = "compatible with 1"
+        row = _row("average", "none", (
+            f"the average miss (factor {fmt(scale['factor'])}) comes from the ranges advised "
+            f"below: {outside} the {measure} is {factor}, {state}; keep the other uncertainties "
+            "as they are and multiply only the ranges below"), rows=rest.rows, m=m)
+        global_factor = 1.0
+    return [row if r is scale else r for r in average], global_factor
 
 
 def _explained_by_advised_feature(a: AdviceInputs, advised: list[dict], global_factor: float

@@ -366,7 +366,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         dominant=dominant, errors=e, uncertainties=u, features=inputs.features,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
         zms_reliable=average.screening.zms_reliable, joint=joint,
-        rows=None if all_rows is None else all_rows.m, fine_bins=conditional.fine_tables)
+        rows=None if all_rows is None else all_rows.m, fine_bins=conditional.fine_tables,
+        groups=group_index)
     judged = judge(verdicts, conditional.tables, advice_inputs, parameters, names,
                    reference=average.reference, m=m if all_rows is None else all_rows.m)
     return ValidationResult(

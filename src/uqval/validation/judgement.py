@@ -290,6 +290,10 @@ def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
                                f"{fmt(r.ci_high)}] → {r.verdict}" for r in group.itertuples())
         elif stage == "average":
             reason, lo, hi = _average_reason(group, label, tolerance, _dominant_text(advice))
+            rest = mine[(mine["stage"] == "average") & (mine["action"] == "none")] \
+                if not mine.empty else mine
+            if not rest.empty:  # the ranges explain the average miss (advice._rest_average)
+                reason += "; " + str(rest["reason"].iloc[0])
         elif stage == "joint":
             reason, lo, hi = _joint_reason(group, label, joint, tolerance, n_actions)
         else:

@@ -12,7 +12,7 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
 3. ``recalibrate_per_range`` (stage ``coverage``): at a level whose coverage depends on a
    variable (its conditional test fails with a relevant effect), each range of adjacent bins
    whose coverage misses the level on one side (simultaneous intervals over the bins,
-   :func:`uqval.validation.advice.problem_ranges`) and covers at least 1 % of the rows, with
+   :func:`uqval.validation.bin_ranges.problem_ranges`) and covers at least 1 % of the rows, with
    its coverage; no global factor is then advised at that level unless every such range
    misses on the side the global coverage does (a global factor would make the other
    ranges worse). When the level is missed in every bin, the ranges that miss it by more
@@ -44,7 +44,8 @@ from collections.abc import Callable
 import pandas as pd
 
 from uqval._internal.formatting import fmt, fmt_range
-from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE, problem_ranges
+from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE
+from uqval.validation.bin_ranges import problem_ranges
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
 
 __all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "no_action", "predictive_advice"]

@@ -93,7 +93,7 @@ Advice (:mod:`uqval.validation.advice`)
     intervals lie on the same side of the global factor advised, at least 1 % of the rows).
     A range is advised only when it departs beyond the tolerance *with confidence*: its
     pooled interval, simultaneous (Bonferroni) over the bins of every variable of the stage
-    (:func:`uqval.validation.advice.problem_ranges`), lies wholly outside the band: the
+    (:func:`uqval.validation.bin_ranges.problem_ranges`), lies wholly outside the band: the
     factor relative to the global factor advised for a spread, the mean z beyond ±t of the
     global offset advised (0 when none) for a bias. A significant departure whose estimate
     merely lies outside the band ("relevant") is reported with its size but not advised

@@ -1,0 +1,98 @@
+"""The factor of the rows outside the advised ranges: does the global factor belong to them?
+
+A global factor is the average of the factors of the set's parts: sqrt(<Z^2>) over all rows
+is sqrt(sum_k w_k f_k^2), w_k the share of part k. When one range needs its own factor (10 %
+of the rows with uncertainties 2x too small) the global one is off (sqrt(0.9 + 0.1 * 4) =
+1.14) although the other 90 % are right: "multiply all uncertainties by 1.14", then "the range
+by 1.88 instead", leaves 90 % of the rows 14 % too large. So when ranges are advised beside a
+global factor, the advice (:func:`uqval.validation.advice.advice_table`) judges the rows
+outside every advised range on their own with the same rule as the global factor (its
+interval excludes 1 and the factor lies beyond the tolerance band): the global factor is
+then the factor of those rows, or none when they are right (docs/decision-rules.md, "The
+rest's factor").
+
+:func:`rest_factor`: f = sqrt(<Z^2>) of those rows (sd(Z) when the global bias is advised,
+as for the global factor: P000 Sect. III.3.4), without the dominant rows, with its 95 %
+interval: the Student t interval of <Z^2> (the cluster-robust t interval over the groups
+when rows come in groups; :func:`uqval.validation.bin_tables.cluster_t_interval`) and its
+square root, or the delta-method interval of sd(Z) (:func:`sd_factor`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from uqval.stats.groups import GroupIndex
+from uqval.stats.intervals import cho_vv, mean_t_interval, power_interval
+from uqval.validation import rules
+from uqval.validation.bin_tables import cluster_t_interval
+
+__all__ = ["RestFactor", "rest_factor", "sd_factor"]
+
+
+class RestFactor(NamedTuple):
+    """The factor of the rows outside the advised ranges, its 95 % interval and the rows."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    rows: int
+    """Rows outside every advised range (the dominant rows excluded)."""
+
+
+def sd_factor(z: NDArray[np.float64], confidence: float = 0.95) -> tuple[float, float, float]:
+    """sd(Z) (n - 1 denominator) with its delta-method interval on Cho et al.'s variance of
+    the sample variance (P000 Sect. III.3.4; :func:`uqval.stats.intervals.cho_vv`): the factor
+    the uncertainties are off by once the mean of Z is removed.
+
+    >>> rng = np.random.default_rng(0)
+    >>> [round(x, 2) for x in sd_factor(1.5 * rng.standard_normal(4000) + 0.8)]
+    [1.5, 1.47, 1.53]
+    """
+    n = z.size
+    d = z - z.mean()
+    m2, m4 = float(np.mean(d**2)), float(np.mean(d**4))
+    ci = power_interval(m2 * n / (n - 1.0), cho_vv(n, m2, m4), 0.5, confidence)
+    return float(ci.value), max(float(ci.ci_low), 0.0), float(ci.ci_high)
+
+
+def rest_factor(errors: NDArray[np.float64], uncertainties: NDArray[np.float64],
+                ranges: Sequence[tuple[NDArray[np.float64], float, float]],
+                dominant: NDArray[np.intp], *, spread: bool,
+                groups: GroupIndex | None = None) -> RestFactor | None:
+    """The factor of the rows outside every range (module docstring); ``ranges``: (values of
+    the range's variable, low, high), both ends included; ``spread``: sd(Z) instead of
+    sqrt(<Z^2>). None when fewer than MIN_BIN_COUNT rows are left.
+
+    Ninety rows right and ten 3x too small: the rest's factor is that of the ninety.
+
+    >>> rng = np.random.default_rng(1)
+    >>> x, z = np.arange(100.0), rng.standard_normal(100)
+    >>> e = np.where(x >= 90, 3.0 * z, z)
+    >>> r = rest_factor(e, np.ones(100), [(x, 90.0, 99.0)], np.array([], np.intp),
+    ...                 spread=False)
+    >>> r.rows, round(r.value, 6) == round(float(np.sqrt(np.mean(z[:90] ** 2))), 6)
+    (90, True)
+    """
+    keep = np.ones(errors.size, dtype=bool)
+    for x, low, high in ranges:
+        keep &= ~((x >= low) & (x <= high))
+    keep[dominant] = False
+    n = int(keep.sum())
+    if n < rules.MIN_BIN_COUNT:
+        return None
+    z = errors[keep] / uncertainties[keep]
+    if spread:
+        return RestFactor(*sd_factor(z), n)
+    sub = None if groups is None else groups.subset(np.flatnonzero(keep))
+    if sub is not None and sub.n_groups >= 2:
+        value, low, high = cluster_t_interval(np.square(z), sub)
+    else:
+        ci = mean_t_interval(np.square(z))
+        value, low, high = float(ci.value), float(ci.ci_low), float(ci.ci_high)
+    return RestFactor(math.sqrt(value), math.sqrt(max(low, 0.0)), math.sqrt(high), n)
