@@ -79,7 +79,8 @@ with many ties, e.g. precipitation with 60 % dry days, gets fewer, larger bins).
 
 Usage: ``python benchmarks/real_outputs_truth.py [FOLDER]`` prints the findings of every
 ``*.csv`` output file in FOLDER (default ``benchmarks/results/real_outputs``) and writes
-``truth.csv`` there.
+``truth.csv`` there; ``python benchmarks/real_outputs_truth.py --seeds 10 [FOLDER]`` prints
+the files whose findings change with the seed of the truth's own bootstrap.
 """
 
 from __future__ import annotations
@@ -305,20 +306,22 @@ def judge_interval(df: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, median=None
     return found, info
 
 
-def judge(df: pd.DataFrame) -> tuple[str, list[str], dict[str, str]]:
-    """(kind, findings, details) of one output file."""
+def judge(df: pd.DataFrame, seed: int = 0) -> tuple[str, list[str], dict[str, str]]:
+    """(kind, findings, details) of one output file; ``seed``: of the bootstrap of rules 1-3."""
     y = df["y"].to_numpy(float)
     members = [c for c in df.columns if c.startswith("member_")]
     quant = sorted((c for c in df.columns if c.startswith("q_")), key=lambda c: float(c[2:]))
     if "sd" in df:
         sd = df["sd"].to_numpy(float)
-        kind, (found, info) = "normal", judge_sd(df, (y - df["pred"].to_numpy(float)) / sd, sd)
+        kind, (found, info) = "normal", judge_sd(df, (y - df["pred"].to_numpy(float)) / sd, sd,
+                                                  seed=seed)
     elif members:
         x = df[members].to_numpy(float)
         m = x.shape[1]
         sd = np.sqrt((1 + 1 / m) * x.var(1, ddof=1))
         z = (y - x.mean(1)) / sd / np.sqrt((m - 1) / (m - 3))
-        kind, (found, info) = "ensemble", judge_sd(df, z, sd, null=ensemble_null_ratios(sd, m))
+        kind, (found, info) = "ensemble", judge_sd(df, z, sd, seed=seed,
+                                                null=ensemble_null_ratios(sd, m))
         info["floor"] = f"E(z^2) target {(m - 1) / (m - 3):.3f} for m = {m}"
     elif quant:
         q = np.sort(df[quant].to_numpy(float), axis=1)
@@ -348,8 +351,30 @@ def main(folder: Path) -> pd.DataFrame:
     return table
 
 
+def seed_flips(folder: Path, seeds: int) -> pd.DataFrame:
+    """How the truth's findings of each sd or ensemble file vary with the seed of its own
+    bootstrap (seeds 0 .. seeds - 1): the files whose findings are not the same under every
+    seed, with the count of each set of findings (a truth that flips sits at the edge)."""
+    rows = []
+    for path in sorted(folder.glob("*__*.csv")):
+        df = pd.read_csv(path) if not path.name.endswith(".advice.csv") else None
+        if df is None or not ("sd" in df or any(c.startswith("member_") for c in df.columns)):
+            continue
+        found = pd.Series([";".join(judge(df, seed=s)[1]) or "none" for s in range(seeds)])
+        counts = found.value_counts()
+        if len(counts) > 1:
+            rows.append({"file": path.stem, "findings": "; ".join(
+                f"{k} ({v} of {seeds})" for k, v in counts.items())})
+    return pd.DataFrame(rows, columns=["file", "findings"])
+
+
 if __name__ == "__main__":
     here = Path(__file__).resolve().parent / "results" / "real_outputs"
-    out = main(Path(sys.argv[1]) if len(sys.argv) > 1 else here)
+    args = sys.argv[1:]
+    if args[:1] == ["--seeds"]:  # python benchmarks/real_outputs_truth.py --seeds 10 [FOLDER]
+        n = int(args[1])
+        out = seed_flips(Path(args[2]) if len(args) > 2 else here, n)
+    else:
+        out = main(Path(args[0]) if args else here)
     with pd.option_context("display.width", 250, "display.max_colwidth", 120):
-        print(out)
+        print(out.to_string(index=False))
