@@ -51,33 +51,41 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import real_outputs_data as data  # noqa: E402
+import real_outputs_holdout_data as holdout  # noqa: E402
 import real_outputs_truth as truth  # noqa: E402
 
 import uqval  # noqa: E402
 
 OUT = HERE / "results" / "real_outputs"
 REPORT = HERE / "real_outputs.md"
+OUT_HOLDOUT = HERE / "results" / "real_outputs_holdout"
+REPORT_HOLDOUT = HERE / "real_outputs_holdout.md"
 SETTINGS = dict(seed=0, n_boot=500)
 
 
-def generate(refit: bool) -> dict[str, str]:
+def generate(refit: bool, held_out: bool = False) -> dict[str, str]:
     notes: dict[str, str] = {}
     t_start = time.time()
-    OUT.mkdir(parents=True, exist_ok=True)
-    for make in data.DATASETS:
+    folder = OUT_HOLDOUT if held_out else OUT
+    folder.mkdir(parents=True, exist_ok=True)
+    for make in holdout.DATASETS if held_out else data.DATASETS:
         name = make.__name__
-        if not refit and list(OUT.glob(f"{name}__*.csv")):
+        if not refit and list(folder.glob(f"{name}__*.csv")):
             continue
         t = time.time()
         ds = make()
         models = data.fit_models(ds)
+        if held_out:
+            models["ensemble_perfect5"] = holdout.perfect_small_ensemble(
+                models["gp"]["pred"], models["gp"]["sd"], seed=0)
         for model, out in models.items():
-            data.to_frame(out, ds["features"], ds.get("groups")).to_csv(OUT / f"{name}__{model}.csv", index=False)
+            data.to_frame(out, ds["features"], ds.get("groups")).to_csv(
+                folder / f"{name}__{model}.csv", index=False)
             if "note" in out:
                 notes[f"{name}__{model}"] = out["note"]
         print(f"{name}: {[len(s) for s in ds['split']]} rows (train, calibration, test), "
               f"{ds['split_kind']} split, fitted in {time.time() - t:.0f} s", flush=True)
-    path = OUT / "notes.json"
+    path = folder / "notes.json"
     if notes:
         notes["_fit_seconds"] = f"{time.time() - t_start:.0f}"
         path.write_text(json.dumps(notes, indent=1))
@@ -207,6 +215,9 @@ EXPLAIN: dict[tuple[str, str], tuple[str, str, str]] = {
         "distance may be its own, on few rows."),
 }
 
+# Diagnoses of the held-out datasets' disagreements (written after their first run).
+EXPLAIN_HOLDOUT: dict[tuple[str, str], tuple[str, str, str]] = {}
+
 
 def coarse(findings: str) -> set[str]:
     """The kinds of finding without their variable: local:V -> local, bias:V -> local bias."""
@@ -224,14 +235,17 @@ def coarse(findings: str) -> set[str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--refit", action="store_true")
+    ap.add_argument("--holdout", action="store_true",
+                    help="the held-out datasets of real_outputs_holdout_data.py")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
-    notes = generate(args.refit)
+    notes = generate(args.refit, args.holdout)
+    folder = OUT_HOLDOUT if args.holdout else OUT
     t_fit = float(notes.pop("_fit_seconds", "nan"))
     t0 = time.time()
-    truth_table = truth.main(OUT).set_index(["dataset", "model"])
+    truth_table = truth.main(folder).set_index(["dataset", "model"])
     rows = []
-    for path in sorted(OUT.glob("*__*.csv")):
+    for path in sorted(folder.glob("*__*.csv")):
         if path.name.endswith(".advice.csv"):
             continue
         dataset, model = path.stem.split("__")
@@ -239,7 +253,7 @@ def main() -> None:
         t = time.time()
         res = run_uqval(frame)
         advice = res.advice
-        advice.to_csv(OUT / f"{path.stem}.advice.csv", index=False)
+        advice.to_csv(folder / f"{path.stem}.advice.csv", index=False)
         feats = {c[2:] for c in frame.columns if c.startswith("f_")}
         tr = truth_table.loc[(dataset, model)]
         found, listed = vocabulary(advice, tr["kind"], feats)
@@ -252,8 +266,8 @@ def main() -> None:
         print(f"{dataset:16s} {model:17s} truth={tr['truth']:30s} uqval={uq:30s} "
               f"({time.time() - t:.0f} s)", flush=True)
     table = pd.DataFrame(rows)
-    table.to_csv(OUT / "agreement.csv", index=False)
-    write_report(table, notes, t_fit, time.time() - t0)
+    table.to_csv(folder / "agreement.csv", index=False)
+    write_report(table, notes, t_fit, time.time() - t0, args.holdout)
 
 
 SUMMARY = """\
@@ -309,8 +323,13 @@ SUMMARY = """\
   compatible with 90 % by uqval's interval, not by the truth's.
 """
 
+SUMMARY_HOLDOUT = """\
+- Not yet summarised.
+"""
 
-def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total: float) -> None:
+
+def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total: float,
+                 held_out: bool = False) -> None:
     def v(pkg: str) -> str:
         try:
             return metadata.version(pkg)
@@ -320,9 +339,11 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
     k, n = int((table.agree == "yes").sum()), len(table)
     kc = int((table["agree (kinds)"] == "yes").sum())
     lines = [
-        "# Real outputs: uqval's advice against an independent ground truth",
+        "# Real outputs: uqval's advice against an independent ground truth"
+        + (", held-out datasets" if held_out else ""),
         "",
-        f"Run {datetime.date.today().isoformat()}, `python benchmarks/real_outputs.py`; "
+        f"Run {datetime.date.today().isoformat()}, `python benchmarks/real_outputs.py"
+        + (" --holdout" if held_out else "") + "`; "
         f"Python {platform.python_version()}, uqval {uqval.__version__}, numpy {v('numpy')}, "
         f"scipy {v('scipy')}, pandas {v('pandas')}, scikit-learn {v('scikit-learn')}, ngboost {v('ngboost')}, "
         f"rdkit {v('rdkit')}, statsmodels {v('statsmodels')}, vega_datasets {v('vega_datasets')}.",
@@ -336,7 +357,8 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
         f"{kc} of {n} agree on the kinds of finding (scale, bias, local, local bias, coverage, "
         "whatever the variable).",
         "",
-        "Datasets, models and rules: docstrings of `benchmarks/real_outputs_data.py` and "
+        "Datasets, models and rules: docstrings of `benchmarks/real_outputs_data.py`"
+        + (", `benchmarks/real_outputs_holdout_data.py`" if held_out else "") + " and "
         "`benchmarks/real_outputs_truth.py`; uqval: seed 0, `n_boot=500`, other settings "
         "default. Vocabulary: scale, bias, local:V (a range of V needs its own factor or has its "
         "own coverage), coverage, none.",
@@ -355,16 +377,18 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
     lines += ["", "## Disagreements", "",
               "Each in a sentence or three: which side is wrong and why ('at the edge': the "
               "evidence sits at the tolerance and either answer is defensible).", ""]
+    explain = EXPLAIN_HOLDOUT if held_out else EXPLAIN
     for _, r in table[table.agree == "no"].iterrows():
         key = (r.dataset, r.model)
-        if key in EXPLAIN and EXPLAIN[key][:2] == (r.truth, r.uqval):
-            text = EXPLAIN[key][2]
+        if key in explain and explain[key][:2] == (r.truth, r.uqval):
+            text = explain[key][2]
         else:
             text = "not diagnosed for these findings (the run changed): re-diagnose."
         lines.append(f"- **{r.dataset} / {r.model}** (truth {r.truth}; uqval {r.uqval}): {text}")
-    lines += ["", "## What this says about uqval", "", SUMMARY, ""]
-    REPORT.write_text("\n".join(lines) + "\n")
-    print(f"{k} of {n} pairs agree; wrote {REPORT}")
+    lines += ["", "## What this says about uqval", "", SUMMARY_HOLDOUT if held_out else SUMMARY, ""]
+    report = REPORT_HOLDOUT if held_out else REPORT
+    report.write_text("\n".join(lines) + "\n")
+    print(f"{k} of {n} pairs agree; wrote {report}")
 
 
 if __name__ == "__main__":

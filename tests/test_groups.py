@@ -486,6 +486,36 @@ def test_bins_along_a_group_level_variable_hold_several_groups():
     assert res.bins["x_grp"]["ci_low"].notna().all()
 
 
+def test_default_bins_hold_thirty_effective_rows_where_a_variable_sorts_whole_groups():
+    # 100 days of 24 hours sharing their error size: a variable that sorts whole days
+    # together (the day's distance) gets fewer bins, each worth >= 30 independent rows by
+    # Kish's n_B / (1 + (m_B - 1) ICC), computed here; the hour, which mixes the days in
+    # every bin, keeps the default; a number of bins the user gives is kept
+    rng = np.random.default_rng(4)
+    g = np.repeat(np.arange(100), 24)
+    z = rng.standard_normal(2400) * np.exp(0.8 * rng.standard_normal(100) - 0.64)[g]
+    u = np.full(2400, 1.0) * rng.uniform(0.9, 1.1, 2400)
+    day_x = rng.uniform(size=100)[g] + 1e-6 * rng.standard_normal(2400)  # varies a hair
+    hour = np.tile(np.arange(24.0), 100) + 0.01 * rng.uniform(size=2400)
+    res = validate(z * u, u, {"day_x": day_x, "hour": hour}, groups=g, seed=0, **FAST)
+    k = res.parameters["n_bins"]
+    assert k["hour"] == 24 and 2 <= k["day_x"] < 24  # default for 2400 rows: 24
+    icc = icc_oneway(np.square(z), GroupIndex.from_codes(g))
+
+    def mean_effective(x, bins):
+        b = equal_bins(x, bins)
+        eff = []
+        for j in range(bins):
+            counts = np.bincount(g[b == j])
+            m_b = np.sum(counts.astype(float) ** 2) / counts.sum()
+            eff.append(counts.sum() / (1 + (m_b - 1) * icc))
+        return np.mean(eff)
+
+    assert mean_effective(day_x, k["day_x"]) >= 30 > mean_effective(day_x, k["day_x"] + 1)
+    given = validate(z * u, u, {"day_x": day_x}, groups=g, seed=0, n_bins=24, **FAST)
+    assert given.parameters["n_bins"]["day_x"] == 24
+
+
 def _mcb_brute(e, u):
     """QLIKE MCB of uE·s beyond one factor, written here: PAV of E² on uE (distinct uE)."""
     from scipy.optimize import isotonic_regression

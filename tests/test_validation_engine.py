@@ -143,6 +143,21 @@ def test_parameters_and_row_counts_are_recorded():
     assert repr(res).startswith("ValidationResult(M=997, scale_factor=")
 
 
+def test_the_repr_says_the_judgements_labels_not_the_tests_verdicts():
+    # a fail whose size the tolerance cannot tell is 'inconclusive' in the summary: the
+    # repr and the pipeline's badges say the same word (stage_labels), not the test's 'fail'
+    e, u, feats = planted(m=1000, seed=5)
+    res = uqval.validate(e, u, feats, seed=0, **FAST)
+    labels = res.stage_labels
+    assert set(res.stage_verdicts) <= set(labels) <= set(res.stage_verdicts) | {"joint"}
+    for key, label in labels.items():
+        stage, _, var = key.partition(": ")
+        row = res.stages[(res.stages["stage"] == stage)
+                         & ((res.stages["variable"] == var) if var else True)].iloc[0]
+        assert label == row["label"] and f"{key}={label}" in repr(res)
+    assert all(v not in ("pass", "fail") for v in labels.values())
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -232,3 +247,31 @@ def test_ucc_gain_says_whether_the_uncertainties_point_at_the_large_errors():
     assert shuffled.gain_percent < 0
     text = uqval.validate(e, rng.permutation(u), seed=2, **FAST).summary()
     assert "point at the large errors" in text
+
+
+def test_heavy_tailed_zms_fails_upwards_on_its_interval_downwards_only_by_zeta():
+    # t(2.5) errors (Z^2 heavy-tailed: the screening flags them), uncertainties right or
+    # 1.5x too small: a flagged ZMS fails when its interval lies wholly above 1 (the mean of
+    # a right-skewed Z^2 is rarely overestimated) and, below 1, only when |zeta| > 3, zeta of
+    # P001 Eq. 14 computed here: (ZMS - 1) / (ZMS - limit on the side of 1)
+    seen = {"up": 0, "down": 0}
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        u = rng.lognormal(0, 0.5, 500)
+        k = 1.5 if seed % 2 else 1.0
+        e = k * u * rng.standard_t(2.5, 500) / np.sqrt(5.0)
+        res = uqval.validate(e, u, seed=seed, **FAST)
+        if res.screening.zms_reliable:
+            continue
+        row = res.verdicts[(res.verdicts["stage"] == "average")
+                           & (res.verdicts["statistic"] == "ZMS")].iloc[0]
+        zms, lo, hi = row["value"], row["ci_low"], row["ci_high"]
+        zeta = (zms - 1) / (zms - lo) if zms > 1 else (zms - 1) / (hi - zms)
+        upward = lo > 1 and row["p_adjusted"] <= 0.05
+        expected = "fail" if upward or abs(zeta) > 3 else "inconclusive"
+        assert row["verdict"] == expected, (seed, zms, lo, hi, zeta)
+        seen["up" if upward else "down"] += hi < 1 or upward
+        if upward and np.sqrt(zms) > 1.1:
+            assert (res.advice["action"] == "scale").any() or (
+                res.advice["action"] == "inspect_rows").any()
+    assert seen["up"] >= 2 and seen["down"] >= 1  # both sides met

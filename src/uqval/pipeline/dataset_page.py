@@ -38,6 +38,7 @@ import pandas as pd
 
 from uqval._internal.atomic import write_atomic, write_json
 from uqval.report import FigureSection, ReportContent, render_html, render_markdown
+from uqval.report.html import badge_kind
 from uqval.report.markdown import render_inline
 
 __all__ = [
@@ -271,7 +272,7 @@ def _result_page(result: Any, report: Mapping[str, Any], directory: Path,
         "id": report["id"],
         "title": report.get("title", report["id"]),
         "M": report["M"],
-        "stage_verdicts": result.stage_verdicts,
+        "stage_verdicts": result.stage_labels,  # the judgement's words, as in the summary
         "one_line": one_line_summary(result.summary()),
         "scale_factor": result.scale_factor.value,
     }
@@ -459,8 +460,9 @@ def interval_page(
 
 
 def _badges(stage_verdicts: Mapping[str, str]) -> str:
+    """Badges of the stages' verdicts or labels, coloured by kind (pass, fail, inconclusive)."""
     return " ".join(
-        f"<span class='badge {html.escape(v)}' title='{html.escape(k)}: {html.escape(v)}'>"
+        f"<span class='badge {badge_kind(v)}' title='{html.escape(k)}: {html.escape(v)}'>"
         f"{html.escape(k)}: {html.escape(v)}</span>"
         for k, v in stage_verdicts.items()
     )

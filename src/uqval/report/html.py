@@ -32,7 +32,7 @@ from uqval.report.markdown import render_inline, render_markdown
 from uqval.report.texts import GLOSSARY
 
 __all__ = ["MAX_FIRST_ACTIONS", "TABLES_SECTION", "TABLES_SECTION_COLLAPSED", "VERDICTS",
-           "insert_tables", "render_html",
+           "badge_kind", "insert_tables", "render_html",
            "write_html"]
 
 VERDICTS = ("pass", "fail", "inconclusive")
@@ -167,10 +167,19 @@ LABEL_KINDS = {"right": "pass", "right within the tolerance": "pass", "not right
 """Badge colour of each label of the judgement (``stages.csv``)."""
 
 
-def _badge(verdict: object) -> str:
+def badge_kind(verdict: object) -> str:
+    """The badge class of a verdict (pass, fail, inconclusive) or of a judgement label
+    (:data:`LABEL_KINDS`); ``other`` (grey) for anything else.
+
+    >>> badge_kind("fail"), badge_kind("right within the tolerance"), badge_kind("<b>")
+    ('fail', 'pass', 'other')
+    """
     text = str(verdict)
-    kind = text if text in VERDICTS else LABEL_KINDS.get(text, "other")
-    return f'<span class="badge {kind}">{html.escape(text)}</span>'
+    return text if text in VERDICTS else LABEL_KINDS.get(text, "other")
+
+
+def _badge(verdict: object) -> str:
+    return f'<span class="badge {badge_kind(verdict)}">{html.escape(str(verdict))}</span>'
 
 
 LONG_CELL = 40

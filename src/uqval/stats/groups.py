@@ -63,6 +63,7 @@ __all__ = [
     "cluster_t_bootstrap",
     "constant_within",
     "design_effect",
+    "effective_bin_count",
     "group_statistic",
     "icc_oneway",
     "shuffle_exchangeable",
@@ -270,6 +271,38 @@ def design_effect(icc: float, groups: GroupIndex) -> float:
     ICC clipped at 0."""
     m_bar = float(np.sum(np.square(groups.counts.astype(np.float64)))) / groups.size
     return 1.0 + (m_bar - 1.0) * max(0.0, icc) if np.isfinite(icc) else float("nan")
+
+
+def effective_bin_count(x: ArrayLike, n_bins: int, groups: GroupIndex, icc: float,
+                        min_rows: int) -> int:
+    """The most bins, at most ``n_bins`` (at least 2), whose equal-count bins along ``x``
+    hold on average at least ``min_rows`` effective rows: a bin B of n_B rows is worth
+    n_B / (1 + (m_B - 1) ICC) independent rows, with m_B = sum_g n_gB^2 / n_B the
+    size-weighted rows of one group in the bin (Kish's design effect of the bin's mean,
+    :func:`design_effect`). Along a variable that varies inside the groups and mixes them
+    (the hour of the day, rows in days) m_B stays near 1 and nothing changes; along one
+    that sorts whole groups together each bin loses the information the groups share.
+
+    >>> g = GroupIndex.from_codes(np.repeat(np.arange(100), 24))
+    >>> hour, day = np.tile(np.arange(24.0), 100), np.repeat(np.arange(100.0), 24)
+    >>> effective_bin_count(hour, 24, g, 0.5, 30), effective_bin_count(day, 24, g, 0.5, 30)
+    (24, 6)
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    m, n_groups = xs.size, groups.n_groups
+    if not icc > 0 or n_bins <= 2:
+        return n_bins
+    codes = groups.codes[np.argsort(xs, kind="stable")].astype(np.int64)
+    rank = np.arange(m, dtype=np.int64)
+    for k in range(n_bins, 2, -1):
+        bin_of_row = rank * k // m
+        cells, counts = np.unique(bin_of_row * n_groups + codes, return_counts=True)
+        n_b = np.bincount(bin_of_row, minlength=k).astype(np.float64)
+        m_b = np.bincount(cells // n_groups, weights=np.square(counts.astype(np.float64)),
+                          minlength=k) / n_b
+        if float(np.mean(n_b / (1.0 + (m_b - 1.0) * icc))) >= min_rows:
+            return k
+    return 2
 
 
 @numba.njit(nogil=True)

@@ -1,7 +1,9 @@
 """Per-bin tables of the conditional stages: the binning of each variable and its intervals.
 
 :func:`bin_variables` bins every testable variable (tie-aware equal-count bins, at most
-G / GROUPS_PER_BIN along a variable constant inside groups); :func:`bin_table` gives each
+G / GROUPS_PER_BIN along a variable constant inside groups, and with rows in groups at most as
+many as hold MIN_BIN_COUNT effective rows a bin on average,
+:func:`uqval.stats.groups.effective_bin_count`); :func:`bin_table` gives each
 bin's <Z^2> (BCa, or Student t) and <Z> (Student t, or cluster-robust t with rows in groups),
 P003 Sect. III.B; :func:`fine_tables` the same on the advice's finer grid
 (:func:`fine_bin_count`, docs/choices.md "Two grids for the ranges").
@@ -24,6 +26,7 @@ from uqval.stats.groups import (
     bins_for_groups,
     cluster_bca_bootstrap,
     cluster_mean_se,
+    effective_bin_count,
 )
 from uqval.stats.intervals import mean_t_interval
 from uqval.validation import rules
@@ -128,7 +131,7 @@ def fine_tables(e: NDArray[np.float64], u_scaled: NDArray[np.float64],
                  variables: Sequence[tuple[str, str, NDArray[np.float64]]],
                  binned: Sequence[tuple[str, str, Bins]], n_boot: int,
                  seed: np.random.SeedSequence, n_workers: int, groups: GroupIndex | None,
-                 say: Say) -> dict[str, pd.DataFrame]:
+                 say: Say, icc: float | None = None) -> dict[str, pd.DataFrame]:
     """Per-bin tables on the finer grid of :func:`fine_bin_count` (tie-aware bins, at most
     G / GROUPS_PER_BIN along a variable constant inside groups), for the variables where it
     holds more bins than the stage's grid; a bootstrap stream of their own."""
@@ -137,7 +140,7 @@ def fine_tables(e: NDArray[np.float64], u_scaled: NDArray[np.float64],
     children = stream.spawn(len(variables))
     out: dict[str, pd.DataFrame] = {}
     for (_, name, x), (_, _, b), child in zip(variables, binned, children, strict=True):
-        k = bins_along(x, fine_bin_count(b.n_bins, x.size), groups)
+        k = bins_along(x, fine_bin_count(b.n_bins, x.size), groups, icc)
         if k <= b.n_bins:
             continue
         fine = tie_aware_bins(x, k)
@@ -149,7 +152,7 @@ def fine_tables(e: NDArray[np.float64], u_scaled: NDArray[np.float64],
 
 
 def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_bins: int,
-                  groups: GroupIndex | None) -> tuple[
+                  groups: GroupIndex | None, icc: float | None = None) -> tuple[
                       dict[str, str], list[tuple[str, str, NDArray[np.float64]]],
                       list[tuple[str, str, Bins]]]:
     """The binning of the conditional stages: the variables that cannot be binned (name ->
@@ -159,12 +162,19 @@ def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
-    binned = [(stage, name, tie_aware_bins(x, bins_along(x, n_bins, groups)))
+    binned = [(stage, name, tie_aware_bins(x, bins_along(x, n_bins, groups, icc)))
               for stage, name, x in variables]
     return untestable, variables, binned
 
 
-def bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None) -> int:
+def bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None,
+               icc: float | None = None) -> int:
     """Bins along ``x``: ``n_bins``, at most G / GROUPS_PER_BIN (at least 2) along a
-    variable constant inside groups (:func:`uqval.stats.groups.bins_for_groups`)."""
-    return n_bins if groups is None else bins_for_groups(x, n_bins, groups)
+    variable constant inside groups (:func:`uqval.stats.groups.bins_for_groups`) and, given
+    the intra-class correlation ``icc`` of Z^2, at most as many as hold MIN_BIN_COUNT
+    effective rows a bin on average (:func:`uqval.stats.groups.effective_bin_count`: 30
+    rows of one group are not 30 observations)."""
+    if groups is None:
+        return n_bins
+    k = bins_for_groups(x, n_bins, groups)
+    return k if icc is None else effective_bin_count(x, k, groups, icc, rules.MIN_BIN_COUNT)

@@ -125,8 +125,12 @@ def validate(
     which flags good uncertainties too often, see docs/explanations/decision-rules.md).
 
     Bins: equal-count bins that keep ties together (:func:`uqval.binning.tie_aware_bins`), by
-    default ``round(min(sqrt(M), M/100))`` clipped to [2, 50] (:func:`default_n_bins`).
-    The per-bin tables (``.bins``) use the scaled uncertainties, with BCa intervals of
+    default ``round(min(sqrt(M), M/100))`` clipped to [2, 50] (:func:`default_n_bins`);
+    with ``groups``, by default at most as many along each variable as hold 30 effective
+    rows a bin on average (a bin of n rows whose groups put m of their rows in it on average
+    is worth n / (1 + (m - 1) ICC(Z^2)) rows: Kish's design effect,
+    :func:`uqval.stats.groups.effective_bin_count`), and at most G/5 along a variable
+    constant inside groups. The per-bin tables (``.bins``) use the scaled uncertainties, with BCa intervals of
     <Z^2> from ``n_boot`` replicates per bin.
 
     Args:
@@ -154,7 +158,8 @@ def validate(
             :data:`~uqval.validation.stages.LARGE_ROWS` the per-bin intervals of <Z^2> are
             Student-t intervals (``parameters["bin_intervals"]``) and the bin-free and
             joint tests run on a seeded subsample (``parameters["subsample"]``).
-        n_bins: number of bins of every binning variable (default above).
+        n_bins: number of bins of every binning variable (default above; a number given
+            here is kept, except the G/5 limit with groups).
         n_ucc_permutations: most permutations of the UCC-gain test (:class:`~uqval.validation.ucc_gain.UCCGain`); the
             sequential rule stops at 20 exceedances, so only clear gains use them all, and
             their p-value is then 1/2000, far below any usual level.
@@ -296,7 +301,7 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
                                     run_tests=rule == "uqval", alpha=alpha, n_boot=n_boot,
                                     n_permutations=n_permutations, seeds=seeds,
                                     n_workers=n_workers, say=say, groups=group_index,
-                                    all_rows=all_rows)
+                                    all_rows=all_rows, effective_bins=n_bins is None)
     group_record = None if group_index is None else group_summary(
         e / u, group_index, conditional.procedures)
     if rule == "uqval":

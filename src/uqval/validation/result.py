@@ -144,6 +144,18 @@ class ValidationResult:
         return stage_verdicts(self.verdicts, str(self.parameters.get("rule", "uqval")))
 
     @property
+    def stage_labels(self) -> dict[str, str]:
+        """The judgement's label per stage (per feature for adaptivity), keyed as
+        :attr:`stage_verdicts`: the words of the summary (right, right within the tolerance,
+        not right, inconclusive, not testable), from :attr:`stages`. A stage whose test fails
+        beyond chance by an amount that cannot be told from the tolerance is ``fail`` in
+        :attr:`stage_verdicts` and ``inconclusive`` here."""
+        st = self.stages
+        return {(stage if stage != "adaptivity" else f"adaptivity: {var}"): str(label)
+                for stage, var, label in zip(st["stage"], st["variable"], st["label"],
+                                             strict=True)}
+
+    @property
     def miscalibrated(self) -> bool:
         """True when any test fails."""
         return bool((self.verdicts["verdict"] == "fail").any())
@@ -165,7 +177,8 @@ class ValidationResult:
 
     def __repr__(self) -> str:
         s = self.scale_factor
-        stages = ", ".join(f"{k}={v}" for k, v in self.stage_verdicts.items())
+        labels = self.stage_labels or self.stage_verdicts
+        stages = ", ".join(f"{k}={v}" for k, v in labels.items())
         return (
             f"ValidationResult(M={self.row_counts['rows used']}, scale_factor={s.value:.3g} "
             f"[{s.ci_low:.3g}, {s.ci_high:.3g}], {stages})"
