@@ -294,15 +294,22 @@ def effective_bin_count(x: ArrayLike, n_bins: int, groups: GroupIndex, icc: floa
         return n_bins
     codes = groups.codes[np.argsort(xs, kind="stable")].astype(np.int64)
     rank = np.arange(m, dtype=np.int64)
-    for k in range(n_bins, 2, -1):
+
+    def enough(k: int) -> bool:
         bin_of_row = rank * k // m
         cells, counts = np.unique(bin_of_row * n_groups + codes, return_counts=True)
         n_b = np.bincount(bin_of_row, minlength=k).astype(np.float64)
         m_b = np.bincount(cells // n_groups, weights=np.square(counts.astype(np.float64)),
                           minlength=k) / n_b
-        if float(np.mean(n_b / (1.0 + (m_b - 1.0) * icc))) >= min_rows:
-            return k
-    return 2
+        return float(np.mean(n_b / (1.0 + (m_b - 1.0) * icc))) >= min_rows
+
+    if enough(n_bins):
+        return n_bins
+    low, high = 2, n_bins  # fewer bins hold more effective rows: bisect on k
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if enough(mid) else (low, mid)
+    return low
 
 
 @numba.njit(nogil=True)
