@@ -74,7 +74,9 @@ def _average(result: ValidationResult) -> list[str]:
     if not result.screening.zms_reliable:
         reasons = [r for r in result.screening.reasons if "ZMS" in r]
         lines.append("- Warning: heavy-tailed z-scores (" + "; ".join(reasons)
-                     + "); intervals of mean squares may be too narrow (heavy-tails paper).")
+                     + "); intervals of mean squares may be too narrow (heavy-tails paper), "
+                     "mostly by lying too low: one wholly below 1 is not trusted, one wholly "
+                     "above 1 is.")
     return lines
 
 
