@@ -74,13 +74,13 @@ def draw(frame: pd.DataFrame, null: str, seed: int) -> pd.DataFrame:
     return out
 
 
-def one(args: tuple[str, str, int]) -> dict:
-    name, null, seed = args
+def one(args: tuple[str, str, int, bool]) -> dict:
+    name, null, seed, truth_only = args
     warnings.filterwarnings("ignore")
     frame = pd.read_csv(FILES[name] / f"{name}.csv")
     sim = draw(frame, null, seed)
     feats = {c[2:] for c in sim.columns if c.startswith("f_")}
-    uq, _ = ro.vocabulary(ro.run_uqval(sim).advice, "normal", feats)
+    uq = [] if truth_only else ro.vocabulary(ro.run_uqval(sim).advice, "normal", feats)[0]
     _, tr, _ = truth.judge(sim, seed=seed)
 
     def ranged(found: list[str]) -> bool:
@@ -94,15 +94,20 @@ def one(args: tuple[str, str, int]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=60)
-    n = ap.parse_args().n
+    ap.add_argument("--files", default=",".join(FILES), help="comma-separated subset of FILES")
+    ap.add_argument("--out", default=str(HERE / "real_outputs_nulls.md"))
+    ap.add_argument("--truth-only", action="store_true", help="judge the draws by the truth only")
+    args = ap.parse_args()
+    n, names = args.n, args.files.split(",")
     t0 = time.time()
     # the group nulls only where the file has groups
-    jobs = [(name, null, seed) for name in FILES for null in NULLS for seed in range(n)
+    jobs = [(name, null, seed, args.truth_only) for name in names for null in NULLS
+            for seed in range(n)
             if "group" not in null or name.split("__")[0] in GROUPED]
     with Pool(2) as pool:
         df = pd.DataFrame(pool.map(one, jobs, chunksize=4))
     (HERE / "results").mkdir(exist_ok=True)
-    df.to_csv(HERE / "results" / "real_outputs_nulls.csv", index=False)
+    df.to_csv(HERE / "results" / (Path(args.out).stem + ".csv"), index=False)
     cols = ["uqval any", "truth any", "uqval range", "truth range"]
     table = (df.groupby(["file", "null"], sort=False)[cols].mean() * 100).round(0).reset_index()
     lines = ["# False alarms of uqval and of the truth on the real designs", "",
@@ -113,7 +118,7 @@ def main() -> None:
              "| --- | --- | --- | --- | --- | --- |"]
     for r in table.itertuples(index=False):
         lines.append(f"| {r.file} | {r.null} | {r[2]:g} | {r[3]:g} | {r[4]:g} | {r[5]:g} |")
-    (HERE / "real_outputs_nulls.md").write_text("\n".join(lines) + "\n")
+    Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

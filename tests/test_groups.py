@@ -714,7 +714,7 @@ def test_shuffle_exchangeable_is_uniform_on_its_group():
     seen: dict[tuple, int] = {}
     for _ in range(16_000):
         s = tuple(np.uint64(v) for v in shuffle_exchangeable(a, layout.starts, layout.strata,
-                                                              *s))
+                                                              layout.inner_starts, *s))
         key = tuple(int(v) for v in a)
         seen[key] = seen.get(key, 0) + 1
     assert set(seen) == allowed

@@ -347,7 +347,7 @@ def _run(args: argparse.Namespace) -> int:
     error_cols = [args.error] if args.error else [args.y_true, args.y_pred]
     used = [*error_cols, args.uncertainty, *args.feature,
             *([recal_feature] if recal_feature else []), *([args.group] if args.group else [])]
-    from uqval.validation.grouping import id_columns_to_read, with_id_warning
+    from uqval.validation.grouping import SERIAL_GROUPS, id_columns_to_read, with_id_warning
 
     file_table = open_table(args.file)  # other columns too: a group id not given is warned of
     others = id_columns_to_read(file_table.columns, used, args.group)
@@ -395,7 +395,9 @@ def _run(args: argparse.Namespace) -> int:
     result = dataclasses.replace(result, input_sha256=table.sha256)
     result = with_id_warning(result, {c: table[c] for c in others}, used)
     for warning in result.warnings:  # repeated rows are about whole rows, not a column
-        source = ("" if REPEATED_ROWS in warning or "group id" in warning else f"column {args.error!r}: " if args.error
+        source = ("" if REPEATED_ROWS in warning or "group id" in warning
+                  else f"column {args.group!r}: " if SERIAL_GROUPS in warning
+                  else f"column {args.error!r}: " if args.error
                   else f"errors ({args.y_true!r} - {args.y_pred!r}): ")
         print(_text(f"uqval: warning: {args.file}: {source}{warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")

@@ -418,7 +418,7 @@ class MCBTest:
 def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
                          n_permutations: int = 999, seed: SeedLike = 0,
                          exceedances: int | None = None, n_workers: int = 1,
-                         groups: ArrayLike | None = None) -> MCBTest:
+                         groups: ArrayLike | GroupIndex | None = None) -> MCBTest:
     """Does E² depend on uE² otherwise than in proportion? A distribution-free MCB test.
 
     The uncertainties are first scaled by s = sqrt(<Z²>) (the QLIKE-optimal constant factor,
@@ -436,7 +436,9 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
     summed over the PAV blocks), in chunks of SFC64 streams spread over ``n_workers``
     threads (no effect on the result); cost O(n_permutations · M) after one sort.
 
-    ``groups`` (a group code per row; rows in groups whose errors share a part): the Z are
+    ``groups`` (a group code per row, or a :class:`~uqval.stats.groups.GroupIndex`, whose
+    nested blocks of groups are exchanged as the index lays them out; rows in groups whose
+    errors share a part): the Z are
     permuted inside each group and whole groups of equal size exchanged (restricted
     permutations within blocks, Good 2005 Sect. 3.6, with the exchange of whole blocks:
     :func:`uqval.stats.groups.shuffle_exchangeable`), which keeps <Z²>, s and the mean
@@ -482,15 +484,18 @@ def mcb_permutation_test(errors: ArrayLike, uncertainties: ArrayLike, *,
         def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
             chunk_recalibrated_qlike(u2, z2, group_end, counts, buckets, state, rows)
     else:
-        codes = np.asarray(groups)
+        index = groups if isinstance(groups, GroupIndex) else None
+        codes = np.asarray(index.codes) if index is not None else np.asarray(groups)
         if codes.shape != e.shape:
             raise ValueError(f"groups has {codes.size} values for {e.size} rows")
         # segments of positions in uE order, the groups by size
-        within = GroupIndex.from_codes(codes[order]).size_layout()
+        within = (GroupIndex.from_codes(codes[order]) if index is None
+                  else index.subset(order)).size_layout()
 
         def fill(state: NDArray[np.uint64], rows: NDArray[np.float64]) -> None:
             chunk_recalibrated_qlike_within(u2, z2, group_end, counts, within.order,
-                                            within.starts, within.strata, state, rows)
+                                            within.starts, within.strata, within.inner_starts,
+                                            state, rows)
 
     def exceeding(drawn: NDArray[np.float64]) -> NDArray[np.bool_]:
         return score - drawn / m >= observed - 1e-12 * abs(observed)

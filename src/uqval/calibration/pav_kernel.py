@@ -97,12 +97,12 @@ def chunk_recalibrated_qlike(u2, z2, group_end, counts, n_buckets, state,
 
 
 @numba.njit(nogil=True, cache=True)
-def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, strata, state,
-                                    out):  # pragma: no cover - compiled
+def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, strata, inner,
+                                    state, out):  # pragma: no cover - compiled
     """out[r] = :func:`recalibrated_qlike` after permutation r of z2 *respecting the row
     groups*: ``members[bounds[j]:bounds[j+1]]`` are the positions (in the order of u2) of the
     rows of group j, the groups of a :class:`~uqval.stats.groups.SizeLayout` (runs of equal
-    size ``strata``); their z2 values are shuffled inside groups and whole groups of equal
+    size ``strata``, shuffled inside the segments ``inner``); their z2 values are shuffled inside groups and whole groups of equal
     size exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`; docs/choices.md "Rows
     that come in groups"); the chunk's stream as :func:`chunk_recalibrated_qlike`."""
     m = z2.size
@@ -116,7 +116,7 @@ def chunk_recalibrated_qlike_within(u2, z2, group_end, counts, members, bounds, 
     stack_c = np.empty(g)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.size):
-        s0, s1, s2, s3 = shuffle_exchangeable(values, bounds, strata, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(values, bounds, strata, inner, s0, s1, s2, s3)
         for i in range(m):
             a[members[i]] = values[i]
         _group_sums(u2, a, group_end, sums)

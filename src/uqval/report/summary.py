@@ -209,8 +209,13 @@ def _groups_paragraph(result: ValidationResult) -> str:
             f"z-scores of a group share part of their variation: intra-class correlation "
             f"{fmt(g.icc_z, 2)} for Z and {fmt(g.icc_z2, 2)} for Z², so the average is worth "
             f"about {fmt(g.effective_rows, 3)} independent rows (design effect "
-            f"{fmt(g.design_effect, 3)}). Every interval resamples whole groups and every "
-            f"permutation test respects them ({how}).")
+            f"{fmt(g.design_effect, 3)}). " + (
+                f"Consecutive groups are dependent too, so every interval resamples whole "
+                f"blocks of {g.serial.block_size} consecutive groups ({g.serial.n_blocks} "
+                f"blocks) and every permutation test exchanges whole blocks and shuffles rows "
+                f"only inside the groups ({how})." if g.serial is not None and g.blocked else
+                f"Every interval resamples whole groups and every permutation test respects "
+                f"them ({how})."))
 
 
 def summary_markdown(result: ValidationResult) -> str:

@@ -36,6 +36,7 @@ is then dropped), so their numbers are bit for bit those without groups.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -87,6 +88,25 @@ class GroupIndex:
     counts: NDArray[np.int64]
     order: NDArray[np.intp]
     starts: NDArray[np.int64]
+    inner: NDArray[np.intp] | None = None
+
+    @classmethod
+    def nested(cls, units: ArrayLike, inner: ArrayLike) -> GroupIndex:
+        """Units (blocks of consecutive groups, :mod:`uqval.stats.serial_groups`) that hold
+        whole groups ``inner``: intervals resample the units, permutations exchange units of
+        the same layout and shuffle rows inside the inner groups (:meth:`size_layout`).
+
+        >>> g = GroupIndex.nested([0, 0, 0, 0, 1, 1, 1, 1], [0, 0, 1, 1, 2, 2, 3, 3])
+        >>> g.n_groups, g.size_layout().inner_starts.tolist()
+        (2, [0, 2, 4, 6, 8])
+        """
+        base = cls.from_codes(units)
+        codes = np.unique(np.asarray(inner), return_inverse=True)[1].astype(np.intp).ravel()
+        if codes.size != base.size:
+            raise ValueError(f"inner has {codes.size} codes for {base.size} rows")
+        if np.unique(np.stack([codes, base.codes]), axis=1).shape[1] != int(codes.max()) + 1:
+            raise ValueError("every inner group must lie inside one unit")
+        return dataclasses.replace(base, inner=codes)
 
     @classmethod
     def from_codes(cls, codes: ArrayLike) -> GroupIndex:
@@ -116,20 +136,46 @@ class GroupIndex:
         return self.n_groups == self.size
 
     def subset(self, rows: NDArray[np.intp]) -> GroupIndex:
-        """The groups of the given rows only (codes relabelled)."""
-        return GroupIndex.from_codes(self.codes[rows])
+        """The groups of the given rows only, in the given order (codes relabelled; nested
+        inner groups kept)."""
+        if self.inner is None:
+            return GroupIndex.from_codes(self.codes[rows])
+        return GroupIndex.nested(self.codes[rows], self.inner[rows])
 
     def size_layout(self) -> SizeLayout:
         """The rows with the groups in order of size (then of code), for
-        :func:`shuffle_exchangeable`."""
-        rank = np.lexsort((np.arange(self.n_groups), self.counts))  # by size, then code
-        segments = [self.order[self.starts[g]:self.starts[g + 1]] for g in rank]
-        order = np.concatenate(segments).astype(np.intp)
-        sizes = self.counts[rank]
+        :func:`shuffle_exchangeable`. With nested ``inner`` groups: inside each unit the rows
+        of its inner groups one after the other (in the order of their first row), the
+        units in order of their layout (the sizes of their inner groups in turn, then code),
+        so that units exchanged row for row exchange inner group for inner group."""
+        if self.inner is None:
+            rank = np.lexsort((np.arange(self.n_groups), self.counts))  # by size, then code
+            segments = [self.order[self.starts[g]:self.starts[g + 1]] for g in rank]
+            order = np.concatenate(segments).astype(np.intp)
+            sizes = self.counts[rank]
+            starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+            change = np.flatnonzero(np.diff(sizes)) + 1
+            strata = np.concatenate([[0], change, [self.n_groups]]).astype(np.int64)
+            return SizeLayout(order, starts, strata, starts)
+        inner = self.inner
+        first = np.full(int(inner.max()) + 1, self.size, dtype=np.int64)
+        np.minimum.at(first, inner, np.arange(self.size))
+        inner_sizes = np.bincount(inner)
+        units, shapes = [], []
+        for g in range(self.n_groups):
+            rows = self.order[self.starts[g]:self.starts[g + 1]]
+            laid = rows[np.lexsort((rows, first[inner[rows]]))]
+            _, heads = np.unique(first[inner[laid]], return_index=True)
+            units.append(laid)
+            shapes.append(tuple(int(inner_sizes[inner[laid[h]]]) for h in heads))
+        ranked = sorted(range(self.n_groups), key=lambda g: (len(shapes[g]), shapes[g], g))
+        order = np.concatenate([units[g] for g in ranked]).astype(np.intp)
+        sizes = self.counts[ranked]
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        change = np.flatnonzero(np.diff(sizes)) + 1
-        strata = np.concatenate([[0], change, [self.n_groups]]).astype(np.int64)
-        return SizeLayout(order, starts, strata)
+        moves = [i for i in range(1, len(ranked)) if shapes[ranked[i]] != shapes[ranked[i - 1]]]
+        bounds = np.asarray([0, *moves, self.n_groups], dtype=np.int64)
+        cuts = np.cumsum([0, *(s for g in ranked for s in shapes[g])]).astype(np.int64)
+        return SizeLayout(order, starts, bounds, cuts)
 
     def sums(self, values: ArrayLike) -> NDArray[np.float64]:
         """Per-group sums of a per-row variable, shape (G,)."""
@@ -144,12 +190,16 @@ class SizeLayout:
     Attributes:
         order: the rows, group after group, the groups in order of size (then of code).
         starts: (G + 1) segment bounds of the groups in ``order``.
-        strata: bounds, in group positions, of the runs of groups of equal size.
+        strata: bounds, in group positions, of the runs of groups of equal size (with nested
+            inner groups: of equal layout of inner groups).
+        inner_starts: bounds of the segments whose rows are shuffled: the groups' own
+            (``starts``), or with nested inner groups those of the inner groups.
     """
 
     order: NDArray[np.intp]
     starts: NDArray[np.int64]
     strata: NDArray[np.int64]
+    inner_starts: NDArray[np.int64]
 
 
 def constant_within(x: ArrayLike, groups: GroupIndex) -> bool:
@@ -322,14 +372,16 @@ def shuffle_segments(a, starts, s0, s1, s2, s3):  # pragma: no cover - compiled
 
 
 @numba.njit(nogil=True)
-def shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3):  # pragma: no cover - compiled
+def shuffle_exchangeable(a, starts, strata, inner_starts, s0, s1, s2, s3):  # pragma: no cover
     """A uniform permutation of ``a`` (rows of a :class:`SizeLayout`) among those that keep
     the groups' structure: whole groups of equal size exchanged as blocks (Fisher-Yates over
     the blocks of each stratum ``strata[t]:strata[t+1]``; row k of one block goes to row k of
     the other), then the rows shuffled inside each group (:func:`shuffle_segments`). The two
     uniform steps give a uniform element of the group they generate, so successive calls on
     the same array draw uniform permutations of the original. Groups of one row are then
-    permuted freely among themselves. Returns the new SFC64 state."""
+    permuted freely among themselves. The rows are shuffled inside the segments
+    ``inner_starts`` (``starts`` itself, or the inner groups of nested units, which units of
+    one stratum hold in the same layout). Returns the new SFC64 state."""
     for t in range(strata.size - 1):
         g0 = strata[t]
         g1 = strata[t + 1]
@@ -344,7 +396,7 @@ def shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3):  # pragma: no cover
                     tmp = a[bi + k]
                     a[bi + k] = a[bj + k]
                     a[bj + k] = tmp
-    return shuffle_segments(a, starts, s0, s1, s2, s3)
+    return shuffle_segments(a, inner_starts, s0, s1, s2, s3)
 
 
 @numba.njit(nogil=True)

@@ -253,7 +253,7 @@ def binfree_tests(
 
 
 @numba.njit(nogil=True, cache=True)
-def _within_kuiper(pairs, starts, strata, rank, state, out):  # pragma: no cover - compiled
+def _within_kuiper(pairs, starts, strata, inner, rank, state, out):  # pragma: no cover
     """As :func:`_chunk_kuiper`, the rows permuted inside each group and whole groups of
     equal size exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`): ``pairs`` in the
     order of a :class:`~uqval.stats.groups.SizeLayout` (``starts``, ``strata``), row i of
@@ -263,7 +263,7 @@ def _within_kuiper(pairs, starts, strata, rank, state, out):  # pragma: no cover
     buf = np.empty_like(a)
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.shape[0]):
-        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, inner, s0, s1, s2, s3)
         for i in range(m):
             buf[rank[i]] = a[i]
         _kuiper_ranges(buf, out[r])
@@ -297,7 +297,7 @@ def grouped_binfree_tests(
         e_unit, u_unit, _ = unit_scaled(z * u, u)
         test = mcb_permutation_test(e_unit, u_unit,
                                     n_permutations=min(n_permutations, MAX_MCB_PERMUTATIONS),
-                                    seed=mcb_seed, n_workers=n_workers, groups=groups.codes)
+                                    seed=mcb_seed, n_workers=n_workers, groups=groups)
         record = (test.miscalibration, test.p_value, test.n_permutations, z.size)
     return _grouped_cumulative(z, variables, groups, levels, n_permutations=n_permutations,
                                seeds=(between_seed, within_seed), n_workers=n_workers), record
@@ -343,7 +343,8 @@ def _grouped_cumulative(
 
             def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
                             rank=rank) -> None:
-                _within_kuiper(pairs_s, layout.starts, layout.strata, rank, state, rows)
+                _within_kuiper(pairs_s, layout.starts, layout.strata, layout.inner_starts,
+                               rank, state, rows)
 
             null = run_chunks(np.zeros((n_permutations, 2)), child, n_workers, fill_within)
         row: list[float] = []

@@ -32,13 +32,19 @@ from uqval._internal.checks import (
 from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
 from uqval.stats.groups import MIN_GROUPS, GroupIndex
+from uqval.stats.serial_groups import serial_blocks
 from uqval.validation import binfree as binfree_module
 from uqval.validation import rules, stages
 from uqval.validation.advice import AdviceInputs
 from uqval.validation.all_rows import AllRows
 from uqval.validation.degenerate import check_errors_not_all_zero
 from uqval.validation.figure_stage import figure_records
-from uqval.validation.grouping import group_summary, id_like_columns, id_like_warning
+from uqval.validation.grouping import (
+    group_summary,
+    id_like_columns,
+    id_like_warning,
+    serial_warning,
+)
 from uqval.validation.inputs import CleanInputs, Features, clean_inputs
 from uqval.validation.judgement import judge
 from uqval.validation.result import ValidationResult
@@ -286,6 +292,11 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
                          "needed to resample and permute groups")
     e, u = inputs.errors, inputs.uncertainties
     check_errors_not_all_zero(e, u)
+    given_index = group_index
+    serial = None if group_index is None else serial_blocks(e / u, group_index)
+    if group_index is not None and serial is not None and serial.block_size > 1:
+        # dependent consecutive groups: blocks of them are the units (uqval.stats.serial_groups)
+        group_index = GroupIndex.nested(serial.codes, group_index.codes)
     e_unit, u_unit, _ = unit_scaled(e, u)  # for the statistics that square E or uE
     m = e.size
     k = _bin_count(n_bins, m if all_rows is None else all_rows.m)
@@ -302,8 +313,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
                                     n_permutations=n_permutations, seeds=seeds,
                                     n_workers=n_workers, say=say, groups=group_index,
                                     all_rows=all_rows, effective_bins=n_bins is None)
-    group_record = None if group_index is None else group_summary(
-        e / u, group_index, conditional.procedures)
+    group_record = None if given_index is None else group_summary(
+        e / u, given_index, conditional.procedures, serial)
     if rule == "uqval":
         rows = average.rows + conditional.rows
         joint, joint_rows, joint_note = joint_stage(
@@ -353,6 +364,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         parameters["parts"] = parts_note
     if group_record is not None:
         parameters["groups"] = group_record.describe()
+    if serial is not None:
+        parameters["serial_groups"] = serial.describe()
         parameters["group_tests"] = (
             "intervals resample groups (scale factor: studentized, never narrower than the "
             "cluster-robust t(G-1) interval; per-bin <Z>: cluster-robust t over the bin's "
@@ -384,7 +397,7 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
         stages=judged.stages,
         warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference),
-                  *id_warnings),
+                  *id_warnings, *serial_warning(serial)),
         groups=group_record)
 
 

@@ -12,6 +12,9 @@ the average as M / deff independent rows.
 :func:`id_like_columns` names the columns of a table that look like a group id (text
 with repeated values) when no group was given: rows sharing an id usually share part of
 their error, and treating them as independent makes every interval too narrow.
+
+:func:`serial_warning` says when consecutive groups are dependent
+(:func:`uqval.stats.serial_groups.serial_blocks`) and what to give instead.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from uqval.stats.groups import GroupIndex, cluster_mean_se, design_effect, icc_oneway
+from uqval.stats.serial_groups import SerialBlocks
 
-__all__ = ["ID_COLUMNS", "GroupSummary", "group_summary", "id_columns_to_read", "id_like_columns",
-           "id_like_warning", "with_id_warning"]
+__all__ = ["ID_COLUMNS", "SERIAL_GROUPS", "GroupSummary", "group_summary", "id_columns_to_read", "id_like_columns",
+           "id_like_warning", "serial_warning", "with_id_warning"]
 
 ID_COLUMNS = 100
 """Most other columns the command line reads (without --group) to warn of a group id."""
+SERIAL_GROUPS = "consecutive groups are dependent"
+"""How the warning of :func:`serial_warning` begins (the command line names the group column)."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,8 @@ class GroupSummary:
         procedures: per binning variable, how its permutations respected the groups
             ("groups exchanged" for a variable constant inside groups, "permuted within
             groups" otherwise).
+        serial: the test of consecutive groups and the blocks the inference used
+            (:class:`uqval.stats.serial_groups.SerialBlocks`; None when not tested).
     """
 
     n_groups: int
@@ -61,19 +69,29 @@ class GroupSummary:
     effective_rows: float
     variance_ratio: float
     procedures: Mapping[str, str]
+    serial: SerialBlocks | None = None
+
+    @property
+    def blocked(self) -> bool:
+        """The inference used blocks of consecutive groups, not the groups as given."""
+        return self.serial is not None and self.serial.block_size > 1
 
     def describe(self) -> str:
         """One line for the report and the parameters."""
+        blocks = (f"; the units are {self.serial.n_blocks} blocks of {self.serial.block_size} "
+                  "consecutive groups" if self.serial is not None and self.blocked else "")
         return (f"{self.n_groups} groups of {self.rows_min}-{self.rows_max} rows (median "
                 f"{self.rows_median:g}); ICC of Z {self.icc_z:.3f}, of Z^2 {self.icc_z2:.3f}; "
                 f"design effect {self.design_effect:.2f} (cluster-robust/naive variance of "
                 f"<Z^2>: {self.variance_ratio:.2f}); effective rows about "
-                f"{self.effective_rows:.0f}")
+                f"{self.effective_rows:.0f}{blocks}")
 
 
 def group_summary(z: NDArray[np.float64], groups: GroupIndex,
-                  procedures: Mapping[str, str]) -> GroupSummary:
-    """The :class:`GroupSummary` of z-scores ``z`` in ``groups``."""
+                  procedures: Mapping[str, str],
+                  serial: SerialBlocks | None = None) -> GroupSummary:
+    """The :class:`GroupSummary` of z-scores ``z`` in ``groups`` (as given), with the
+    blocks of consecutive groups the inference used (``serial``)."""
     z2 = np.square(z)
     icc_z2 = icc_oneway(z2, groups)
     deff = design_effect(icc_z2, groups)
@@ -85,7 +103,7 @@ def group_summary(z: NDArray[np.float64], groups: GroupIndex,
         rows_median=float(np.median(groups.counts)), rows_max=int(groups.counts.max()),
         icc_z=icc_oneway(z, groups), icc_z2=icc_z2, design_effect=deff,
         effective_rows=z.size / deff if np.isfinite(deff) else float("nan"),
-        variance_ratio=float(ratio), procedures=dict(procedures))
+        variance_ratio=float(ratio), procedures=dict(procedures), serial=serial)
 
 
 def id_like_columns(data: pd.DataFrame, used: Sequence[object]) -> list[str]:
@@ -131,3 +149,12 @@ def with_id_warning(result: Any, columns: Mapping[str, Any], used: Sequence[obje
         else None
     return result if warning is None else dataclasses.replace(
         result, warnings=(*result.warnings, warning))
+
+
+def serial_warning(serial: SerialBlocks | None) -> tuple[str, ...]:
+    """The warning of dependent consecutive groups (none when they are independent as far as
+    tested, or without groups)."""
+    if serial is None or not serial.dependent:
+        return ()
+    return (f"{serial.describe()}; groups should be independent units: give longer ones "
+            "(weeks rather than days, whole trajectories rather than their segments)",)

@@ -228,7 +228,7 @@ def heterogeneity_tests(
 
 
 @numba.njit(nogil=True, cache=True)
-def _within_sums(zs, labels, offsets, starts, strata, state, out):  # pragma: no cover
+def _within_sums(zs, labels, offsets, starts, strata, inner, state, out):  # pragma: no cover
     """As :func:`_chunk_sums`, Z permuted inside each group and whole groups of equal size
     exchanged (:func:`uqval.stats.groups.shuffle_exchangeable`): ``zs`` and ``labels`` are in
     the order of a :class:`~uqval.stats.groups.SizeLayout` (segments ``starts``, runs of
@@ -236,7 +236,7 @@ def _within_sums(zs, labels, offsets, starts, strata, state, out):  # pragma: no
     a = zs.copy()
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     for r in range(out.shape[0]):
-        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, s0, s1, s2, s3)
+        s0, s1, s2, s3 = shuffle_exchangeable(a, starts, strata, inner, s0, s1, s2, s3)
         for v in range(labels.shape[0]):
             base = offsets[v]
             for i in range(a.size):
@@ -332,7 +332,8 @@ def grouped_heterogeneity_tests(
 
             def fill_within(state: NDArray[np.uint64], rows: NDArray[np.float64],
                             zs=zs, slab=slab, offsets=offsets, layout=layout) -> None:
-                _within_sums(zs, slab, offsets, layout.starts, layout.strata, state, rows)
+                _within_sums(zs, slab, offsets, layout.starts, layout.strata,
+                             layout.inner_starts, state, rows)
 
             sums = run_chunks(np.zeros((n_permutations, total, 2)), child, n_workers,
                               fill_within)

@@ -55,8 +55,10 @@ from uqval._internal.seeding import seed_sequence
 from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
 from uqval.stats.groups import MIN_GROUPS, GroupIndex, cluster_mean_se
+from uqval.stats.serial_groups import serial_blocks
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
+from uqval.validation.grouping import serial_warning
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
@@ -201,6 +203,23 @@ def _levels(pred: Predictive, levels: Sequence[float] | None) -> tuple[float, ..
     return tuple(probability(float(x), "levels") for x in chosen)
 
 
+def _standardized(y: NDArray[np.float64], pred: Predictive,
+                  levels: Sequence[float]) -> NDArray[np.float64]:
+    """Per-row standardized errors for the test of consecutive groups
+    (:func:`uqval.stats.serial_groups.serial_blocks`): (y - point)/sd with a variance, else
+    the position of y in the central interval nearest 90 %, (y - mid)/(half width); 0 where
+    undefined (no information)."""
+    variance = pred.variance
+    if variance is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (y - pred.point) / np.sqrt(variance)
+    else:
+        lo, hi = pred.interval(min(levels, key=lambda a: abs(a - 0.9)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (y - (lo + hi) / 2) / ((hi - lo) / 2)
+    return np.where(np.isfinite(z), z, 0.0)
+
+
 def validate_predictive(
     y_true: ArrayLike | str,
     predictive: Predictive,
@@ -238,6 +257,12 @@ def validate_predictive(
         raise ValueError(f"groups: {group_index.n_groups} groups; at least {MIN_GROUPS} are "
                          "needed to resample and permute groups")
     levels_used = _levels(pred, levels)
+    serial = None if group_index is None else serial_blocks(
+        _standardized(y, pred, levels_used), group_index)
+    if group_index is not None and serial is not None and serial.block_size > 1:
+        # dependent consecutive groups: blocks of them are the units of the predictive stages
+        # (the variance stages get the groups as given and decide on them alike)
+        group_index = GroupIndex.nested(serial.codes, group_index.codes)
     n_vars = len(inputs.features) + 1
     variance_permutations = n_permutations  # None: the variance engine's own default
     ensemble_replicates = n_permutations
@@ -248,7 +273,7 @@ def validate_predictive(
     # alike (same numbers, same advice); coverage and shape draw from children 1 and 2,
     # the perfect-ensemble reference from child 3
     _, cov_seed, shape_seed, ref_seed, cvm_seed = seed_sequence(seed).spawn(5)
-    warnings: list[str] = []
+    warnings: list[str] = list(serial_warning(serial))
     variance_result = None
     point = pred.point
     variance = pred.variance
@@ -276,7 +301,7 @@ def validate_predictive(
             if reference is not None:
                 variance_result = rejudge(variance_result, reference, seed=ref_seed,
                                           alpha=alpha)
-            warnings += list(variance_result.warnings)
+            warnings += [w for w in variance_result.warnings if w not in warnings]
         else:
             reason = (" (rows with fewer than 4 members are left out: a perfect ensemble of 3 "
                       "or fewer normal members has an infinite E(Z^2))"
@@ -322,6 +347,8 @@ def validate_predictive(
             "groups; scores: cluster-robust standard errors; variance stages: as "
             "uqval.validate with groups (an unweighted ensemble's reference picks one member "
             "per group)")
+    if serial is not None:
+        parameters["serial_groups"] = serial.describe()
     intervals = INTERVALS.get(predictive.kind, "central intervals (quantiles of the "
                               f"{predictive.kind} distribution)")
     own = predictive_advice(cov, shape, predictive.data_issues.sentences()
@@ -335,7 +362,8 @@ def validate_predictive(
               if filled else no_action(cov, shape, int(y.size), intervals))
     result = PredictiveValidation(
         verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result, advice=advice,
-        scores=_scores(y, pred, levels_used, codes), data_issues=predictive.data_issues,
+        scores=_scores(y, pred, levels_used, None if group_index is None else group_index.codes),
+        data_issues=predictive.data_issues,
         row_counts=inputs.row_counts, kind=predictive.kind, parameters=parameters,
         names={"features": list(inputs.features)}, y_true=y, point=point,
         features=inputs.features, warnings=tuple(warnings),

@@ -1,0 +1,216 @@
+"""Groups that follow one another: dependence between consecutive groups, and blocks of them.
+
+The group methods of :mod:`uqval.stats.groups` take the groups as independent units. Groups
+that follow one another often are not: the days of hourly readings (a warm spell makes
+consecutive days' errors alike), the segments of one trajectory, the batches of one
+measurement campaign. Every interval over such groups is then too narrow and every
+permutation of groups too eager: on 110 consecutive days of hourly temperatures with
+persistent day effects (AR(1), rho = 0.7, uncertainties right by construction) uqval found
+a false range in 34 % of the draws with the days as groups (``benchmarks/real_outputs_nulls.md``).
+
+**Order.** The groups are taken in the order of their first row in the input: the file's
+order, which for times and trajectories is the order that matters.
+
+**Test** (:func:`rank_von_neumann`): Bartels' (1982) rank version of von Neumann's ratio
+on the group means of Z and of Z^2 (the two ways errors persist: a shared offset, a shared
+size), each at level ``alpha / 2``. With R_i the ranks of the G group means in order,
+
+    RVN = sum_{i=1}^{G-1} (R_i - R_{i+1})^2 / sum_{i=1}^{G} (R_i - R_bar)^2,
+
+E(RVN) = 2 and Var(RVN) = 4 (G - 2)(5G^2 - 2G - 9) / (5 G (G + 1)(G - 1)^2) for independent
+groups (no ties); persistence makes RVN small, so the one-sided p-value is
+Phi((RVN - 2)/sd). Ranks make it exact in distribution for any heavy-tailed Z^2 and need no
+seed. RVN is about 2 (1 - r) with r the lag-1 autocorrelation of the ranks.
+
+**Blocks** (:func:`serial_blocks`): when a test rejects, consecutive groups are merged into
+blocks of k groups (the last block takes the remainder), and every group method then works
+on the blocks. k is the smallest block length for which an AR(1) of the groups with
+coefficient r (the larger of the two lag-1 rank autocorrelations) predicts a lag-1
+correlation of adjacent block sums of at most ``max_block_correlation`` (0.1):
+
+    corr(S_j, S_{j+1}) = r (1 - r^k)^2 / (1 - r)^2 / (k + 2 sum_{h=1}^{k-1} (k - h) r^h),
+
+then enlarged while the blocks' own tests still reject, and never so large that fewer than
+:data:`uqval.stats.groups.MIN_GROUPS` blocks remain (then the dependence is only reported).
+Blocks of consecutive groups are coarser clusters: intervals over them stay valid when the
+groups are in fact independent, at the price of fewer units (docs/choices.md, "Groups that
+follow one another", has the measured false alarms and power).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from uqval.stats.groups import MIN_GROUPS, GroupIndex
+
+__all__ = [
+    "ALPHA",
+    "MAX_BLOCK_CORRELATION",
+    "SerialBlocks",
+    "ar1_block_correlation",
+    "rank_von_neumann",
+    "serial_blocks",
+]
+
+ALPHA = 0.01
+"""Level of the two tests together (``alpha / 2`` each, Bonferroni)."""
+MAX_BLOCK_CORRELATION = 0.1
+"""Largest lag-1 correlation of adjacent blocks that an AR(1) may predict."""
+
+
+def rank_von_neumann(values: ArrayLike) -> tuple[float, float]:
+    """Bartels' rank von Neumann ratio of a series and its one-sided p-value (module
+    docstring): small for positive serial dependence.
+
+    >>> import numpy as np
+    >>> ratio, p = rank_von_neumann(np.arange(30.0))  # a trend: every neighbour alike
+    >>> round(ratio, 4), p < 1e-6
+    (0.0129, True)
+    >>> ratio, p = rank_von_neumann(np.random.default_rng(0).standard_normal(200))
+    >>> bool(1.6 < ratio < 2.4), bool(p > 0.01)
+    (True, True)
+    """
+    x = np.asarray(values, dtype=np.float64)
+    g = x.size
+    if g < 3:
+        raise ValueError(f"rank_von_neumann: needs at least 3 values, got {g}")
+    ranks = stats.rankdata(x)
+    spread = float(np.sum((ranks - ranks.mean()) ** 2))
+    if spread == 0.0:
+        return 2.0, 1.0  # all equal: no evidence of anything
+    ratio = float(np.sum(np.diff(ranks) ** 2)) / spread
+    var = 4.0 * (g - 2) * (5.0 * g * g - 2.0 * g - 9.0) / (5.0 * g * (g + 1) * (g - 1) ** 2)
+    return ratio, float(stats.norm.cdf((ratio - 2.0) / math.sqrt(var)))
+
+
+def ar1_block_correlation(r: float, k: int) -> float:
+    """Lag-1 correlation of adjacent sums of k consecutive values of an AR(1) with lag-1
+    correlation r (module docstring).
+
+    >>> round(ar1_block_correlation(0.37, 1), 2), round(ar1_block_correlation(0.37, 5), 3)
+    (0.37, 0.102)
+    """
+    if r <= 0.0:
+        return 0.0
+    cov = r * (1.0 - r**k) ** 2 / (1.0 - r) ** 2
+    var = k + 2.0 * sum((k - h) * r**h for h in range(1, k))
+    return float(cov / var)
+
+
+@dataclass(frozen=True)
+class SerialBlocks:
+    """Dependence between consecutive groups and the blocks the inference uses.
+
+    Attributes:
+        n_groups: G, the groups as given.
+        p_mean, p_square: one-sided p-values of the rank von Neumann tests on the group means
+            of Z and of Z^2 (groups in the order of their first row).
+        lag1: the larger lag-1 rank autocorrelation of the two series, 1 - RVN/2.
+        dependent: a test rejected at ``alpha / 2``.
+        block_size: k consecutive groups per block (1: the groups are used as given).
+        n_blocks: the units of the inference.
+        codes: block code of every row (the group codes when ``block_size`` is 1).
+    """
+
+    n_groups: int
+    p_mean: float
+    p_square: float
+    lag1: float
+    dependent: bool
+    block_size: int
+    n_blocks: int
+    codes: NDArray[np.intp]
+
+    def describe(self) -> str:
+        """One line for the parameters and the warnings."""
+        tests = (f"lag-1 rank correlation of consecutive groups' means of Z and Z^2 up to "
+                 f"{self.lag1:.2f}, Bartels p = {self.p_mean:.2g} and {self.p_square:.2g}")
+        if not self.dependent:
+            return f"consecutive groups independent as far as tested ({tests})"
+        if self.block_size == 1:
+            return (f"consecutive groups are dependent ({tests}), and {self.n_groups} groups "
+                    f"are too few for blocks of at least {MIN_GROUPS}: intervals and tests "
+                    "over the groups are too narrow")
+        return (f"consecutive groups are dependent ({tests}): intervals and tests use "
+                f"{self.n_blocks} blocks of {self.block_size} consecutive groups (in the order "
+                "of their first row)")
+
+
+def _series(values: NDArray[np.float64], codes: NDArray[np.intp], n: int,
+            weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray(np.bincount(codes, weights=values, minlength=n) / weights)
+
+
+def _block_codes(position: NDArray[np.intp], k: int) -> NDArray[np.intp]:
+    """Block of each group position: k consecutive groups, the last block the remainder."""
+    n_blocks = position.size // k
+    return np.minimum(position // k, n_blocks - 1).astype(np.intp)
+
+
+def _tests(z: NDArray[np.float64], unit: NDArray[np.intp], n: int) -> tuple[float, float, float]:
+    counts = np.bincount(unit, minlength=n).astype(np.float64)
+    p = []
+    ratios = []
+    for v in (z, z * z):
+        ratio, pv = rank_von_neumann(_series(v, unit, n, counts))
+        ratios.append(ratio)
+        p.append(pv)
+    return p[0], p[1], 1.0 - min(ratios) / 2.0
+
+
+def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
+                  max_block_correlation: float = MAX_BLOCK_CORRELATION) -> SerialBlocks:
+    """Test consecutive groups for dependence and merge them into blocks if needed (module
+    docstring). ``z``: the z-scores E/uE of the rows.
+
+    Groups of independent rows in a random order are kept:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(3)
+    >>> codes = np.repeat(np.arange(120), 24)
+    >>> g = GroupIndex.from_codes(codes)
+    >>> serial_blocks(rng.standard_normal(codes.size), g).block_size
+    1
+
+    Days whose error sizes persist (an AR(1) of log sizes, rho = 0.8) become blocks:
+
+    >>> log_a = np.zeros(120)
+    >>> for i in range(1, 120):
+    ...     log_a[i] = 0.8 * log_a[i - 1] + 0.6 * rng.standard_normal()
+    >>> res = serial_blocks(np.exp(log_a)[codes] * rng.standard_normal(codes.size), g)
+    >>> res.dependent, res.block_size > 1, res.n_blocks >= 10
+    (True, True, True)
+    """
+    zz = np.asarray(z, dtype=np.float64)
+    g = groups.n_groups
+    first = np.full(g, groups.size, dtype=np.int64)
+    np.minimum.at(first, groups.codes, np.arange(groups.size))
+    position = np.empty(g, dtype=np.intp)
+    position[np.argsort(first, kind="stable")] = np.arange(g)
+    row_position = position[groups.codes]
+    p_mean, p_square, lag1 = _tests(zz, row_position, g)
+    dependent = min(p_mean, p_square) < alpha / 2
+    k, largest = 1, g // MIN_GROUPS
+    if dependent and largest >= 2:
+        k = 2
+        while k < largest and ar1_block_correlation(lag1, k) > max_block_correlation:
+            k += 1
+        while k < largest:
+            blocks = _block_codes(position, k)
+            n_blocks = int(blocks.max()) + 1
+            if min(_tests(zz, blocks[groups.codes], n_blocks)[:2]) >= alpha / 2:
+                break
+            k += 1
+    if k == 1:
+        codes, n_units = groups.codes, g
+    else:
+        blocks = _block_codes(position, k)
+        codes, n_units = blocks[groups.codes], int(blocks.max()) + 1
+    return SerialBlocks(n_groups=g, p_mean=p_mean, p_square=p_square, lag1=lag1,
+                        dependent=bool(dependent), block_size=k, n_blocks=n_units,
+                        codes=np.asarray(codes, dtype=np.intp))

@@ -1,0 +1,206 @@
+"""Groups that follow one another: the rank von Neumann test, AR(1) block correlations, blocks,
+and what validate does with them.
+
+References are written here: the exact permutation distribution of the ratio for small
+series (every ordering, or many random ones), the covariance matrix of an AR(1) summed in
+blocks, and simulated groups with independent or persistent error sizes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from uqval import Normal, validate
+from uqval.stats.groups import GroupIndex
+from uqval.stats.serial_groups import ar1_block_correlation, rank_von_neumann, serial_blocks
+
+
+def ratio_of(ranks: np.ndarray) -> float:
+    r = np.asarray(ranks, float)
+    return float(np.sum(np.diff(r) ** 2) / np.sum((r - r.mean()) ** 2))
+
+
+def test_variance_is_that_of_every_ordering():
+    """E(RVN) = 2 and the closed-form variance, against all 8! orderings of 8 ranks."""
+    values = np.array([ratio_of(p) for p in itertools.permutations(range(1, 9))])
+    g = 8
+    var = 4 * (g - 2) * (5 * g * g - 2 * g - 9) / (5 * g * (g + 1) * (g - 1) ** 2)
+    assert values.mean() == pytest.approx(2.0, abs=1e-12)
+    assert values.var() == pytest.approx(var, rel=1e-12)
+
+
+@pytest.mark.parametrize("g", [20, 60])
+def test_p_value_matches_the_permutation_distribution(g):
+    """The normal approximation of the one-sided p-value against 20 000 random orderings."""
+    rng = np.random.default_rng(g)
+    x = np.cumsum(rng.standard_normal(g)) * 0.3 + rng.standard_normal(g)  # some persistence
+    ratio, p = rank_von_neumann(x)
+    ranks = stats.rankdata(x)
+    null = np.array([ratio_of(rng.permutation(ranks)) for _ in range(20000)])
+    assert ratio == pytest.approx(ratio_of(ranks))
+    assert p == pytest.approx(np.mean(null <= ratio), abs=0.015)
+
+
+def test_size_on_heavy_tailed_independent_means():
+    rng = np.random.default_rng(5)
+    p = np.array([rank_von_neumann(rng.standard_t(2.5, 40) ** 2)[1] for _ in range(4000)])
+    assert 0.035 < np.mean(p < 0.05) < 0.065
+
+
+@pytest.mark.parametrize(("r", "k"), [(0.37, 1), (0.37, 5), (0.7, 3), (0.2, 8)])
+def test_ar1_block_correlation_from_the_covariance_matrix(r, k):
+    lags = np.abs(np.subtract.outer(np.arange(2 * k), np.arange(2 * k)))
+    cov = r ** lags.astype(float)
+    a, b = np.zeros(2 * k), np.zeros(2 * k)
+    a[:k], b[k:] = 1, 1
+    expected = (a @ cov @ b) / (a @ cov @ a)
+    assert ar1_block_correlation(r, k) == pytest.approx(expected, rel=1e-12)
+
+
+def persistent_z(rng, n_groups, size, rho, log_sd=0.6):
+    log_a = np.empty(n_groups)
+    log_a[0] = log_sd * rng.standard_normal()
+    for i in range(1, n_groups):
+        log_a[i] = rho * log_a[i - 1] + log_sd * np.sqrt(1 - rho**2) * rng.standard_normal()
+    codes = np.repeat(np.arange(n_groups), size)
+    return np.exp(log_a - log_sd**2)[codes] * rng.standard_normal(codes.size), codes
+
+
+def test_independent_groups_are_kept_nearly_always():
+    """Groups with their own (independent) error sizes: the blocks are used in about 1 % of
+    sets (the level), and never change the codes otherwise."""
+    rng = np.random.default_rng(11)
+    blocked = 0
+    for _ in range(300):
+        z, codes = persistent_z(rng, 60, 10, rho=0.0)
+        res = serial_blocks(z, GroupIndex.from_codes(codes))
+        blocked += res.block_size > 1
+        if res.block_size == 1:
+            assert np.array_equal(res.codes, GroupIndex.from_codes(codes).codes)
+    assert blocked <= 9  # 3 % of 300; the level is 1 %
+
+
+def test_persistent_groups_become_consecutive_blocks():
+    rng = np.random.default_rng(12)
+    found = []
+    for _ in range(40):
+        z, codes = persistent_z(rng, 120, 24, rho=0.7)
+        res = serial_blocks(z, GroupIndex.from_codes(codes))
+        found.append(res.block_size)
+        if res.block_size > 1:
+            # blocks of consecutive groups: each block's groups are a run of positions
+            per_group = pd.Series(res.codes).groupby(codes).first().to_numpy()
+            assert np.all(np.diff(per_group) >= 0)
+            assert res.n_blocks == 120 // res.block_size >= 10
+    assert np.mean(np.array(found) > 1) > 0.9
+
+
+def test_order_is_that_of_the_first_row_not_of_the_labels():
+    """Labels in reverse order of appearance: the blocks follow the file."""
+    rng = np.random.default_rng(13)
+    z, codes = persistent_z(rng, 100, 20, rho=0.8)
+    res = serial_blocks(z, GroupIndex.from_codes(codes))
+    flipped = serial_blocks(z, GroupIndex.from_codes(99 - codes))
+    assert res.block_size == flipped.block_size > 1
+    assert res.p_square == pytest.approx(flipped.p_square)
+
+
+def test_validate_uses_blocks_and_says_so():
+    rng = np.random.default_rng(14)
+    z, codes = persistent_z(rng, 120, 24, rho=0.8)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    res = validate(z * u, u, groups=codes, n_boot=200, n_permutations=199, seed=1)
+    assert "blocks of" in res.parameters["serial_groups"]
+    assert any("consecutive groups are dependent" in w for w in res.warnings)
+    assert res.groups.n_groups == 120 and res.groups.blocked  # the groups as given, in blocks
+
+
+def test_validate_without_dependence_is_unchanged():
+    """Independent groups: no warning, and the numbers of the groups as given."""
+    rng = np.random.default_rng(15)
+    z, codes = persistent_z(rng, 60, 10, rho=0.0)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    res = validate(z * u, u, groups=codes, n_boot=200, n_permutations=199, seed=1)
+    assert res.parameters["serial_groups"].startswith("consecutive groups independent")
+    assert not any("consecutive groups" in w for w in res.warnings)
+    assert res.groups.n_groups == 60
+
+
+def test_predictive_route_blocks_like_the_sd_route():
+    rng = np.random.default_rng(16)
+    z, codes = persistent_z(rng, 120, 24, rho=0.8)
+    sd = np.exp(rng.normal(0, 0.3, z.size))
+    y = z * sd
+    res = validate(y, Normal(np.zeros_like(y), sd), groups=codes, n_boot=200,
+                   n_permutations=199, seed=1)
+    assert "blocks of" in res.parameters["serial_groups"]
+    assert any("consecutive groups are dependent" in w for w in res.warnings)
+
+
+def test_nested_exchange_is_uniform_over_the_allowed_permutations():
+    """Two blocks of two groups of two rows, and a block of a group of two rows and a group
+    of one: blocks of the same layout are exchanged whole, rows are shuffled inside the
+    groups (never across the groups of a block). Every drawn arrangement keeps each layout
+    segment inside one group and each block inside one block; all 2 x 2^4 x 2 = 64 allowed
+    arrangements are drawn, equally often."""
+    from uqval.stats.groups import shuffle_exchangeable
+    from uqval.stats.resample_kernel import sfc64_state
+
+    units = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2])
+    inner = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5])
+    layout = GroupIndex.nested(units, inner).size_layout()
+    a = np.arange(11, dtype=np.float64)[layout.order]
+    s = tuple(sfc64_state(np.random.SeedSequence(7)))
+    seen: dict[tuple, int] = {}
+    for _ in range(32_000):
+        s = tuple(np.uint64(v) for v in shuffle_exchangeable(
+            a, layout.starts, layout.strata, layout.inner_starts, *s))
+        rows = a.astype(int)
+        for lo, hi in zip(layout.inner_starts[:-1], layout.inner_starts[1:], strict=True):
+            assert np.unique(inner[rows[lo:hi]]).size == 1
+        for lo, hi in zip(layout.starts[:-1], layout.starts[1:], strict=True):
+            assert np.unique(units[rows[lo:hi]]).size == 1
+        key = tuple(rows)
+        seen[key] = seen.get(key, 0) + 1
+    assert len(seen) == 64
+    assert stats.chisquare(list(seen.values())).pvalue > 0.001
+
+
+def test_summary_says_the_blocks():
+    from uqval.report.summary import summary_markdown
+
+    rng = np.random.default_rng(17)
+    z, codes = persistent_z(rng, 120, 24, rho=0.8)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    res = validate(z * u, u, {"hour": np.tile(np.arange(24.0), 120)}, groups=codes,
+                   n_boot=200, n_permutations=199, seed=1)
+    text = summary_markdown(res)
+    assert res.groups.n_groups == 120 and res.groups.blocked
+    k = res.groups.serial.block_size
+    assert f"blocks of {k} consecutive groups" in text
+    assert "Consecutive groups are dependent" in text
+    # one warning, not two, on the predictive route
+    pred = validate(z * u, Normal(np.zeros_like(u), u), groups=codes, n_boot=200,
+                    n_permutations=199, seed=1)
+    assert sum("consecutive groups are dependent" in w for w in pred.warnings) == 1
+
+
+def test_command_line_names_the_group_column(tmp_path, capsys):
+    from uqval.cli import main
+
+    rng = np.random.default_rng(18)
+    z, codes = persistent_z(rng, 120, 24, rho=0.8)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    path = tmp_path / "days.csv"
+    pd.DataFrame({"err": z * u, "sigma": u, "day": codes}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--error", "err", "--uncertainty", "sigma", "--group",
+                 "day", "--out", str(tmp_path / "out"), "--n-boot", "200"])
+    assert code == 0
+    err = capsys.readouterr().err
+    line = next(w for w in err.splitlines() if "consecutive groups are dependent" in w)
+    assert line.startswith(f"uqval: warning: {path}: column 'day': consecutive groups")
