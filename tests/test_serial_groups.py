@@ -204,3 +204,34 @@ def test_command_line_names_the_group_column(tmp_path, capsys):
     err = capsys.readouterr().err
     line = next(w for w in err.splitlines() if "consecutive groups are dependent" in w)
     assert line.startswith(f"uqval: warning: {path}: column 'day': consecutive groups")
+
+
+def test_compare_uses_the_blocks_on_both_routes():
+    from uqval import compare
+
+    rng = np.random.default_rng(19)
+    z, codes = persistent_z(rng, 120, 10, rho=0.8)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    e = z * u
+    res = compare({"a": (e, u), "b": (e, 1.2 * u)}, groups=codes, n_boot=100, n_sim=50,
+                  validate_models=False)
+    assert "blocks of" in res.parameters["serial_groups"]
+    assert res.parameters["groups"].startswith("120 groups")
+    pred = compare({"a": Normal(np.zeros_like(u), u), "b": Normal(np.zeros_like(u), 1.2 * u)},
+                   y_true=e, groups=codes, n_boot=100)
+    assert pred.n_groups == 120 and pred.block_size > 1
+    assert "consecutive groups are dependent" in pred.summary()
+    y = u * rng.standard_normal(u.size)
+    independent = compare({"a": Normal(np.zeros_like(u), u),
+                           "b": Normal(np.zeros_like(u), 1.2 * u)}, y_true=y, groups=codes,
+                          n_boot=100)
+    assert independent.block_size == 1
+
+
+def test_average_ranks_are_scipys():
+    from uqval.stats.serial_groups import _average_ranks
+
+    rng = np.random.default_rng(20)
+    for _ in range(300):
+        x = rng.integers(0, 6, rng.integers(1, 50)).astype(float)
+        np.testing.assert_allclose(_average_ranks(x), stats.rankdata(x))

@@ -63,6 +63,7 @@ from uqval.scores._input import check_bins, check_inputs, check_vector, sorted_e
 from uqval.scores.murphy import murphy_diagram
 from uqval.scores.references import SCORES, ScoreSettings, calibration_scores, score_rows
 from uqval.stats.groups import GroupIndex
+from uqval.stats.serial_groups import widest_blocks
 from uqval.stats.synthetic import DistributionName, predictive
 from uqval.ucc import PredictionIntervals, auucc_permutation_test
 from uqval.validation import validate
@@ -343,10 +344,14 @@ def compare(
     pairs = list(itertools.combinations(names, 2))
     root = seed_sequence(seed)
     boot_seed, *rest = root.spawn(1 + len(names) * (1 + len(feats)) + len(pairs))
-    group_index = None
+    group_index = given = serial = None
     if groups is not None:
         group_index = GroupIndex.from_codes(_group_codes(groups, m))
-        group_index = None if group_index.singleton else group_index
+        group_index = given = None if group_index.singleton else group_index
+    if group_index is not None:  # dependent consecutive groups: blocks of them are the units
+        serial = widest_blocks([e / u for e, u in data.values()], group_index)
+        if serial.block_size > 1:
+            group_index = GroupIndex.nested(serial.codes, group_index.codes)
     boot = _bootstrap(data, feats, settings, n_boot, boot_seed, group_index)
     alpha = 1.0 - confidence
     q = [alpha / 2.0, 1.0 - alpha / 2.0]
@@ -414,7 +419,7 @@ def compare(
                 # validate's bins hold at least MIN_BIN_COUNT rows (n_bins is the scores')
                 n_bins=None if n_bins is None else min(n_bins, max(2, m // MIN_BIN_COUNT)),
                 alpha=1.0 - confidence, uncertainty_name="uE",
-                groups=None if group_index is None else group_index.codes,
+                groups=None if given is None else given.codes,  # validate tests them itself
             )
     murphy = murphy_diagram(data, n_boot=n_boot, confidence=confidence,
                             seed=root.spawn(1)[0],
@@ -425,10 +430,12 @@ def compare(
         "n_bins": settings.n_bins, "distribution": distribution, "confidence": confidence,
         "points": m,
     }
-    if group_index is not None:
-        parameters["groups"] = (f"{group_index.n_groups} groups; the paired bootstrap "
+    if given is not None:
+        parameters["groups"] = (f"{given.n_groups} groups; the paired bootstrap "
                                 "resamples groups, the AUUCC tests swap whole groups, the "
                                 "Murphy bands draw multipliers per group")
+    if serial is not None:
+        parameters["serial_groups"] = serial.describe() + " (the longest blocks any model needs)"
     return ModelComparison(
         scores=scores, differences=differences, ranking=ranking, n_boot=n_boot,
         confidence=confidence, validations=validations, data=data, features=feats,

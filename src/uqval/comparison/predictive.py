@@ -60,6 +60,7 @@ from uqval.predictive.scores import CHECK_LEVELS, interval_score_rows
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.stats.cluster_proportion import cluster_proportion, gaussian_indicator_icc
 from uqval.stats.groups import GroupIndex, cluster_mean_se
+from uqval.stats.serial_groups import widest_blocks
 from uqval.validation.coverage_shape import latent_icc, normal_scores
 from uqval.validation.inputs import MIN_ROWS
 
@@ -80,6 +81,8 @@ class PredictiveComparison:
         levels: the common central levels.
         n_rows: rows compared (finite y and usable for every model).
         n_groups: groups of the rows compared (``groups=``), else None.
+        block_size: consecutive groups per block when consecutive groups are dependent
+            (:mod:`uqval.stats.serial_groups`; the blocks are then the units), else 1.
         icc: intra-class correlation of the rows' normal scores over the groups (the
             coverage's design-effect floor), else None.
 
@@ -106,6 +109,7 @@ class PredictiveComparison:
     input_sha256: str | None = None
     n_groups: int | None = None
     icc: float | None = None
+    block_size: int = 1
 
     def summary(self) -> str:
         """The ranking per score and the coverage, as Markdown."""
@@ -120,7 +124,7 @@ class PredictiveComparison:
             lines.append(f"- **{score}**: " + "; ".join(parts))
         lines += ["", "## Coverage at the common levels", ""]
         test = ("exact binomial" if self.n_groups is None else
-                f"Korn-Graubard over {self.n_groups} groups,")
+                f"Korn-Graubard over {self._units()},")
         for (model, level), r in self.coverage.iterrows():
             lines.append(f"- {model}, {100 * level:g} %: {100 * r['value']:.1f} % "
                          f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}] "
@@ -130,8 +134,14 @@ class PredictiveComparison:
     def _groups_note(self) -> str:
         if self.n_groups is None:
             return ""
-        return (f" in {self.n_groups} groups (whole groups resampled; intra-class correlation "
-                f"of the normal scores {self.icc:.2f})")
+        return (f" in {self.n_groups} groups ({self._units()} resampled whole; intra-class "
+                f"correlation of the normal scores {self.icc:.2f})")
+
+    def _units(self) -> str:
+        if self.block_size == 1:
+            return f"{self.n_groups} groups"
+        return (f"blocks of {self.block_size} consecutive groups, as consecutive groups are "
+                "dependent")
 
     def save(self, directory: str | Path) -> list[Path]:
         """Write comparison.csv, pairwise.csv, coverage.csv, summary.md, the coverage figure
@@ -222,6 +232,14 @@ def compare_predictive(
         common = _common([p.central_levels for p in quantile_models])
     else:
         common = DEFAULT_LEVELS
+    given_groups = None if index is None else index.n_groups
+    block_size = 1
+    if index is not None:  # dependent consecutive groups: blocks of them are the units
+        near = min(common, key=lambda a: abs(a - 0.9))
+        serial = widest_blocks([p.standardized(y, near) for p in preds.values()], index)
+        if serial.block_size > 1:
+            index = GroupIndex.nested(serial.codes, index.codes)
+            block_size = serial.block_size
     full = not quantile_models
     parametric = all(isinstance(p, _LocationScale) for p in preds.values())
     rows = {name: _row_scores(y, p, check or (0.5,), common, full, parametric)
@@ -293,7 +311,7 @@ def compare_predictive(
            else pd.DataFrame(columns=["value"]))
     assert math.isfinite(float(y.mean()))
     return PredictiveComparison(scores, differences, cov, tuple(check), tuple(common), m,
-                                n_groups=None if index is None else index.n_groups, icc=icc)
+                                n_groups=given_groups, icc=icc, block_size=block_size)
 
 
 def _widened(value: float, low: float, high: float, h: FloatArray, groups: GroupIndex | None,

@@ -202,6 +202,21 @@ class Predictive:
         p = self.pit(y, seed=seed)
         return (p >= lo) & (p <= hi)
 
+    def standardized(self, y: ArrayLike, level: float) -> FloatArray:
+        """Per-row standardized errors, for the test of consecutive groups
+        (:func:`uqval.stats.serial_groups.serial_blocks`): (y - point)/sd with a variance,
+        else the position of y in the central interval at ``level``, (y - mid)/(half width);
+        0 where undefined (no information)."""
+        yy = np.asarray(y, dtype=np.float64)
+        variance = self.variance
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if variance is not None:
+                z = (yy - self.point) / np.sqrt(variance)
+            else:
+                lo, hi = self.interval(level)
+                z = (yy - (lo + hi) / 2) / ((hi - lo) / 2)
+        return np.where(np.isfinite(z), z, 0.0)
+
     def take(self, rows: NDArray[np.bool_]) -> Predictive:  # pragma: no cover - abstract
         """The same predictive restricted to ``rows`` (a boolean mask)."""
         raise NotImplementedError

@@ -40,11 +40,12 @@ follow one another", has the measured false alarms and power).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import special
 
 from uqval.stats.groups import MIN_GROUPS, GroupIndex
 
@@ -55,6 +56,7 @@ __all__ = [
     "ar1_block_correlation",
     "rank_von_neumann",
     "serial_blocks",
+    "widest_blocks",
 ]
 
 ALPHA = 0.01
@@ -79,13 +81,26 @@ def rank_von_neumann(values: ArrayLike) -> tuple[float, float]:
     g = x.size
     if g < 3:
         raise ValueError(f"rank_von_neumann: needs at least 3 values, got {g}")
-    ranks = stats.rankdata(x)
+    ranks = _average_ranks(x)
     spread = float(np.sum((ranks - ranks.mean()) ** 2))
     if spread == 0.0:
         return 2.0, 1.0  # all equal: no evidence of anything
     ratio = float(np.sum(np.diff(ranks) ** 2)) / spread
     var = 4.0 * (g - 2) * (5.0 * g * g - 2.0 * g - 9.0) / (5.0 * g * (g + 1) * (g - 1) ** 2)
-    return ratio, float(stats.norm.cdf((ratio - 2.0) / math.sqrt(var)))
+    return ratio, float(special.ndtr((ratio - 2.0) / math.sqrt(var)))
+
+
+def _average_ranks(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Ranks 1..n, ties given their average rank (``scipy.stats.rankdata``'s default, without
+    importing scipy.stats on the command line's path)."""
+    order = np.argsort(x, kind="stable")
+    sorted_x = x[order]
+    starts = np.flatnonzero(np.r_[True, sorted_x[1:] != sorted_x[:-1]])
+    ends = np.r_[starts[1:], x.size]
+    average = (starts + ends + 1) / 2.0  # mean of the 1-based ranks starts+1 .. ends
+    ranks = np.empty(x.size)
+    ranks[order] = np.repeat(average, ends - starts)
+    return ranks
 
 
 def ar1_block_correlation(r: float, k: int) -> float:
@@ -188,6 +203,9 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
     """
     zz = np.asarray(z, dtype=np.float64)
     g = groups.n_groups
+    if g < 3:  # no order to test
+        return SerialBlocks(n_groups=g, p_mean=1.0, p_square=1.0, lag1=0.0, dependent=False,
+                            block_size=1, n_blocks=g, codes=groups.codes)
     first = np.full(g, groups.size, dtype=np.int64)
     np.minimum.at(first, groups.codes, np.arange(groups.size))
     position = np.empty(g, dtype=np.intp)
@@ -214,3 +232,17 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
     return SerialBlocks(n_groups=g, p_mean=p_mean, p_square=p_square, lag1=lag1,
                         dependent=bool(dependent), block_size=k, n_blocks=n_units,
                         codes=np.asarray(codes, dtype=np.intp))
+
+
+def widest_blocks(zs: Sequence[ArrayLike], groups: GroupIndex) -> SerialBlocks:
+    """The :func:`serial_blocks` of several models' z-scores on the same rows (``compare``)
+    with the longest blocks: the units that respect the strongest dependence any model shows.
+
+    >>> import numpy as np
+    >>> g = GroupIndex.from_codes(np.repeat(np.arange(50), 4))
+    >>> z = np.random.default_rng(0).standard_normal(200)
+    >>> widest_blocks([z, z], g).block_size
+    1
+    """
+    found = [serial_blocks(z, groups) for z in zs]
+    return max(found, key=lambda s: s.block_size)

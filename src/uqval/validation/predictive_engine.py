@@ -203,23 +203,6 @@ def _levels(pred: Predictive, levels: Sequence[float] | None) -> tuple[float, ..
     return tuple(probability(float(x), "levels") for x in chosen)
 
 
-def _standardized(y: NDArray[np.float64], pred: Predictive,
-                  levels: Sequence[float]) -> NDArray[np.float64]:
-    """Per-row standardized errors for the test of consecutive groups
-    (:func:`uqval.stats.serial_groups.serial_blocks`): (y - point)/sd with a variance, else
-    the position of y in the central interval nearest 90 %, (y - mid)/(half width); 0 where
-    undefined (no information)."""
-    variance = pred.variance
-    if variance is not None:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = (y - pred.point) / np.sqrt(variance)
-    else:
-        lo, hi = pred.interval(min(levels, key=lambda a: abs(a - 0.9)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = (y - (lo + hi) / 2) / ((hi - lo) / 2)
-    return np.where(np.isfinite(z), z, 0.0)
-
-
 def validate_predictive(
     y_true: ArrayLike | str,
     predictive: Predictive,
@@ -258,7 +241,7 @@ def validate_predictive(
                          "needed to resample and permute groups")
     levels_used = _levels(pred, levels)
     serial = None if group_index is None else serial_blocks(
-        _standardized(y, pred, levels_used), group_index)
+        pred.standardized(y, min(levels_used, key=lambda a: abs(a - 0.9))), group_index)
     if group_index is not None and serial is not None and serial.block_size > 1:
         # dependent consecutive groups: blocks of them are the units of the predictive stages
         # (the variance stages get the groups as given and decide on them alike)
