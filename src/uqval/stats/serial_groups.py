@@ -12,8 +12,14 @@ a false range in 34 % of the draws with the days as groups (``benchmarks/real_ou
 order, which for times and trajectories is the order that matters.
 
 **Test** (:func:`rank_von_neumann`): Bartels' (1982) rank version of von Neumann's ratio
-on the group means of Z and of Z^2 (the two ways errors persist: a shared offset, a shared
-size), each at level ``alpha / 2``. With R_i the ranks of the G group means in order,
+on the group means of the rows' ranks of Z and of Z^2 (the two ways errors persist: a
+shared offset, a shared size), each at level ``alpha / 2``. Ranks make the means symmetric
+whatever the tails, and each mean is standardized by its sd under independence,
+sqrt(tau^2 + sigma^2/n_g) from the one-way ANOVA components, so that groups of unequal sizes
+are alike: a file sorted by group size is not a trend (t(3) errors in groups of 1-60 rows
+sorted by size: 4.7 % of sets flagged at the level 1 % with plain means standardized, 7.3 %
+without). With R_i the ranks of
+the G standardized means in order,
 
     RVN = sum_{i=1}^{G-1} (R_i - R_{i+1})^2 / sum_{i=1}^{G} (R_i - R_bar)^2,
 
@@ -157,8 +163,23 @@ class SerialBlocks:
 
 
 def _series(values: NDArray[np.float64], codes: NDArray[np.intp], n: int,
-            weights: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.asarray(np.bincount(codes, weights=values, minlength=n) / weights)
+            counts: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The units' means, each standardized by its own sd under independence,
+    (mean_g - mean) / sqrt(tau^2 + sigma^2 / n_g) with the one-way ANOVA components
+    (sigma^2 within units, tau^2 = max(0, (MSB - MSW)/n_0) between): so that a file sorted by
+    group size does not look serially dependent (small groups' means spread more)."""
+    sums = np.bincount(codes, weights=values, minlength=n)
+    means = sums / counts
+    m = values.size
+    grand = float(values.sum()) / m
+    within_ss = float(np.sum((values - means[codes]) ** 2))
+    if m == n or within_ss == 0.0:  # groups of one row (or no spread inside): equal sds
+        return np.asarray(means - grand)
+    msw = within_ss / (m - n)
+    msb = float(np.sum(counts * (means - grand) ** 2)) / (n - 1)
+    n0 = (m - float(np.sum(counts**2)) / m) / (n - 1)
+    tau2 = max(0.0, (msb - msw) / n0)
+    return np.asarray((means - grand) / np.sqrt(tau2 + msw / counts))
 
 
 def _block_codes(position: NDArray[np.intp], k: int) -> NDArray[np.intp]:
@@ -171,8 +192,8 @@ def _tests(z: NDArray[np.float64], unit: NDArray[np.intp], n: int) -> tuple[floa
     counts = np.bincount(unit, minlength=n).astype(np.float64)
     p = []
     ratios = []
-    for v in (z, z * z):
-        ratio, pv = rank_von_neumann(_series(v, unit, n, counts))
+    for v in (z, z * z):  # the rows' ranks: symmetric group means whatever the tails
+        ratio, pv = rank_von_neumann(_series(_average_ranks(v), unit, n, counts))
         ratios.append(ratio)
         p.append(pv)
     return p[0], p[1], 1.0 - min(ratios) / 2.0
