@@ -252,3 +252,23 @@ def test_a_file_sorted_by_group_size_is_not_a_trend(icc):
         z = np.sqrt(icc) * shared + np.sqrt(1 - icc) * rows
         flagged += serial_blocks(z, GroupIndex.from_codes(codes)).dependent
     assert flagged <= 9  # 3 % of 300; the level is 1 %
+
+
+def test_first_screen_shows_the_checks_escaped(tmp_path):
+    """Input warnings stand on the report's first screen, escaped (a column name is text)."""
+    rng = np.random.default_rng(22)
+    z, codes = persistent_z(rng, 120, 24, rho=0.8)
+    u = np.exp(rng.normal(0, 0.3, z.size))
+    res = validate(z * u, u, groups=codes, n_boot=200, n_permutations=199, seed=1)
+    res.save(tmp_path / "a")
+    page = (tmp_path / "a" / "report.html").read_text()
+    first = page[page.index('<section id="answer"'):page.index("</section>")]
+    assert "Check your input.</strong> Consecutive groups are dependent" in first
+    hostile = pd.DataFrame({"err": rng.standard_normal(300), "u": np.ones(300),
+                            "<img src=x onerror=alert(1)>": np.repeat(["a", "b", "c"], 100)})
+    res = validate("err", "u", data=hostile, n_boot=200, n_permutations=199, seed=1)
+    res.save(tmp_path / "b")
+    page = (tmp_path / "b" / "report.html").read_text()
+    first = page[page.index('<section id="answer"'):page.index("</section>")]
+    assert "look like a group id" in first
+    assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in first

@@ -64,12 +64,15 @@ class FirstScreen:
         figure: index in ``ReportContent.figures`` of the one figure shown (None: none).
         actions: the actions in the judgement's order, each inline markdown.
         why_figure: inline markdown saying why this figure is shown.
+        checks: the input warnings (plain text, escaped when drawn): what to check before
+            trusting the answer (dependent groups, errors far from centred, ...).
     """
 
     answer: list[AnswerLine]
     figure: int | None = None
     actions: list[str] = field(default_factory=list)
     why_figure: str = ""
+    checks: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

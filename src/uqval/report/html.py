@@ -101,6 +101,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 .answer { margin: 0 0 14px; }
 .answer p { margin: 0 0 6px; font-size: 16px; }
 .answer .badge { margin-right: 6px; min-width: 84px; }
+.answer p.check { font-size: 14px; border-left: 3px solid #b26a00; padding-left: 8px; }
 .lead { display: grid; grid-template-columns: minmax(0, 600px) minmax(0, 1fr); gap: 8px 28px;
         align-items: start; }
 .lead figure { padding: 8px 10px; }
@@ -327,6 +328,10 @@ def _first_screen(screen: FirstScreen, figures: list[FigureSection]) -> str:
         f"<p>{_badge(line.label) if line.label else ''}<strong>{html.escape(line.head)}</strong>"
         + (f": {render_inline(line.detail)}" if line.detail else "") + "</p>"
         for line in screen.answer)
+    if screen.checks:
+        lines += ('<p class="check"><strong>Check your input.</strong> '
+                  + " ".join(html.escape(c[:1].upper() + c[1:] + ".") for c in screen.checks)
+                  + "</p>")
     figure = ""
     if screen.figure is not None:
         if not 0 <= screen.figure < len(figures):

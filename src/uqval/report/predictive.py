@@ -271,7 +271,8 @@ def first_screen(result: PredictiveValidation, stems: list[str]) -> FirstScreen 
         actions += next_steps(result.variance, actions_only=True)
     if not answer:
         return None
-    return FirstScreen(answer=answer, figure=figure, actions=actions)
+    return FirstScreen(answer=answer, figure=figure, actions=actions,
+                       checks=list(result.warnings))
 
 
 def predictive_content(result: PredictiveValidation,

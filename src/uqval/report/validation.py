@@ -267,7 +267,8 @@ def first_screen(result: ValidationResult, stems: list[str]) -> FirstScreen | No
     if figure_at is None and stems:
         figure_at = 0
     return FirstScreen(answer=answer, figure=figure_at,
-                       actions=next_steps(result, actions_only=True), why_figure=why)
+                       actions=next_steps(result, actions_only=True), why_figure=why,
+                       checks=list(result.warnings))
 
 
 def report_content(result: ValidationResult,
