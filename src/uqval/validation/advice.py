@@ -38,6 +38,7 @@ from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
 from uqval.stats.groups import GroupIndex
+from uqval.stats.robust import beta_gm
 from uqval.validation import rules
 from uqval.validation.bin_ranges import grid_ranges
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
@@ -165,7 +166,11 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
         r = a.robust
         # the robust factor is biased low for very heavy tails (docs/choices.md): a global
         # factor is advised only when it and sqrt(ZMS) lie beyond the band on the same side
-        if (r.ci_low > band[1] and value > band[1]) or (r.ci_high < band[0] and value < band[0]):
+        # downward, the median of means is normalised for a normal bulk: it is trusted only
+        # when the rows left without the dominant ones are no heavier-tailed than that
+        # (rules.downward_tail_limit), else a calibrated heavy tail reads as "too large"
+        if (r.ci_low > band[1] and value > band[1]) or (
+                r.ci_high < band[0] and value < band[0] and _light_rest(a)):
             out.append(_row("average", "scale", (
                 f"without the dominant rows' pull, the uncertainties are too "
                 f"{'small' if r.value > 1 else 'large'} on average by the robust factor "
@@ -197,6 +202,15 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             f"{fmt(mz['ci_high'], 2)}]): correct the predictions' offset, not the "
             "uncertainties"), rows=m, m=m))
     return out
+
+
+def _light_rest(a: AdviceInputs) -> bool:
+    """Whether beta_GM(Z^2) of the rows without the dominant ones is at most
+    :func:`uqval.validation.rules.downward_tail_limit` of their number."""
+    keep = np.ones(a.errors.size, dtype=bool)
+    keep[a.dominant] = False
+    z2 = np.square(a.errors[keep] / a.uncertainties[keep])
+    return beta_gm(z2) <= rules.downward_tail_limit(z2.size)
 
 
 def _beyond(low: float, high: float, tolerance: float) -> str:

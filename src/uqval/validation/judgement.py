@@ -133,6 +133,11 @@ def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
     if zms["verdict"] == "fail" and zms["effect"] == "relevant":
         parts.append(f"too {side} on average: scale factor {factor} (95 % interval), beyond "
                      f"the {_tol(tolerance)} tolerance")
+    elif zms["verdict"] == "inconclusive" and hi < 1.0:
+        parts.append(f"scale factor {factor} (95 % interval), wholly below 1 but not trusted: "
+                     "the z-scores' skewness (beta_GM(Z^2) above its limit for this many rows) "
+                     "allows a heavy tail this sample may have missed, and such a sample "
+                     "underestimates ZMS")
     elif zms["verdict"] == "inconclusive":
         parts.append(f"scale factor {factor} (95 % interval), an interval that cannot be "
                      "trusted: the z-scores are too heavy-tailed")

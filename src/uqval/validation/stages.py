@@ -177,7 +177,9 @@ def _average_rows(
     zms_row = _row("average", "", False, "ZMS", boot.estimate**2,
                    (boot.ci_low**2, boot.ci_high**2), 1.0, zms_p,
                    note + ("; " if note else "") + interval_note)
-    if scr.zms_reliable:
+    downward_limit = rules.downward_tail_limit(scr.M)
+    downward_trusted = scr.beta_Z2 <= downward_limit
+    if scr.zms_reliable and (downward_trusted or boot.ci_high >= 1.0):
         zms_row["verdict"] = rules.verdict(adjusted[0], alpha, False)
     else:
         zeta = float(zeta_score(boot.estimate, 1.0, boot.ci_low, boot.ci_high))
@@ -186,7 +188,10 @@ def _average_rows(
         # an interval wholly above 1 stands, one wholly below needs |zeta| > 3 (rules)
         upward = boot.ci_low > 1.0 and adjusted[0] <= alpha
         zms_row["verdict"] = "fail" if gross or upward else "inconclusive"
-        zms_row["note"] += (f"; heavy tails: an interval wholly above 1 fails, one below 1 "
+        why = ("heavy tails" if not scr.zms_reliable else
+               f"beta_GM(Z^2) = {scr.beta_Z2:.2f} > {downward_limit:.2f}, a tail "
+               "the sample may have missed")
+        zms_row["note"] += (f"; {why}: an interval wholly above 1 fails, one below 1 "
                             f"only if |zeta| > {rules.HEAVY_TAIL_ZETA:g} (zeta = {zeta:.2f})")
     z_row = _row("average", "", False, "<Z>", mean_z, z_ci, 0.0, z_p, z_note)
     z_row["verdict"] = rules.verdict(adjusted[1], alpha, False)
