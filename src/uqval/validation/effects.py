@@ -6,7 +6,12 @@ which departures matter (:mod:`uqval.validation.rules`, "Effect sizes"):
 
 * scale-type statistics (the global factor sqrt(ZMS); a bin's local factor sqrt(<Z^2>_b)):
   the band [1/(1 + t), 1 + t] on the factor;
-* bias statistics (<Z>, a bin's <Z>_b): abs(<Z>) <= t, in units of the uncertainty.
+* bias statistics (<Z>, a bin's <Z>_b): abs(<Z>) <= t, in units of the uncertainty after
+  the global factor (the conditional stages' scaled uncertainties; for the set's <Z>,
+  <Z>/k with k the factor the conditional stages use, sqrt(ZMS) or the robust factor): an
+  offset matters relative to the errors' actual spread, not to uncertainties that are off
+  by k (with uncertainties 10 times too large, <Z> = -0.08 is an offset of 0.8 error sds;
+  with uncertainties 4 times too small, <Z> = 0.3 is one of 0.075).
 
 Every verdict row gets ``effect``:
 
@@ -95,7 +100,14 @@ def row_effects(verdicts: pd.DataFrame, bins: dict[str, pd.DataFrame], scale: fl
 
     Conditional rows use the per-bin tables (scaled uncertainties); rows with
     ``scaled=False`` multiply the local factors (and mean z-scores) by the global factor
-    ``scale``, which turns them into the values for the uncertainties as given.
+    ``scale``, which turns them into the values for the uncertainties as given. The set's
+    <Z> is divided by ``scale``: its offset in units of the scaled uncertainties.
+
+    >>> v = pd.DataFrame({"stage": ["average"], "feature": [""], "statistic": ["<Z>"],
+    ...                   "value": [-0.08], "ci_low": [-0.09], "ci_high": [-0.07],
+    ...                   "verdict": ["fail"], "scaled": [False]})
+    >>> row_effects(v, {}, 1.0, 0.1), row_effects(v, {}, 0.1, 0.1)
+    (['negligible'], ['relevant'])
     """
     band = factor_band(tolerance)
     out = []
@@ -105,7 +117,9 @@ def row_effects(verdicts: pd.DataFrame, bins: dict[str, pd.DataFrame], scale: fl
             out.append(factor_effect(math.sqrt(r.value), math.sqrt(r.ci_low),
                                      math.sqrt(r.ci_high), failed, tolerance))
         elif r.stage == "average" and r.statistic == "<Z>":
-            out.append(bias_effect(r.value, r.ci_low, r.ci_high, failed, tolerance))
+            # in the units of the scaled uncertainties, as the bins' <Z>_b (docstring)
+            out.append(bias_effect(r.value / scale, r.ci_low / scale, r.ci_high / scale,
+                                   failed, tolerance))
         elif r.feature in bins and (is_spread_test(r.statistic) or is_bias_test(r.statistic)):
             # bin-free tests are judged by the same per-bin intervals: their effect size
             t = bins[r.feature]

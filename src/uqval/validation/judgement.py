@@ -120,7 +120,7 @@ def _tol(tolerance: float) -> str:
 
 
 def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
-                    dominant: str) -> tuple[str, float, float]:
+                    dominant: str, reference: float = 1.0) -> tuple[str, float, float]:
     zms = group[group["statistic"] == "ZMS"].iloc[0]
     mz = group[group["statistic"] == "<Z>"].iloc[0]
     lo, hi = math.sqrt(zms["ci_low"]), math.sqrt(zms["ci_high"])
@@ -151,7 +151,11 @@ def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
         parts.append(f"scale factor {factor} (95 % interval) compatible with 1")
     if mz["verdict"] == "fail" and mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
-        parts.append(f"biased: {bias}, the predictions are {direction} on average")
+        # judged in units of the uncertainties after the global factor (effects.row_effects)
+        scaled = ("" if abs(reference - 1.0) < 0.005 else
+                  f" ({fmt(mz['value'] / reference, 2)} once the uncertainties are "
+                  f"multiplied by {fmt(reference)})")
+        parts.append(f"biased: {bias}{scaled}, the predictions are {direction} on average")
     elif mz["verdict"] == "fail":
         parts.append(f"a small bias: {bias}, within the {_tol(tolerance)} tolerance or not "
                      "clearly beyond it")
@@ -261,8 +265,10 @@ def _dominant_text(advice: pd.DataFrame) -> str:
 
 def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
                 advice: pd.DataFrame, parameters: Mapping, names: Mapping,
-                joint=None, m: int | None = None) -> pd.DataFrame:
-    """One row per stage and variable (columns :data:`STAGE_COLUMNS`; module docstring)."""
+                joint=None, m: int | None = None, reference: float = 1.0) -> pd.DataFrame:
+    """One row per stage and variable (columns :data:`STAGE_COLUMNS`; module docstring);
+    ``reference``: the global factor the conditional stages used (the set's offset is
+    judged in units of the uncertainties multiplied by it)."""
     rule = str(parameters.get("rule", "uqval"))
     tolerance = float(parameters.get("tolerance", 0.1))
     alpha = float(parameters.get("alpha", 0.05))
@@ -294,7 +300,8 @@ def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
             reason = "; ".join(f"{r.statistic} = {fmt(r.value)} [{fmt(r.ci_low)}, "
                                f"{fmt(r.ci_high)}] → {r.verdict}" for r in group.itertuples())
         elif stage == "average":
-            reason, lo, hi = _average_reason(group, label, tolerance, _dominant_text(advice))
+            reason, lo, hi = _average_reason(group, label, tolerance, _dominant_text(advice),
+                                             reference)
             rest = mine[(mine["stage"] == "average") & (mine["action"] == "none")] \
                 if not mine.empty else mine
             if not rest.empty:  # the ranges explain the average miss (advice._rest_average)
@@ -366,12 +373,13 @@ def judge(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
                                                      tolerance)
     if advice_inputs is None:  # the paper's rule advises nothing
         advice = pd.DataFrame()
-        stages = stage_table(verdicts, bins, advice, parameters, names, m=m)
+        stages = stage_table(verdicts, bins, advice, parameters, names, m=m,
+                             reference=reference)
         return Judgement(verdicts, advice, stages)
     advice = advice_table(replace(advice_inputs, verdicts=verdicts))
     advice = _monotone(advice, verdicts, advice_inputs, m)
     stages = stage_table(verdicts, bins, advice, parameters, names, joint=advice_inputs.joint,
-                         m=m)
+                         m=m, reference=reference)
     advice = _unlocalised(advice, stages, m)
     if not advice["action"].isin(ACTIONS).any() and stages["label"].isin(
             [RIGHT, RIGHT_WITHIN, NOT_TESTABLE]).all():

@@ -78,7 +78,9 @@ Verdict of a test: ``fail`` when its Holm-adjusted p-value is <= alpha, else ``p
 Effect sizes (:mod:`uqval.validation.effects`)
     A practical tolerance t (:data:`DEFAULT_TOLERANCE`, ``--tolerance``) separates departures
     that matter from those that do not: the band [1/(1 + t), 1 + t] on a scale factor (global
-    or per bin), abs(<Z>) <= t on a mean z-score. Every verdict row gets ``effect``:
+    or per bin), abs(<Z>) <= t on a mean z-score in units of the uncertainties after the
+    global factor (the set's <Z>/k, k the factor the conditional stages use: an offset
+    relative to the errors' actual spread). Every verdict row gets ``effect``:
     ``negligible`` (the interval lies inside the band: "right within ±10 %" whatever the
     p-value), ``relevant`` (the test fails and the estimate lies outside the band) or
     ``undetermined``. Only ``relevant`` departures are advised.
