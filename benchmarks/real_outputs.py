@@ -546,8 +546,37 @@ SETS = {"main": (OUT, REPORT), "holdout": (OUT_HOLDOUT, REPORT_HOLDOUT),
 DATASETS = {"main": data.DATASETS, "holdout": holdout.DATASETS, "holdout2": holdout2.DATASETS}
 EXPLAIN_HOLDOUT2: dict[tuple[str, str], tuple[str, str, str]] = {}
 SUMMARY_HOLDOUT2 = """\
-- Held out a second time: three datasets chosen, split and fitted before uqval or the truth
-  saw them; no rule of either was changed after seeing them.
+- Held out a second time (2026-12-07): three datasets chosen, split and fitted before uqval
+  or the truth saw them. The first run gave 10 of 30 (18 of 30 on the kinds). One rule of
+  uqval was then changed on principle, measured on simulated data
+  (`advice_rules.md`, `docs/choices.md`): the set's offset is judged in units of the
+  uncertainties after the global factor, <Z>/k, as the bins' offsets already were. The GPs on
+  critical temperatures (sd 10 times too large) had been told to multiply the sd by 0.105
+  and nothing about an offset that is 0.81 error sds once they do; critical_temp gp and
+  gp_latent moved to agreement (12 of 30, 20 of 30 on the kinds). For this rule the set is
+  no longer blind; nothing else was changed after seeing it.
+- Controls: no perfect ensemble of 8 or 5 members gets a factor, a range or an offset on any
+  of the three datasets; no CQR interval gets a factor; the recalibrated GPs get no global
+  factor (on critical_temp the truth advises sd(z) = 0.466 once the offset is corrected;
+  uqval's interval of sqrt(ZMS) over its blocks of scaffolds, [0.45, 1.10], holds 1, so it
+  advises the offset alone).
+- computer_prices (2128 computers, a k-means distance split): the kinds agree on 10 of 10;
+  uqval's finer grids add ranges of distance and offsets along the sd whose pooled
+  simultaneous intervals clear the band, where the truth's quintiles dilute them
+  (for the GP: farthest quintile 0.92 [0.83, 1.00], offset along the sd -0.17 [-0.29, -0.04]).
+- critical_temp (498 compounds in 70 scaffolds, one of them, substituted benzenes, holds
+  319 rows): the file is in the order of the canonical SMILES, so consecutive scaffolds are
+  alike, and uqval's test of consecutive groups finds them dependent (Bartels p = 0.0006)
+  and resamples 11 blocks of 6 scaffolds; with the 319-row scaffold the average is worth a
+  few independent rows (design effect about 150) and uqval calls the MLP ensemble's factor
+  1.21 [1.09, 1.82] compatible with 1 and NGBoost's offset -0.25 [-0.57, 0.06] compatible
+  with 0, where the truth's bootstrap over the 70 scaffolds as independent finds both
+  (1.33 [1.19, 1.97]; -0.13 [-0.50, -0.01] of the errors' rms). Not yet decided: the
+  real-design nulls (`real_outputs_nulls.py`) have not been run on this design.
+- boiling_point (587 compounds in 274 scaffolds; a few metals and salts boil 3000 K above
+  the rest): both find the GPs' factor and the range of light molecules; uqval adds offsets
+  along distance and molecular weight whose pooled simultaneous intervals clear +-0.1, where
+  the truth's quintile intervals touch it (0.35 [0.09, 0.89], 0.23 [0.00, 0.74]).
 """
 
 
