@@ -218,8 +218,10 @@ def _cc_rows(e_s: FloatArray, frame: SortedFrame) -> FloatArray:
     abs(E) drops out. A row with ties in abs(E) takes the ranks of one argsort (as before).
     """
     m = e_s.shape[1]
-    ru = frame.centred_ranks()
     norm = frame.cc_norm()
+    if norm == 0.0:  # a constant uE has no ranks to correlate with: undefined, not an error
+        return np.full(e_s.shape[0], np.nan)
+    ru = frame.centred_ranks()
     a = np.abs(e_s)
     sums, tied = rank_weight_sums(a, frame.doubled_centred_ranks())
     out = 0.5 * sums / norm
