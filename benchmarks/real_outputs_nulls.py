@@ -45,11 +45,13 @@ import real_outputs_truth as truth  # noqa: E402
 
 FILES = {"cars__gp": ro.OUT_HOLDOUT, "seattle_temps__gp": ro.OUT_HOLDOUT,
          "mol_logp__gp": ro.OUT_HOLDOUT, "fair__gp": ro.OUT_HOLDOUT,
-         "fair__ngboost": ro.OUT_HOLDOUT, "chembl_met__gp": ro.OUT}
+         "fair__ngboost": ro.OUT_HOLDOUT, "chembl_met__gp": ro.OUT,
+         "critical_temp__gp": ro.OUT_HOLDOUT2, "critical_temp__ngboost": ro.OUT_HOLDOUT2,
+         "boiling_point__gp": ro.OUT_HOLDOUT2, "computer_prices__gp": ro.OUT_HOLDOUT2}
 NULLS = ("independent", "group scale", "persistent groups", "permuted z")
 LOG_SD = 0.6  # sd of log a_g: ICC(Z^2) about 0.2-0.3, what the real files show
 RHO = 0.7
-GROUPED = ("cars", "seattle_temps", "mol_logp", "chembl_met")
+GROUPED = ("cars", "seattle_temps", "mol_logp", "chembl_met", "critical_temp", "boiling_point")
 
 
 def draw(frame: pd.DataFrame, null: str, seed: int) -> pd.DataFrame:

@@ -36,8 +36,15 @@ sqrt(ZMS/floor) with the normal floor (m - 1)/(m - 3) is right for normal member
 for t(6) members at m = 5) and the ratio to the conditional floor is biased towards 1 (1.44).
 With m constant and normal members, k ≈ sqrt(ZMS/((m - 1)/(m - 3))): the issue's 8-member
 example, sqrt(ZMS) = 1.54 against the floor sqrt(1.40) = 1.18, gives k = 1.54/1.18 = 1.30.
-Interval: percentile interval of one-step (Newton) bootstrap replicates
-k*_b = k - mean_b(ψ)/h'(k), ψ_i(k) = Z_i²/k² - r_i(k), h = mean ψ, rows resampled.
+Interval: the k not rejected by the average test run on y_k = x̄ + (y - x̄)/k (the same
+replicates for every k), {k: (1 + #{A*(k) >= A(k)})/(R + 1) > 2.5 % and
+(1 + #{A*(k) <= A(k)})/(R + 1) > 2.5 %}, its ends found by bisection on log k: exact under
+the null that y_k is one more member, and coherent with the test by construction (1 is inside
+exactly when the test at k = 1 does not reject at 5 %). It replaced a percentile interval of
+one-step bootstrap replicates of the estimating equation, which came from another procedure
+than the test: on 498 compounds in 70 scaffolds, one of 319 rows, the groups' bootstrap gave
+[1.09, 1.82] while the exchangeability test gave p = 0.32, and the page said "compatible with
+1" beside an interval without 1 (``benchmarks/real_outputs_holdout2.md``, critical_temp).
 
 The intervals users build with it: mean ± q·k·s·√(1 + 1/m), with q the (1 + L)/2 quantile of
 t(m - 1) (the exact predictive interval of a perfect normal ensemble) or of the normal law.
@@ -69,8 +76,9 @@ exchangeable with each member's predictions for that group: a member that is a d
 model carries its own group-level departure, as the observation does. A replicate therefore
 picks one value index per group, the same in each of its rows (the same member column when
 m is constant in the group), instead of one per row; this is exact under that null whatever
-the dependence inside a group, and the same as the per-row rule for groups of one row. The
-factor's bootstrap resamples whole groups.
+the dependence inside a group, and the same as the per-row rule for groups of one row. When
+consecutive groups are dependent too (:mod:`uqval.stats.serial_groups`), the unit is the
+block of consecutive groups that every other stage resamples, as its page says.
 
 Rows with m <= 3 are left out of the variance stages (E(Z²) is infinite for a perfect
 ensemble of 3 or fewer normal members, so neither the raw ZMS nor its floor is a usable
@@ -82,6 +90,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +113,12 @@ MIN_MEMBERS = 4
 """Fewest members for a row's variance stages (E(Z²) infinite below for normal members)."""
 
 _CUMULATIVE_OR_ISOTONIC = ("cumulative", "isotonic")
+
+CONFIDENCE = 0.95
+"""Confidence of the net factor's interval (the other stages' intervals are 95 % too)."""
+
+_MAX_DOUBLINGS = 20  # factor 2^20 either way: beyond, the end is 0 or inf
+_BISECTIONS = 10  # log k to ln 2 / 2^10 = 0.0007 (0.07 %)
 
 
 @dataclass(frozen=True)
@@ -219,11 +234,11 @@ def _sorted_members(members: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike,
-                       n_replicates: int, n_boot: int,
+                       n_replicates: int,
                        groups: NDArray[np.intp] | None = None) -> EnsembleReference:
     """The reference of the usable rows of an unweighted ensemble (module docstring); with
-    ``groups`` (a group code per row of ``pred``) the replicates pick one member per group
-    and the factor's bootstrap resamples groups."""
+    ``groups`` (a unit code per row of ``pred``: the groups, or the blocks of consecutive
+    groups when those are dependent) the replicates pick one member per unit."""
     members = _sorted_members(pred.members)
     m_all = pred.n_members
     variance = pred.variance
@@ -263,17 +278,14 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
     z = loo_z[rows_n, last]
     r = np.nanmean(loo_z2, axis=1)
     w = z2 / r
-    boot_seed, rep_seed = seed_sequence(seed).spawn(2)
-    rng = np.random.default_rng(rep_seed)
-    a_star = np.array([np.mean(loo_z2[rows_n, _picks(rng, m, codes)] / r)
-                       for _ in range(n_replicates)]) - 1.0
-    a = float(np.mean(w) - 1.0)
-    hi = (1 + np.count_nonzero(a_star >= a)) / (n_replicates + 1)
-    lo = (1 + np.count_nonzero(a_star <= a)) / (n_replicates + 1)
-    p_average = float(min(1.0, 2.0 * min(hi, lo)))
+    _, rep_seed = seed_sequence(seed).spawn(2)  # the second child, as before the inversion
     x = members[idx]
     yy = y[idx]
-    factor, f_low, f_high = _net_factor(x, yy, m, z2, boot_seed, n_boot, codes)
+    tails = _MeanWTails(x, yy, m, width, codes, rep_seed, n_replicates)
+    hi, lo = tails.p_values(1.0)
+    p_average = float(min(1.0, 2.0 * min(hi, lo)))
+    factor = _net_factor(x, yy, m, z2)
+    f_low, f_high = tails.interval(factor, CONFIDENCE)
     floor = float(np.mean(z2)) / factor**2
     if math.isfinite(factor) and factor > 0:  # the scaled view: y_k = x̄ + (y - x̄)/k
         xb = np.nanmean(x, axis=1)
@@ -288,47 +300,107 @@ def ensemble_reference(y: NDArray[np.float64], pred: Ensemble, *, seed: SeedLike
 
 
 def _net_factor(x: NDArray[np.float64], y: NDArray[np.float64], m: NDArray[np.intp],
-                z2: NDArray[np.float64], seed: SeedLike, n_boot: int,
-                groups: NDArray[np.intp] | None = None) -> tuple[float, float, float]:
-    """k solving mean(Z²/k² - r(k)) = 0 (bisection on log k) and its one-step bootstrap
-    percentile interval (module docstring); with ``groups`` the bootstrap resamples whole
-    groups (the mean of ψ over the rows of the drawn groups)."""
+                z2: NDArray[np.float64]) -> float:
+    """k solving mean(Z²/k² - r(k)) = 0 by bisection on log k (module docstring); inf or 0
+    when no root lies in [e^-7, e^7]."""
 
     def h(k: float) -> float:
         return float(np.mean(z2 / k**2 - _floors(x, y, m, k)))
 
     lo, hi = -7.0, 7.0  # log k
     if h(math.exp(hi)) > 0:
-        return math.inf, math.inf, math.inf
+        return math.inf
     if h(math.exp(lo)) < 0:
-        return 0.0, 0.0, 0.0
+        return 0.0
     for _ in range(45):
         mid = 0.5 * (lo + hi)
         if h(math.exp(mid)) > 0:
             lo = mid
         else:
             hi = mid
-    k = math.exp(0.5 * (lo + hi))
-    eps = 1e-4
-    psi = z2 / k**2 - _floors(x, y, m, k)
-    slope = (h(k * math.exp(eps)) - h(k * math.exp(-eps))) / (2 * eps * k)
-    if not slope < 0:
-        return k, math.nan, math.nan
-    rng = np.random.default_rng(seed_sequence(seed))
-    n = psi.size
-    reps = np.empty(n_boot)
-    if groups is None:
-        for b in range(n_boot):
-            reps[b] = k - float(np.mean(psi[rng.integers(0, n, n)])) / slope
-    else:
-        g = int(groups.max()) + 1
-        sums = np.bincount(groups, weights=psi, minlength=g)
-        sizes = np.bincount(groups, minlength=g).astype(np.float64)
-        for b in range(n_boot):
-            drawn = rng.integers(0, g, g)
-            reps[b] = k - float(sums[drawn].sum() / sizes[drawn].sum()) / slope
-    low, high = np.quantile(reps, [0.025, 0.975])
-    return k, float(max(low, 0.0)), float(high)
+    return math.exp(0.5 * (lo + hi))
+
+
+class _MeanWTails:
+    """The exchangeability test of mean W = 1 for the rows with y replaced by
+    y_k = x̄ + (y - x̄)/k, with the same replicates (picks) for every k, and the interval of k
+    that inverts it (module docstring, "Interval").
+
+    ``p_values(k)``: the one-sided Monte Carlo p-values (1 + #{A* >= A})/(R + 1) and
+    (1 + #{A* <= A})/(R + 1) of A = mean W(k) - 1 against its R replicates A*; at k = 1 they
+    are the average test's, so the interval holds 1 exactly when that test (unadjusted) does
+    not reject.
+    """
+
+    def __init__(self, x: NDArray[np.float64], y: NDArray[np.float64], m: NDArray[np.intp],
+                 width: int, codes: NDArray[np.intp] | None, seed: np.random.SeedSequence,
+                 n_replicates: int) -> None:
+        self.x, self.y, self.m, self.width = x, y, m, width
+        self.codes, self.seed, self.n_replicates = codes, seed, n_replicates
+        self.mean = np.nanmean(x, axis=1)
+        self._cache: dict[float, tuple[float, float]] = {}
+
+    def p_values(self, k: float) -> tuple[float, float]:
+        if k not in self._cache:
+            y = self.y if k == 1.0 else self.mean + (self.y - self.mean) / k
+            loo_z2 = _arrays(self.x, y, self.m, self.width)[0]
+            w = loo_z2 / np.nanmean(loo_z2, axis=1, keepdims=True)
+            rows_n = np.arange(self.m.size)
+            a = float(np.mean(w[rows_n, self.m]))
+            rng = np.random.default_rng(self.seed)  # the same picks for every k
+            a_star = np.array([np.mean(w[rows_n, _picks(rng, self.m, self.codes)])
+                               for _ in range(self.n_replicates)])
+            denominator = self.n_replicates + 1
+            self._cache[k] = ((1 + np.count_nonzero(a_star >= a)) / denominator,
+                              (1 + np.count_nonzero(a_star <= a)) / denominator)
+        return self._cache[k]
+
+    def interval(self, k_hat: float, confidence: float) -> tuple[float, float]:
+        """{k: neither one-sided p-value <= (1 - confidence)/2}, its ends found by doubling
+        then bisecting log k (to 2^-10 of the bracket) from k_hat; 1 is inside exactly when
+        the test at k = 1 does not reject."""
+        if not (math.isfinite(k_hat) and k_hat > 0):
+            return k_hat, k_hat
+        half = 0.5 * (1.0 - confidence)
+        low = self._end(k_hat, lambda k: self.p_values(k)[0] > half, downward=True)
+        high = self._end(k_hat, lambda k: self.p_values(k)[1] > half, downward=False)
+        hi1, lo1 = self.p_values(1.0)  # coherent with the test at k = 1 whatever the bisection
+        if hi1 > half and lo1 > half:
+            low, high = min(low, 1.0), max(high, 1.0)
+        elif hi1 <= half:
+            low = max(low, 1.0)
+        else:
+            high = min(high, 1.0)
+        return low, high
+
+    def _end(self, start: float, accepted: Callable[[float], bool], *,
+             downward: bool) -> float:
+        """The end of the accepted set on one side of ``start`` (accepted(k) monotone: true
+        towards ``start``'s inner side)."""
+        step = -math.log(2.0) if downward else math.log(2.0)
+        inside, outside = math.log(start), math.log(start) + step
+        if not accepted(math.exp(inside)):  # k_hat itself rejected: walk inwards first
+            outside, inside = inside, inside - step
+            for _ in range(_MAX_DOUBLINGS):
+                if accepted(math.exp(inside)):
+                    break
+                outside, inside = inside, inside - step
+            else:
+                return math.exp(inside)
+        else:
+            for _ in range(_MAX_DOUBLINGS):
+                if not accepted(math.exp(outside)):
+                    break
+                inside, outside = outside, outside + step
+            else:
+                return 0.0 if downward else math.inf
+        for _ in range(_BISECTIONS):
+            mid = 0.5 * (inside + outside)
+            if accepted(math.exp(mid)):
+                inside = mid
+            else:
+                outside = mid
+        return math.exp(0.5 * (inside + outside))
 
 
 def _consistency(ref: EnsembleReference, e: NDArray[np.float64], u: NDArray[np.float64],

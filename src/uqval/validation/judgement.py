@@ -119,8 +119,17 @@ def _tol(tolerance: float) -> str:
     return f"±{fmt(100 * tolerance, 2)} %"
 
 
+def _weak(row: pd.Series) -> str:
+    """An average row whose 95 % interval excludes the target while its test passes after
+    Holm's adjustment over the stage's two tests: said as weak evidence, not as agreement."""
+    return (f"weak evidence, the interval excludes {fmt(row['target'])} and p = "
+            f"{fmt(float(row['p_value']), 2)} alone, but {fmt(float(row['p_adjusted']), 2)} "
+            "after the 2 tests of this stage (Holm): not beyond chance at the stage's level")
+
+
 def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
-                    dominant: str, reference: float = 1.0) -> tuple[str, float, float]:
+                    dominant: str, reference: float = 1.0,
+                    alpha: float = 0.05) -> tuple[str, float, float]:
     zms = group[group["statistic"] == "ZMS"].iloc[0]
     mz = group[group["statistic"] == "<Z>"].iloc[0]
     lo, hi = math.sqrt(zms["ci_low"]), math.sqrt(zms["ci_high"])
@@ -147,6 +156,8 @@ def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
     elif zms["verdict"] == "fail":
         parts.append(f"scale factor {factor} (95 % interval): beyond chance ({p}), possibly by "
                      f"less than the {_tol(tolerance)} tolerance")
+    elif (lo > 1.0 or hi < 1.0) and zms["p_value"] <= alpha:  # passes after Holm only
+        parts.append(f"scale factor {factor} (95 % interval): {_weak(zms)}")
     else:
         parts.append(f"scale factor {factor} (95 % interval) compatible with 1")
     if mz["verdict"] == "fail" and mz["effect"] == "relevant":
@@ -159,6 +170,8 @@ def _average_reason(group: pd.DataFrame, label: str, tolerance: float,
     elif mz["verdict"] == "fail":
         parts.append(f"a small bias: {bias}, within the {_tol(tolerance)} tolerance or not "
                      "clearly beyond it")
+    elif (mz["ci_low"] > 0.0 or mz["ci_high"] < 0.0) and mz["p_value"] <= alpha:
+        parts.append(f"{bias}: {_weak(mz)}")
     else:
         parts.append(f"{bias} compatible with 0")
     if dominant:
@@ -301,7 +314,7 @@ def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
                                f"{fmt(r.ci_high)}] → {r.verdict}" for r in group.itertuples())
         elif stage == "average":
             reason, lo, hi = _average_reason(group, label, tolerance, _dominant_text(advice),
-                                             reference)
+                                             reference, alpha)
             rest = mine[(mine["stage"] == "average") & (mine["action"] == "none")] \
                 if not mine.empty else mine
             if not rest.empty:  # the ranges explain the average miss (advice._rest_average)

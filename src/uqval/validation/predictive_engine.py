@@ -266,9 +266,11 @@ def validate_predictive(
         exchangeable = isinstance(pred, Ensemble) and not pred.weighted
         if exchangeable and isinstance(pred, Ensemble):
             say("perfect-ensemble reference of the variance stages")
+            # the units of the other stages: the groups, or their blocks when dependent
+            units = codes if serial is None or serial.block_size <= 1 else serial.codes
             reference = ensemble_reference(y, pred, seed=ref_seed,
-                                           n_replicates=ensemble_replicates or 999, n_boot=n_boot,
-                                           groups=codes)
+                                           n_replicates=ensemble_replicates or 999,
+                                           groups=units)
             has = reference.rows
             for why, count in reference.left_out.items():
                 warnings.append(f"{count} rows left out of the variance stages: {why}")
