@@ -32,7 +32,11 @@ Cases:
 * ``large x3 bias 0.3``: E = uE·(D + 0.3)/3, an offset of 0.3 error sds that reads 0.1 with
   the uncertainties as given (``correct_bias``);
 * ``small x4 bias 0.05``: E = 4·uE·(D + 0.05), an offset of 0.05 error sds, inside the
-  tolerance, that reads 0.2 as given (no ``correct_bias``).
+  tolerance, that reads 0.2 as given (no ``correct_bias``);
+* ``bias 0.8 x0.6``: E = uE·(0.6·D + 0.8): an offset that hides a spread 1.7x too large,
+  ZMS = 0.36 + 0.64 = 1 (``correct_bias`` and ``scale`` by sd(Z) = 0.6);
+* ``bias 0.5 x0.8``: E = uE·(0.8·D + 0.5): sqrt(ZMS) = 0.94 inside the band, sd(Z) = 0.8
+  beyond it (``correct_bias`` and ``scale`` by 0.8).
 
 Advice columns (:mod:`uqval.validation.advice`): % of datasets whose advice holds a ``scale``
 row with a factor outside the tolerance band [1/1.1, 1.1] (``advice: scale``), an
@@ -62,7 +66,7 @@ ERRORS = ("normal", "t6", "t4")
 CASES = ("calibrated", "global x1.3", "local x2.5", "grows with uE", "nearly x1.03",
          "dominated", "bias x1", "bias 0.5", "top 4 % x3", "middle 10 % x2",
          "middle 15 % bias", "confident 12 % x0.6", "large x3", "large x3 bias 0.3",
-         "small x4 bias 0.05")
+         "small x4 bias 0.05", "bias 0.8 x0.6", "bias 0.5 x0.8")
 STAGES = ("average", "consistency", "adaptivity: x1", "adaptivity: x2")
 ADVICE = ("scale", "inspect_rows", "correct_bias", "recalibrate_per_range",
           "recalibrate_monotone")
@@ -110,6 +114,10 @@ def dataset(m: int, seed: int, errors: str, case: str):
         e = (e + 0.3 * u) / 3.0
     elif case == "small x4 bias 0.05":
         e = 4.0 * (e + 0.05 * u)
+    elif case == "bias 0.8 x0.6":
+        e = 0.6 * e + 0.8 * u
+    elif case == "bias 0.5 x0.8":
+        e = 0.8 * e + 0.5 * u
     return e, u, {"x1": x1, "x2": x2}
 
 

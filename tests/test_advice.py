@@ -226,9 +226,56 @@ def test_an_offset_is_judged_against_the_errors_spread_not_the_given_uncertainti
         assert f"by {fmt(scaled, 2)} uncertainties" in bias.iloc[0]["reason"]
         scale = a[(a["stage"] == "average") & (a["action"] == "scale")]
         # once the offset is corrected the factor is sd(Z), not sqrt(ZMS)
-        assert scale.iloc[0]["factor"] == pytest.approx(np.std(z, ddof=1), rel=1e-6)
+        assert scale.iloc[0]["factor"] == pytest.approx(np.std(z), rel=1e-6)
     else:
         assert abs(np.mean(z)) > 0.1 and abs(scaled) < 0.1  # the case is what it says
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_an_offset_that_hides_a_spread_too_large_gets_both_actions(grouped):
+    # errors u (0.6 D + 0.8): ZMS = 0.36 + 0.64 = 1, so sqrt(ZMS) is right, yet once the
+    # offset is corrected the uncertainties are 1/0.6 = 1.7x too large. In groups of 5 rows
+    # with a shared offset (ICC of Z about 0.3) the interval comes from the groups'
+    rng = np.random.default_rng(5)
+    m = 4000
+    u = rng.lognormal(0.0, 0.3, m)
+    groups = np.repeat(np.arange(m // 5), 5)
+    shared = 0.35 * rng.standard_normal(m // 5)[groups] if grouped else 0.0
+    d = rng.standard_normal(m) * (math.sqrt(1 - 0.35**2) if grouped else 1.0) + shared
+    e = u * (0.6 * d + 0.8)
+    res = uqval.validate(e, u, seed=0, groups=groups if grouped else None, **FAST)
+    z = e / u
+    v = res.verdicts
+    row = v[(v["stage"] == "average") & (v["statistic"] == "ZMS")].iloc[0]
+    assert 0.85 < math.sqrt(row["value"]) < 1.15  # the average alone looks right
+    a = res.advice
+    average = a[a["stage"] == "average"]
+    assert set(average["action"]) == {"correct_bias", "scale"}
+    scale = average[average["action"] == "scale"].iloc[0]
+    sd = math.sqrt(np.mean(z**2) - np.mean(z) ** 2)  # computed here, without uqval
+    assert scale["factor"] == pytest.approx(sd, rel=1e-9)
+    assert abs(sd - 0.6) < 0.05
+    assert "offset is corrected" in scale["reason"] and "too large" in scale["reason"]
+    # the stage's own sentence says it too, so the summary cannot contradict the advice
+    reason = res.stages.set_index("stage").loc["average", "reason"]
+    assert "sd(Z) = " + fmt(scale["factor"]) in reason
+
+
+def test_sd_after_offset_interval_against_brute_force():
+    from uqval.validation.rest_scale import sd_after_offset
+
+    # the interval is {sqrt(q - mu^2): q in the ZMS interval, mu in the <Z> interval}:
+    # checked against a grid over both intervals
+    cases = [((0.36, 0.2, 1.21), (-0.38, -0.45, -0.31)), ((1.3, 1.1, 1.5), (0.2, -0.05, 0.45)),
+             ((0.05, 0.03, 0.08), (0.1, 0.05, 0.15))]
+    for zms, mz in cases:
+        q = np.linspace(zms[1], zms[2], 401)[:, None]
+        mu = np.linspace(mz[1], mz[2], 401)[None, :]
+        var = q - mu**2
+        brute = np.sqrt(np.clip([var.min(), var.max()], 0.0, None))
+        value, low, high = sd_after_offset(zms, mz)
+        assert value == pytest.approx(math.sqrt(max(zms[0] - mz[0] ** 2, 0.0)))
+        assert [low, high] == pytest.approx(brute.tolist(), abs=1e-4)
 
 
 def test_global_error_gets_one_scale_action(results):
@@ -393,7 +440,7 @@ def test_bias_and_spread_are_advised_once(spread):
         assert "scale" not in set(a["action"])
     else:
         (factor,) = a.loc[a["action"] == "scale", "factor"]
-        assert factor == pytest.approx(np.std(z, ddof=1), rel=1e-12)  # sd(Z), not sqrt(ZMS)
+        assert factor == pytest.approx(np.std(z), rel=1e-12)  # sd(Z), not sqrt(ZMS)
         assert abs(factor - 1.5) < 0.05
     assert res.stages.set_index("stage").loc["average", "label"] == "not right"
 

@@ -43,7 +43,7 @@ from uqval.validation import rules
 from uqval.validation.bin_ranges import grid_ranges
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
-from uqval.validation.rest_scale import rest_factor, sd_factor
+from uqval.validation.rest_scale import rest_factor, sd_after_offset, sd_factor
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
            "is_dominated"]
@@ -177,18 +177,22 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 f"{fmt_interval(r.value, r.ci_low, r.ci_high)} (median of means); "
                 f"sqrt(ZMS) = {fmt(value)} is decided by a few rows"), rows=m, m=m,
                 factor=r.value))
-    elif mz["effect"] == "relevant" and zms["verdict"] == "fail":
-        # a bias alone raises ZMS = Var(Z) + <Z>^2: once the predictions' offset is corrected,
-        # the uncertainties are off by sd(Z), the factor advised (when it matters) next to it;
-        # only when the ZMS test itself fails (with heavy tails: beyond |zeta| > 3), since the
-        # delta-method interval of sd(Z) under-covers as much as the ZMS interval does
-        sd, sd_low, sd_high = sd_factor(a.errors / a.uncertainties)
+    elif mz["effect"] == "relevant" and zms["verdict"] != "inconclusive":
+        # a bias raises ZMS = Var(Z) + <Z>^2: once the predictions' offset is corrected, the
+        # uncertainties are off by sd(Z), the factor advised (when it matters) next to it,
+        # whether or not ZMS itself departs from 1 (a bias can hide a spread too large);
+        # its interval comes from the stage's intervals of ZMS and <Z> (rows, groups or
+        # blocks alike); not with heavy tails that leave ZMS untrusted
+        sd, sd_low, sd_high = sd_after_offset(
+            (zms["value"], zms["ci_low"], zms["ci_high"]),
+            (mz["value"], mz["ci_low"], mz["ci_high"]))
         if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
             out.append(_row("average", "scale", (
-                f"once the bias below is corrected, the uncertainties are too "
+                f"once the predictions' offset is corrected, the uncertainties are too "
                 f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "
                 f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
-                f"(sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
+                f"(sd(Z)^2 = ZMS - <Z>^2, its interval from those of ZMS and the mean z; "
+                f"sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
             f"the uncertainties are too {'small' if value > 1 else 'large'} on average: scale "

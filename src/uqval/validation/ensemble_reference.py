@@ -540,7 +540,7 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
         f"perfect-ensemble floor (mean Z^2 of a perfect ensemble with these values: "
         f"{fmt(ref.floor)}; normal members: (m - 1)/(m - 3)); p: mean Z^2/r = "
         f"{fmt(ref.mean_w)} against 1, {ref.n_replicates} exchangeability replicates; "
-        "interval: one-step bootstrap of k")
+        "interval: the k this test does not reject on mean + (y - mean)/k")
     v.loc[z_at, "p_adjusted"] = adjusted[1]
     v.loc[z_at, "verdict"] = rules.verdict(float(adjusted[1]), alpha, False)
     name = str(result.names.get("uncertainty", "sd"))

@@ -319,6 +319,10 @@ def stage_table(verdicts: pd.DataFrame, bins: Mapping[str, pd.DataFrame],
                 if not mine.empty else mine
             if not rest.empty:  # the ranges explain the average miss (advice._rest_average)
                 reason += "; " + str(rest["reason"].iloc[0])
+            if not mine.empty and (mine["action"] == "correct_bias").any():
+                spread = mine[(mine["stage"] == "average") & (mine["action"] == "scale")]
+                if not spread.empty:  # the spread once the offset is corrected (advice)
+                    reason += "; " + str(spread["reason"].iloc[0])
         elif stage == "joint":
             reason, lo, hi = _joint_reason(group, label, joint, tolerance, n_actions)
         else:

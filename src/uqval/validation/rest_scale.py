@@ -32,7 +32,7 @@ from uqval.stats.intervals import cho_vv, mean_t_interval, power_interval
 from uqval.validation import rules
 from uqval.validation.bin_tables import cluster_t_interval
 
-__all__ = ["RestFactor", "rest_factor", "sd_factor"]
+__all__ = ["RestFactor", "rest_factor", "sd_after_offset", "sd_factor"]
 
 
 class RestFactor(NamedTuple):
@@ -59,6 +59,33 @@ def sd_factor(z: NDArray[np.float64], confidence: float = 0.95) -> tuple[float, 
     m2, m4 = float(np.mean(d**2)), float(np.mean(d**4))
     ci = power_interval(m2 * n / (n - 1.0), cho_vv(n, m2, m4), 0.5, confidence)
     return float(ci.value), max(float(ci.ci_low), 0.0), float(ci.ci_high)
+
+
+def sd_after_offset(zms: tuple[float, float, float],
+                    mean_z: tuple[float, float, float]) -> tuple[float, float, float]:
+    """sd(Z), the factor the uncertainties are off by once the set's offset is corrected,
+    from the average stage's own records: Var(Z) = ZMS - <Z>^2 (P000 Sect. III.3.4), so
+
+        [ZMS_low - max <Z>^2, ZMS_high - min <Z>^2]
+
+    over the 95 % intervals of ZMS and of <Z> (min <Z>^2 = 0 when that interval holds 0)
+    holds Var(Z) whenever both intervals hold their values: with probability at least 90 %
+    (Bonferroni), whatever procedure made them (rows, groups, blocks of dependent groups,
+    a set in parts, an ensemble's floor-net factor). ``zms``, ``mean_z``: (value, low,
+    high); returns sd(Z) = sqrt(ZMS - <Z>^2) and the square roots of the interval's ends
+    (0 when an end is negative).
+
+    ZMS 0.36 [0.2, 1.21] with <Z> -0.38 [-0.45, -0.31]: sd(Z) 0.46, at most 1.06.
+
+    >>> [round(x, 2) for x in sd_after_offset((0.36, 0.2, 1.21), (-0.38, -0.45, -0.31))]
+    [0.46, 0.0, 1.06]
+    """
+    value, low, high = zms
+    m, m_low, m_high = mean_z
+    largest = max(m_low**2, m_high**2)
+    smallest = 0.0 if m_low <= 0.0 <= m_high else min(m_low**2, m_high**2)
+    return (math.sqrt(max(value - m**2, 0.0)), math.sqrt(max(low - largest, 0.0)),
+            math.sqrt(max(high - smallest, 0.0)))
 
 
 def rest_factor(errors: NDArray[np.float64], uncertainties: NDArray[np.float64],
