@@ -22,6 +22,8 @@ with any finding and with a range finding (``local:V`` or ``bias:V``) per side.
 
 Usage: ``nice -n 10 python benchmarks/real_outputs_nulls.py [--n 60]`` (after
 ``real_outputs.py --holdout`` wrote the files); writes ``benchmarks/real_outputs_nulls.md``.
+The second held-out set's designs: ``--files critical_temp__gp,critical_temp__ngboost,
+boiling_point__gp,computer_prices__gp --out benchmarks/real_outputs_nulls_holdout2.md``.
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def main() -> None:
     table = (df.groupby(["file", "null"], sort=False)[cols].mean() * 100).round(0).reset_index()
     lines = ["# False alarms of uqval and of the truth on the real designs", "",
              f"Run {datetime.date.today().isoformat()}, `python benchmarks/real_outputs_nulls.py "
-             f"--n {n}` ({time.time() - t0:.0f} s on 2 cores); design in the script's "
+             f"{' '.join(sys.argv[1:])}` ({time.time() - t0:.0f} s on 2 cores); design in the script's "
              "docstring. Percent of the draws with a finding (every finding is false).", "",
              "| file | null | uqval: any | truth: any | uqval: a range | truth: a range |",
              "| --- | --- | --- | --- | --- | --- |"]

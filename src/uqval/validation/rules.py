@@ -124,6 +124,11 @@ Advice (:mod:`uqval.validation.advice`)
     simultaneous rule): it is never advised without a located range and its effect size.
     Because E[Z²] = Var(Z) + <Z>², a bias alone moves the tests of Z² − 1; when a variable
     has a relevant bias, its spread ranges are advised only if the binned LZMS test fails.
+    Beside the set's own offset, the global factor is sd(Z) = sqrt(ZMS − <Z>²), advised when
+    its interval, [ZMS_low − max <Z>², ZMS_high − min <Z>²] over the stage's two 95 %
+    intervals (:func:`uqval.validation.rest_scale.sd_after_offset`), excludes 1 and sd(Z)
+    lies beyond the band, whatever the ZMS test says (an offset can hide uncertainties too
+    large); not when heavy tails leave ZMS inconclusive.
 
 Guards
     Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a
