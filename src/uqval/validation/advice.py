@@ -191,7 +191,7 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 f"once the predictions' offset is corrected, the uncertainties are too "
                 f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "
                 f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
-                f"(sd(Z)^2 = ZMS - <Z>^2, its interval from those of ZMS and the mean z; "
+                f"(sd(Z)^2 = ZMS - (mean z)^2, its interval from those of ZMS and the mean z; "
                 f"sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
@@ -200,7 +200,8 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             rows=m, m=m, factor=value))
     if mz["effect"] == "relevant":
         direction = "too low" if mz["value"] > 0 else "too high"
-        out.append(_row("average", "correct_bias", (
+        # first: the spread factor beside it is the one left once the offset is corrected
+        out.insert(0, _row("average", "correct_bias", (
             f"the predictions are {direction} on average by {_offset_text(mz, a.reference)}: "
             "correct the predictions' offset, not the uncertainties"), rows=m, m=m))
     return out
