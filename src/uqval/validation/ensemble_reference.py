@@ -118,7 +118,8 @@ CONFIDENCE = 0.95
 """Confidence of the net factor's interval (the other stages' intervals are 95 % too)."""
 
 _MAX_DOUBLINGS = 20  # factor 2^20 either way: beyond, the end is 0 or inf
-_BISECTIONS = 10  # log k to ln 2 / 2^10 = 0.0007 (0.07 %)
+_LOG_TOLERANCE = math.log(2.0) / 2**10  # an interval end to 0.07 %
+_MAX_STEPS = 40
 
 
 @dataclass(frozen=True)
@@ -329,7 +330,9 @@ class _MeanWTails:
     ``p_values(k)``: the one-sided Monte Carlo p-values (1 + #{A* >= A})/(R + 1) and
     (1 + #{A* <= A})/(R + 1) of A = mean W(k) - 1 against its R replicates A*; at k = 1 they
     are the average test's, so the interval holds 1 exactly when that test (unadjusted) does
-    not reject.
+    not reject. A one-sided p-value exceeds h exactly when A lies on the near side of an
+    order statistic of the A* (the c-th largest or smallest, c = floor(h (R + 1) - 1) + 1):
+    a gap continuous in k, whose root the interval's ends are.
     """
 
     def __init__(self, x: NDArray[np.float64], y: NDArray[np.float64], m: NDArray[np.intp],
@@ -338,33 +341,50 @@ class _MeanWTails:
         self.x, self.y, self.m, self.width = x, y, m, width
         self.codes, self.seed, self.n_replicates = codes, seed, n_replicates
         self.mean = np.nanmean(x, axis=1)
-        self._cache: dict[float, tuple[float, float]] = {}
+        self._cache: dict[float, tuple[float, NDArray[np.float64]]] = {}
 
-    def p_values(self, k: float) -> tuple[float, float]:
+    def _sample(self, k: float) -> tuple[float, NDArray[np.float64]]:
+        """A = mean W(k) and its replicates A*, sorted."""
         if k not in self._cache:
             y = self.y if k == 1.0 else self.mean + (self.y - self.mean) / k
             loo_z2 = _arrays(self.x, y, self.m, self.width)[0]
             w = loo_z2 / np.nanmean(loo_z2, axis=1, keepdims=True)
             rows_n = np.arange(self.m.size)
-            a = float(np.mean(w[rows_n, self.m]))
             rng = np.random.default_rng(self.seed)  # the same picks for every k
             a_star = np.array([np.mean(w[rows_n, _picks(rng, self.m, self.codes)])
                                for _ in range(self.n_replicates)])
-            denominator = self.n_replicates + 1
-            self._cache[k] = ((1 + np.count_nonzero(a_star >= a)) / denominator,
-                              (1 + np.count_nonzero(a_star <= a)) / denominator)
+            self._cache[k] = (float(np.mean(w[rows_n, self.m])), np.sort(a_star))
         return self._cache[k]
 
+    def p_values(self, k: float) -> tuple[float, float]:
+        a, a_star = self._sample(k)
+        n_above = a_star.size - int(np.searchsorted(a_star, a, side="left"))
+        n_below = int(np.searchsorted(a_star, a, side="right"))
+        denominator = self.n_replicates + 1
+        return (1 + n_above) / denominator, (1 + n_below) / denominator
+
     def interval(self, k_hat: float, confidence: float) -> tuple[float, float]:
-        """{k: neither one-sided p-value <= (1 - confidence)/2}, its ends found by doubling
-        then bisecting log k (to 2^-10 of the bracket) from k_hat; 1 is inside exactly when
-        the test at k = 1 does not reject."""
+        """{k: neither one-sided p-value <= (1 - confidence)/2}; each end found from k_hat by
+        doubling, then by regula falsi (Illinois) on log k to 2^-10 ln 2 (0.07 %); 1 is
+        inside exactly when the test at k = 1 does not reject."""
         if not (math.isfinite(k_hat) and k_hat > 0):
             return k_hat, k_hat
         half = 0.5 * (1.0 - confidence)
-        low = self._end(k_hat, lambda k: self.p_values(k)[0] > half, downward=True)
-        high = self._end(k_hat, lambda k: self.p_values(k)[1] > half, downward=False)
-        hi1, lo1 = self.p_values(1.0)  # coherent with the test at k = 1 whatever the bisection
+        c = math.floor(half * (self.n_replicates + 1) - 1.0) + 1
+        if c <= 0:  # too few replicates to reject at this level: every k is accepted
+            return 0.0, math.inf
+
+        def low_gap(k: float) -> float:  # <= 0: (1 + #{A* >= A})/(R + 1) > half
+            a, a_star = self._sample(k)
+            return a - float(a_star[a_star.size - c])
+
+        def high_gap(k: float) -> float:  # <= 0: (1 + #{A* <= A})/(R + 1) > half
+            a, a_star = self._sample(k)
+            return float(a_star[c - 1]) - a
+
+        low = self._end(k_hat, low_gap, downward=True)
+        high = self._end(k_hat, high_gap, downward=False)
+        hi1, lo1 = self.p_values(1.0)  # coherent with the test at k = 1 whatever the search
         if hi1 > half and lo1 > half:
             low, high = min(low, 1.0), max(high, 1.0)
         elif hi1 <= half:
@@ -373,33 +393,49 @@ class _MeanWTails:
             high = min(high, 1.0)
         return low, high
 
-    def _end(self, start: float, accepted: Callable[[float], bool], *,
-             downward: bool) -> float:
-        """The end of the accepted set on one side of ``start`` (accepted(k) monotone: true
-        towards ``start``'s inner side)."""
+    @staticmethod
+    def _end(start: float, gap: Callable[[float], float], *, downward: bool) -> float:
+        """The end of the accepted set {gap <= 0} on one side of ``start`` (gap increasing
+        outwards): a bracket by doubling, then Illinois steps on log k."""
         step = -math.log(2.0) if downward else math.log(2.0)
         inside, outside = math.log(start), math.log(start) + step
-        if not accepted(math.exp(inside)):  # k_hat itself rejected: walk inwards first
-            outside, inside = inside, inside - step
+        g_in, g_out = gap(math.exp(inside)), gap(math.exp(outside))
+        if g_in > 0:  # k_hat itself rejected: walk inwards first
             for _ in range(_MAX_DOUBLINGS):
-                if accepted(math.exp(inside)):
+                outside, g_out = inside, g_in
+                inside -= step
+                g_in = gap(math.exp(inside))
+                if g_in <= 0:
                     break
-                outside, inside = inside, inside - step
             else:
                 return math.exp(inside)
         else:
             for _ in range(_MAX_DOUBLINGS):
-                if not accepted(math.exp(outside)):
+                if g_out > 0:
                     break
-                inside, outside = outside, outside + step
+                inside, g_in = outside, g_out
+                outside += step
+                g_out = gap(math.exp(outside))
             else:
                 return 0.0 if downward else math.inf
-        for _ in range(_BISECTIONS):
-            mid = 0.5 * (inside + outside)
-            if accepted(math.exp(mid)):
-                inside = mid
+        kept = 0  # +1: the inside end moved last, -1: the outside end
+        for _ in range(_MAX_STEPS):
+            if abs(outside - inside) <= _LOG_TOLERANCE:
+                break
+            x = inside - g_in * (outside - inside) / (g_out - g_in)
+            if not min(inside, outside) < x < max(inside, outside):
+                x = 0.5 * (inside + outside)
+            g = gap(math.exp(x))
+            if g <= 0:
+                inside, g_in = x, g
+                if kept == 1:
+                    g_out *= 0.5  # Illinois: the outside end kept twice
+                kept = 1
             else:
-                outside = mid
+                outside, g_out = x, g
+                if kept == -1:
+                    g_in *= 0.5
+                kept = -1
         return math.exp(0.5 * (inside + outside))
 
 
