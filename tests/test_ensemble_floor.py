@@ -225,3 +225,20 @@ def test_interval_without_1_and_a_test_passing_after_holm_is_weak_evidence():
     reason = var.stages.set_index("stage").loc["average", "reason"]
     assert "compatible with 1" not in reason
     assert "weak evidence" in reason and "Holm" in reason
+
+
+@pytest.mark.parametrize("shrink", [1.0, 1.4])
+def test_interval_ends_sit_where_the_one_sided_p_values_cross_the_level(shrink):
+    # the search (doubling, then regula falsi on the order-statistic gap) stops where the
+    # test's own one-sided p-value crosses 2.5 %: accepted just inside each end, rejected
+    # just outside (0.5 % either side; the search resolves 0.07 %)
+    from uqval._internal.seeding import seed_sequence
+    from uqval.validation.ensemble_reference import _MeanWTails
+
+    y, members, _ = _ensemble(6, n=400, seed=31, shrink=shrink)
+    m = np.full(y.size, 6)
+    tails = _MeanWTails(members, y, m, 7, None, seed_sequence(5), 399)
+    low, high = tails.interval(shrink, 0.95)
+    assert low < shrink < high
+    assert tails.p_values(low * 1.005)[0] > 0.025 >= tails.p_values(low * 0.995)[0]
+    assert tails.p_values(high * 0.995)[1] > 0.025 >= tails.p_values(high * 1.005)[1]
