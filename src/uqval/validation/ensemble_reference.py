@@ -38,7 +38,7 @@ With m constant and normal members, k ≈ sqrt(ZMS/((m - 1)/(m - 3))): the issue
 example, sqrt(ZMS) = 1.54 against the floor sqrt(1.40) = 1.18, gives k = 1.54/1.18 = 1.30.
 Interval: the k not rejected by the average test run on y_k = x̄ + (y - x̄)/k (the same
 replicates for every k), {k: (1 + #{A*(k) >= A(k)})/(R + 1) > 2.5 % and
-(1 + #{A*(k) <= A(k)})/(R + 1) > 2.5 %}, its ends found by bisection on log k: exact under
+(1 + #{A*(k) <= A(k)})/(R + 1) > 2.5 %}, its ends found by regula falsi on log k: exact under
 the null that y_k is one more member, and coherent with the test by construction (1 is inside
 exactly when the test at k = 1 does not reject at 5 %). It replaced a percentile interval of
 one-step bootstrap replicates of the estimating equation, which came from another procedure
