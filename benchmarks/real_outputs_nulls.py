@@ -114,7 +114,10 @@ def main() -> None:
     df.to_csv(HERE / "results" / (Path(args.out).stem + ".csv"), index=False)
     cols = ["uqval any", "truth any", "uqval range", "truth range"]
     table = (df.groupby(["file", "null"], sort=False)[cols].mean() * 100).round(0).reset_index()
-    lines = ["# False alarms of uqval and of the truth on the real designs", "",
+    folders = {FILES[name] for name in names}
+    titles = {ro.OUT_HOLDOUT: ", held-out set", ro.OUT_HOLDOUT2: ", second held-out set"}
+    title = titles.get(next(iter(folders)), "") if len(folders) == 1 else ""
+    lines = ["# False alarms of uqval and of the truth on the real designs" + title, "",
              f"Run {datetime.date.today().isoformat()}, `python benchmarks/real_outputs_nulls.py "
              f"{' '.join(sys.argv[1:])}` ({time.time() - t0:.0f} s on 2 cores); design in the script's "
              "docstring. Percent of the draws with a finding (every finding is false).", "",
