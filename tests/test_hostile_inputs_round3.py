@@ -545,7 +545,7 @@ def test_compare_bounds_and_control_characters_on_the_terminal(tmp_path, capsys)
 
 # --- degenerate inputs get a verdict or a clear message (issue #28) ---------------------------
 
-from uqval import compare, validate  # noqa: E402
+from uqval import Ensemble, compare, validate  # noqa: E402
 from uqval.report.markdown import render_markdown  # noqa: E402
 from uqval.validation.degenerate import untestable_reason  # noqa: E402
 
@@ -1213,3 +1213,32 @@ def test_cross_validate_names_bad_folds(folds):
     e, u, _ = arrays()
     with pytest.raises(ValueError, match=r"folds must be an integer from 2 to 200, got"):
         cross_validate("sigma", e, u, folds=folds)
+
+
+def test_errors_whose_squares_are_subnormal_are_judged_not_crashed(tmp_path, capsys):
+    # errors 1e-160 x N(0, 1) against uE = 1: every Z^2 is a subnormal number (1e-320), not 0,
+    # so the set is validated; the BCa acceleration's (sum d^2)^(3/2) used to underflow to 0
+    # (ZeroDivisionError). Now: a factor 1e-160 and the units check, from the command line too
+    rng = np.random.default_rng(4)
+    e = 1e-160 * rng.standard_normal(300)
+    path = tmp_path / "tiny.csv"
+    pd.DataFrame({"e": e, "s": np.ones(300)}).to_csv(path, index=False)
+    code = main(["validate", str(path), "--error", "e", "--uncertainty", "s", "--n-boot", "100",
+                 "--out", str(tmp_path / "r")])
+    out, err = capsys.readouterr()
+    assert code != 2 and "Traceback" not in err, err
+    assert "same units" in out
+    res = validate(e, np.ones(300), **QUICK)
+    assert 0.5e-160 < res.scale_factor.value < 2e-160
+
+
+def test_an_ensemble_equal_to_its_observations_gives_rmse_zero_not_a_crash():
+    # every member and the observation equal (members 5 + 1e-160 x N(0, 1) round to 5): the
+    # variance stages are not run (no spread), and the rmse's delta-method se, se/(2 rmse),
+    # used to divide by zero
+    rng = np.random.default_rng(4)
+    y = np.full(300, 5.0)
+    res = validate(y, Ensemble(5.0 + 1e-160 * rng.standard_normal((300, 8))), **QUICK)
+    assert res.variance is None
+    rmse = res.scores.set_index("score").loc["rmse"]
+    assert rmse["value"] == 0.0 and rmse["se"] == 0.0

@@ -51,8 +51,14 @@ def accelerations(jacks: NDArray[np.float64]) -> NDArray[np.float64]:
     >>> import numpy as np
     >>> accelerations(np.array([[1.0, 2.0, 6.0], [3.0, 3.0, 3.0]])).round(4).tolist()  # -18/(6 14^1.5)
     [-0.0573, 0.0]
+    >>> accelerations(np.array([[1.0, 2.0, 6.0]]) * 1e-160).round(4).tolist()  # scale-free
+    [-0.0573]
     """
     d = jacks.mean(axis=1)[:, None] - jacks
+    # a is scale-free: rescale each row by a power of two (exact) so that tiny deviations
+    # (z-scores of 1e-160) do not underflow (sum d^2)^(3/2) to 0
+    _, exponent = np.frexp(np.max(np.abs(d), axis=1))
+    d = np.ldexp(d, -exponent[:, None])
     ss = np.sum(d**2, axis=1).tolist()
     cubes = np.sum(d**3, axis=1).tolist()
     # the last step in Python floats: NumPy's vectorised power may round x**1.5 differently

@@ -87,8 +87,8 @@ def check_errors_not_all_zero(e: NDArray[np.float64], u: NDArray[np.float64]) ->
     raise ValueError(
         f"errors: every value is negligible against its uncertainty (largest |E/uE| = "
         f"{ratio:.3g}, so every Z^2 is 0 in floating point): are errors and uncertainties in "
-        "the same unit (variances given as uncertainties, or a unit factor of 1e-150 or more "
-        "between them)?")
+        "the same unit (a variance given where a standard deviation belongs, or a unit "
+        "factor of 1e-150 or more between them)?")
 
 
 def z_square_overflow(e: NDArray[np.float64], u: NDArray[np.float64]) -> NDArray[np.bool_]:

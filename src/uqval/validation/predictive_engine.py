@@ -181,8 +181,11 @@ def _scores(y: NDArray[np.float64], pred: Predictive, levels: Sequence[float],
             se = cluster_mean_se(v, GroupIndex.from_codes(groups[finite]))[1]
         if name == "sq_error":
             mean = float(np.mean(v))
-            rows.append({"score": "rmse", "value": math.sqrt(mean),
-                         "se": se / (2 * math.sqrt(mean)), "n": v.size})
+            # delta method; every squared error 0 (predictions equal to the observations):
+            # the rmse is 0 with se 0
+            rmse_se = se / (2 * math.sqrt(mean)) if mean > 0 else 0.0
+            rows.append({"score": "rmse", "value": math.sqrt(mean), "se": rmse_se,
+                         "n": v.size})
             continue
         name = "mae" if name == "abs_error" else name
         rows.append({"score": name, "value": float(np.mean(v)), "se": se, "n": v.size})
