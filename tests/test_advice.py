@@ -322,6 +322,26 @@ def test_range_ends_never_read_alike():
     assert fmt_range(0.3101, 0.3149, 4.5) == "0.310 to 0.315"
     assert fmt_range(0.31001, 0.31004, 4.5) == "0.31001 to 0.31004"
     assert fmt_range(250.0, 267.0, 150.0) == "250 to 267"
+    # a range that is one tied value is that value, with the digits that find its rows
+    assert fmt_range(2.4616353, 2.4616353, 1.9) == "2.461635"
+    assert fmt_range(2.0, 2.0, 14.0) == "2"
+
+
+def test_a_range_of_one_value_of_a_discrete_feature_reads_as_that_value():
+    """RAM in {2, 4, 8, 16}: uncertainties 2x too small for ram = 4 only; the advice names
+    "ram = 4", not "ram from 4.0 to 4.0"."""
+    rng = np.random.default_rng(3)
+    m = 4000
+    ram = rng.choice([2.0, 4.0, 8.0, 16.0], m)
+    u = rng.lognormal(0.0, 0.3, m)
+    e = u * rng.standard_normal(m)
+    e[ram == 4.0] *= 2.0
+    res = uqval.validate(e, u, {"ram": ram}, n_boot=200, n_permutations=199, seed=0)
+    a = res.advice
+    ranged = a[(a["variable"] == "ram") & (a["action"] == "recalibrate_per_range")]
+    top = ranged.loc[ranged["factor"].idxmax()]
+    assert top["low"] == top["high"] == 4.0
+    assert "ram = 4:" in top["reason"] and "4.0 to 4.0" not in top["reason"]
 
 
 def test_a_reused_out_folder_keeps_no_stale_file(tmp_path):

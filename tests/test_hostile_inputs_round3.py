@@ -1242,3 +1242,28 @@ def test_an_ensemble_equal_to_its_observations_gives_rmse_zero_not_a_crash():
     assert res.variance is None
     rmse = res.scores.set_index("score").loc["rmse"]
     assert rmse["value"] == 0.0 and rmse["se"] == 0.0
+
+
+def test_predictive_routes_print_plain_text_too(tmp_path, capsys):
+    """`validate --distribution` and `compare NAME:normal=...` print the summary as plain text
+    like the sigma route (no bold markers, no Markdown escapes of a name with underscores);
+    summary.md keeps them."""
+    rng = np.random.default_rng(4)
+    m = 400
+    x = rng.uniform(0, 1, m)
+    sd = rng.lognormal(0.0, 0.3, m)
+    y = sd * rng.standard_normal(m) * np.where(x > 0.5, 2.0, 1.0)
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"y": y, "mean_a": 0.0, "sd_a": sd, "sd_b": 1.5 * sd, "mol_weight_x": x}
+                 ).to_csv(path, index=False)
+    assert main(["validate", str(path), "--y-true", "y", "--y-pred", "mean_a", "--uncertainty",
+                 "sd_a", "--distribution", "normal", "--feature", "mol_weight_x", "--out",
+                 str(tmp_path / "v"), *FAST]) == 0
+    out = capsys.readouterr().out
+    assert "\\" not in out and "**" not in out and "mol_weight_x" in out
+    assert "**" in (tmp_path / "v" / "summary.md").read_text()
+    assert main(["compare", str(path), "--y-true", "y", "--model", "a_1:normal=mean_a,sd_a",
+                 "--model", "b_1:normal=mean_a,sd_b", "--out", str(tmp_path / "c"),
+                 "--n-boot", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "\\" not in out and "**" not in out and "a_1" in out

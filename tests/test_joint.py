@@ -281,3 +281,39 @@ def test_sequential_permutation_p_uses_the_first_permutations_of_the_fixed_rule(
                                     np.random.SeedSequence(k), exceedances=20)[1] <= 0.05
                      for k in range(200))
     assert rejections <= 20  # 5 % of 200 = 10; P(Binomial(200, 0.05) > 20) < 0.002
+
+
+def _region_mask(description: str, features: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows a region's text selects, read back from the text alone (written without uqval)."""
+    mask = np.ones(len(next(iter(features.values()))), dtype=bool)
+    for part in description.split(" and "):
+        bits = part.split()
+        if len(bits) == 5:  # "a < x ≤ b"
+            x = features[bits[2]]
+            mask &= (x > float(bits[0])) & (x <= float(bits[4]))
+        elif bits[1] == ">":
+            mask &= features[bits[0]] > float(bits[2])
+        else:
+            assert bits[1] == "≤", part
+            mask &= features[bits[0]] <= float(bits[2])
+    return mask
+
+
+def test_region_text_selects_exactly_its_rows_when_values_are_close():
+    """A distance whose values come in tied clusters 0.0002-0.002 apart (rows that share a
+    nearest training point), on a span of 1.5: the printed bounds keep enough decimals that
+    reading the text back selects the region's rows, not those of the next cluster."""
+    rng = np.random.default_rng(5)
+    m = 3000
+    clusters = np.sort(np.concatenate([rng.uniform(1.8, 3.3, 40),
+                                       2.4616 + np.cumsum(rng.uniform(2e-4, 2e-3, 20))]))
+    d = rng.choice(clusters, m)
+    ram = rng.choice([2.0, 4.0, 8.0, 16.0], m)
+    u = rng.lognormal(0.0, 0.3, m)
+    e = u * rng.standard_normal(m)
+    e[(d > 2.4616) & (d < 2.4616 + 0.01) & (ram >= 8)] *= 2.5
+    feats = {"distance": d, "ram": ram}
+    res = joint_calibration(e, u, feats, n_permutations=99, seed=0)
+    for region in (res.spread.high, res.spread.low):
+        assert np.array_equal(_region_mask(region.description, feats), region.mask), \
+            region.description

@@ -304,7 +304,7 @@ def _run_predictive(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(_text(f"uqval: warning: {args.file}: {warning}"), file=sys.stderr)
     say(f"writing the report to {_text(args.out)}")
-    _save(result, args.out, _text(result.summary(), keep_newlines=True))
+    _save(result, args.out, _terminal(result.summary()))
     return EXIT_MISCALIBRATED if args.fail_on_miscalibration and result.miscalibrated else EXIT_OK
 
 
@@ -490,7 +490,7 @@ def _run_compare_predictive(args: argparse.Namespace) -> int:
             message = re.sub(r"^groups\b", f"column {args.group!r}", message)
         raise DataError(f"{args.file}: {message}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
-    _save(result, args.out, _text(result.summary(), keep_newlines=True))
+    _save(result, args.out, _terminal(result.summary()))
     return EXIT_OK
 
 

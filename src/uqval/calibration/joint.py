@@ -78,6 +78,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from uqval._internal.checks import errors_uncertainties, integer
+from uqval._internal.formatting import fmt_cut
 from uqval._internal.seeding import seed_sequence
 from uqval._internal.streams import index_generator, value_generator
 from uqval._internal.types import FloatArray, SeedLike
@@ -368,9 +369,9 @@ def _describe(box: _Box, f: _Features) -> tuple[str, tuple[str, ...]]:
             keep = [lv[c] for c in codes if low[j] < c <= high[j]]
             parts.append(f"{name} in {{{', '.join(keep)}}}")
             continue
-        span = float(np.ptp(f.x[:, j]))
-        digits = max(0, 2 - math.floor(math.log10(span))) if span > 0 else 3
-        lo, hi = f"{low[j]:.{digits}f}", f"{high[j]:.{digits}f}"
+        x = f.x[:, j]
+        span = float(np.ptp(x))
+        lo, hi = (_cut_text(x, float(c), span) for c in (low[j], high[j]))
         if np.isfinite(low[j]) and np.isfinite(high[j]):
             parts.append(f"{lo} < {name} ≤ {hi}")
         elif np.isfinite(low[j]):
@@ -379,6 +380,16 @@ def _describe(box: _Box, f: _Features) -> tuple[str, tuple[str, ...]]:
             parts.append(f"{name} ≤ {hi}")
     used = tuple(n for j, n in enumerate(f.names) if np.isfinite(low[j]) or np.isfinite(high[j]))
     return " and ".join(parts) or "all rows", used
+
+
+def _cut_text(x: FloatArray, cut: float, span: float) -> str:
+    """A box's bound (a tree threshold, between two values of ``x``) printed with enough
+    decimals that it still separates those two values (``fmt_cut``)."""
+    if not math.isfinite(cut):
+        return ""
+    below, above = x[x <= cut], x[x > cut]
+    return fmt_cut(cut, float(below.max()) if below.size else -math.inf,
+                   float(above.min()) if above.size else math.inf, span)
 
 
 def _region(kind: Kind, mask: NDArray[np.bool_], description: tuple[str, tuple[str, ...]],

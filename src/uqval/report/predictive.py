@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.axes import Axes
 
-from uqval._internal.formatting import fmt, fmt_range
+from uqval._internal.formatting import fmt, fmt_span
 from uqval.plots import predictive as plots
 from uqval.plots.style import figure, literal_text
 from uqval.report import FigureSection, ReportContent, png_bytes
@@ -128,7 +128,7 @@ def _coverage_lines(result: PredictiveValidation) -> list[str]:
         lines.append(f"- The coverage of the {_lv(r.level)} % intervals **varies along "
                      f"{r.variable}** (adjusted p = {fmt(r.p_adjusted, 2)}): "
                      f"{_pct(r.worst_value)} [{_pct(r.worst_ci_low)}, {_pct(r.worst_ci_high)}] "
-                     f"for {r.variable} from {fmt_range(r.worst_low, r.worst_high, span)}"
+                     f"for {fmt_span(r.variable, r.worst_low, r.worst_high, span)}"
                      + (": the intervals are too narrow there." if r.worst_value < r.level
                         else ": the intervals are too wide there."))
     if failing.empty:

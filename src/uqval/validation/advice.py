@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from uqval._internal.formatting import fmt, fmt_interval, fmt_range
+from uqval._internal.formatting import fmt, fmt_interval, fmt_range, fmt_span
 from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
 from uqval.stats.groups import GroupIndex
@@ -151,7 +151,7 @@ def _dominant_reason(a: AdviceInputs, m: int) -> str:
         inside = float(np.mean((x >= lo) & (x <= hi)))
         if inside <= 0.25:
             span = float(np.ptp(x))
-            what.append(f"they all have {name} from {fmt_range(lo, hi, span)}")
+            what.append(f"they all have {fmt_span(name, lo, hi, span)}")
     return "; ".join(what) + "; check them (dominant_rows.csv) before changing any uncertainty"
 
 
@@ -366,7 +366,7 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
         for r in sorted(sorted(ranges, key=lambda r: -r["n"])[:MAX_RANGES],
                         key=lambda r: r["low"]):
             given = math.sqrt(r["mean"]) * a.reference  # the bins use uE·reference
-            where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
+            where = fmt_span(name, r['low'], r['high'], span)
             size_ci = (f"simultaneous interval [{fmt(math.sqrt(max(r['pooled_low'], 0.0)) * a.reference)}, "
                        f"{fmt(math.sqrt(r['pooled_high']) * a.reference)}]")
             if a.dominant.size:  # the range's factor without the rows that decide the average

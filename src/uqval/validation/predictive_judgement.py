@@ -43,7 +43,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from uqval._internal.formatting import fmt, fmt_range
+from uqval._internal.formatting import fmt, fmt_span
 from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE
 from uqval.validation.bin_ranges import problem_ranges
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
@@ -106,7 +106,7 @@ def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
     out = []
     for r in ranges:
         few = r["side"] == "below"
-        where = f"{name} from {fmt_range(r['low'], r['high'], span)}"
+        where = fmt_span(name, r['low'], r['high'], span)
         out.append(_row("coverage", "recalibrate_per_range", (
             f"where {where} the {_pct(level)} {intervals} cover {fmt(100 * r['mean'], 3)} % of "
             f"the rows{overall}: too {'narrow' if few else 'wide'} there; recalibrate them per "
