@@ -242,3 +242,40 @@ def test_interval_ends_sit_where_the_one_sided_p_values_cross_the_level(shrink):
     assert low < shrink < high
     assert tails.p_values(low * 1.005)[0] > 0.025 >= tails.p_values(low * 0.995)[0]
     assert tails.p_values(high * 0.995)[1] > 0.025 >= tails.p_values(high * 1.005)[1]
+
+
+def _mean_w_brute(y, members, k):
+    """mean W of the observations with y replaced by mean + (y - mean)/k, by brute force."""
+    n, m = members.shape
+    xb = members.mean(axis=1)
+    v = np.column_stack([members, xb + (y - xb) / k])
+    z2 = np.empty((n, m + 1))
+    for j in range(m + 1):
+        others = np.delete(v, j, axis=1)
+        z2[:, j] = (v[:, j] - others.mean(1)) ** 2 / (others.var(1, ddof=1) * (1 + 1 / m))
+    return float((z2[:, m] / z2.mean(axis=1)).mean())
+
+
+@pytest.mark.parametrize(("m", "shrink", "wide", "seed"),
+                         [(5, 1.0, True, 41), (5, 1.0, True, 42), (5, 1.5, True, 43),
+                          (8, 1.0, False, 44), (20, 0.8, False, 45)])
+def test_net_factor_is_the_tests_own_estimate_inside_its_interval(m, shrink, wide, seed):
+    # the replicates' mean W has mean exactly 1 (W averages to 1 over each row's m + 1
+    # choices) and is nearly symmetric, so the k where A(k) meets their median is, to
+    # Monte Carlo error, the root of mean W(k) = 1, found here by brute force; it lies in
+    # the interval, also with sds spread over a factor 55 and 5 members (Z ~ t(4))
+    rng = np.random.default_rng(seed)
+    n = 800
+    x = rng.uniform(0.0, 1.0, n)
+    sigma = np.exp(4.0 * (x - 0.5)) if wide else 0.5 + 2.0 * x
+    v = np.sin(3.0 * x)[:, None] + sigma[:, None] * rng.standard_normal((n, m + 1))
+    members, y = v[:, :m], v[:, m]
+    xb = members.mean(axis=1, keepdims=True)
+    members = xb + (members - xb) / shrink
+    ref = ensemble_reference(y, Ensemble(members), seed=seed, n_replicates=999)
+    assert ref.factor_low <= ref.factor <= ref.factor_high
+    lo, hi = 0.5 * ref.factor, 2.0 * ref.factor  # bisection of mean W(k) - 1, decreasing
+    for _ in range(30):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if _mean_w_brute(y, members, mid) > 1.0 else (lo, mid)
+    assert abs(math.log(ref.factor / math.sqrt(lo * hi))) < 0.01

@@ -29,6 +29,7 @@ from uqval.report.files import csv_safe, unique_names, write_outputs
 from uqval.report.markdown import md_text
 from uqval.report.summary import next_steps
 from uqval.report.validation import answer_lines, figure_specs
+from uqval.validation.predictive_judgement import coverage_agreement
 
 if TYPE_CHECKING:
     from uqval.comparison.predictive import PredictiveComparison
@@ -87,7 +88,7 @@ def _level_lines(table: pd.DataFrame, name: str, act: bool) -> list[str]:
             lines.append(f"{head}: {fmt(gap, 2)} percentage points {side} (adjusted p = "
                          f"{fmt(r.p_adjusted, 2)}), possibly within the tolerance.{factor}")
         else:
-            lines.append(f"{head}: compatible with {_lv(r.level)} %.")
+            lines.append(f"{head}: {coverage_agreement(r)}.")
     return lines
 
 

@@ -48,7 +48,8 @@ from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE
 from uqval.validation.bin_ranges import problem_ranges
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
 
-__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "no_action", "predictive_advice"]
+__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "coverage_agreement", "no_action",
+           "predictive_advice"]
 
 INTERVALS = {
     "ensemble": "central intervals (empirical quantiles of the members)",
@@ -65,6 +66,26 @@ PREDICTIVE_ADVICE_COLUMNS = [*ADVICE_COLUMNS, "level"]
 
 def _pct(level: float) -> str:
     return f"{fmt(100 * level, 3)} %"
+
+
+def coverage_agreement(r: object) -> str:
+    """What a level that passes says of its coverage: "compatible with L %" when its interval
+    holds L, else weak evidence (the interval excludes L, the test passes only after Holm's
+    adjustment over the stage's tests), never "compatible" beside an interval without L.
+
+    >>> from types import SimpleNamespace as R
+    >>> print(coverage_agreement(R(level=0.9, ci_low=0.63, ci_high=0.897, p_value=0.042,
+    ...                            p_adjusted=0.084)))
+    weak evidence of too few: the interval excludes 90 % and p = 0.042 alone, but 0.084 after Holm over the stage's tests (not beyond chance at the stage's level)
+    """
+    level, low, high = float(r.level), float(r.ci_low), float(r.ci_high)
+    shown = f"{100 * level:g} %"
+    if low <= level <= high:
+        return f"compatible with {shown}"
+    side = "too few" if high < level else "too many"
+    return (f"weak evidence of {side}: the interval excludes {shown} and p = "
+            f"{fmt(float(r.p_value), 2)} alone, but {fmt(float(r.p_adjusted), 2)} after Holm "
+            "over the stage's tests (not beyond chance at the stage's level)")
 
 
 def _row(stage: str, action: str, reason: str, m: int, *, variable: str = "",
@@ -224,7 +245,9 @@ def no_action(coverage: CoverageCheck, shape: ShapeCheck | None, m: int,
                          f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
                          f"{fmt(100 * r.ci_high, 3)}] of the rows: "
                          + ("right within the tolerance" if inside else
-                            f"compatible with {_pct(float(r.level))} (not off beyond chance)"))
+                            coverage_agreement(r) + (" (not off beyond chance)"
+                                                     if r.ci_low <= r.level <= r.ci_high
+                                                     else "")))
         for r in off.itertuples():
             parts.append(f"the {_pct(float(r.level))} {intervals} cover "
                          f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)}, "
