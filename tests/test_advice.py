@@ -624,3 +624,21 @@ def test_a_scale_error_everywhere_keeps_a_global_factor_the_rests():
     assert scale.factor == pytest.approx(value, rel=1e-9)
     assert scale.factor == pytest.approx(1.5, rel=0.08)
     assert f"instead of the global {fmt(value)}" in r.reason
+
+
+def test_an_offset_that_explains_the_average_miss_is_said_so_without_a_factor():
+    """z ~ N(0.6, 1): sqrt(ZMS) = 1.17 fails, but sd(Z) = 1 once the offset is corrected:
+    the advice corrects the offset, advises no factor and says why the average reads 'too
+    small' (written without uqval: sd of the z-scores with ddof 0)."""
+    rng = np.random.default_rng(12)
+    n = 4000
+    u = rng.lognormal(0.0, 0.3, n)
+    e = u * (0.6 + rng.standard_normal(n))
+    z = e / u
+    sd_ref = float(np.sqrt(np.mean(z**2) - np.mean(z) ** 2))
+    res = uqval.validate(e, u, n_boot=300, n_permutations=199, seed=0)
+    a = res.advice[res.advice["stage"] == "average"]
+    assert list(a["action"]) == ["correct_bias", "none"]
+    reason = a["reason"].iloc[1]
+    assert f"sd(Z) = {fmt(sd_ref)}" in reason and "the average miss is the offset's" in reason
+    assert "No global factor: sqrt(ZMS)" in res.summary()

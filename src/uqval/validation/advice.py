@@ -193,6 +193,21 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
                 f"(sd(Z)^2 = ZMS - (mean z)^2, its interval from those of ZMS and the mean z; "
                 f"sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
+        elif zms["verdict"] == "fail" and zms["effect"] == "relevant":
+            # sqrt(ZMS) departs, but the offset explains it (or may): say so, so that the
+            # average's "too small" is not left without an action or a reason
+            if band[0] <= sd_low and sd_high <= band[1]:
+                state = (f"right within the ±{fmt(100 * a.tolerance, 2)} % tolerance: the "
+                         "average miss is the offset's")
+            elif band[0] <= sd <= band[1]:
+                state = f"within the ±{fmt(100 * a.tolerance, 2)} % tolerance"
+            else:
+                state = "compatible with 1: not enough to advise a factor"
+            out.append(_row("average", "none", (
+                f"sqrt(ZMS) = {fmt(value)} counts the offset too: once the predictions' offset "
+                f"is corrected, sd(Z) = {fmt_interval(sd, sd_low, sd_high)}, {state} (sd(Z)^2 "
+                "= ZMS - (mean z)^2, its interval from those of ZMS and the mean z)"),
+                rows=m, m=m))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
             f"the uncertainties are too {'small' if value > 1 else 'large'} on average: scale "
