@@ -1267,3 +1267,29 @@ def test_predictive_routes_print_plain_text_too(tmp_path, capsys):
                  "--n-boot", "100"]) == 0
     out = capsys.readouterr().out
     assert "\\" not in out and "**" not in out and "a_1" in out
+
+
+def test_off_centre_question_only_for_an_error_column(tmp_path, capsys):
+    """Errors biased by 0.9 sd: with --error the column is questioned (it may hold
+    predictions); with --y-true and --y-pred, on the sigma and the predictive routes, the
+    errors are y - prediction by construction, and the offset is advised, not questioned."""
+    rng = np.random.default_rng(0)
+    n = 400
+    u = rng.lognormal(0.0, 0.3, n)
+    y = rng.normal(0.0, 3.0, n)
+    p = y - u * (1.0 + rng.standard_normal(n))
+    path = tmp_path / "b.csv"
+    pd.DataFrame({"y": y, "p": p, "u": u, "e": y - p}).to_csv(path, index=False)
+    runs = {"error": ["--error", "e", "--uncertainty", "u"],
+            "sigma": ["--y-true", "y", "--y-pred", "p", "--uncertainty", "u"],
+            "normal": ["--y-true", "y", "--y-pred", "p", "--uncertainty", "u",
+                       "--distribution", "normal"]}
+    for name, cols in runs.items():
+        out = tmp_path / name
+        assert main(["validate", str(path), *cols, "--out", str(out), *FAST]) == 0
+        err = capsys.readouterr().err
+        questioned = "far from centred" in err
+        assert questioned == (name == "error"), name
+        assert ("far from centred" in (out / "summary.md").read_text()) == (name == "error")
+        advice = pd.read_csv(out / "advice.csv")
+        assert (advice["action"] == "correct_bias").any(), name

@@ -356,6 +356,7 @@ def _run(args: argparse.Namespace) -> int:
     _check_bins(args, len(table))
     from uqval.validation import validate
     from uqval.validation.inputs import REPEATED_ROWS
+    from uqval.validation.rules import OFF_CENTRE_WARNING
     from uqval.validation.recalibrated import validate_recalibrated
 
     say = progress(sys.stderr.isatty())
@@ -394,6 +395,9 @@ def _run(args: argparse.Namespace) -> int:
         raise DataError(f"{args.file}: {_column_names(str(exc), args)}") from None
     result = dataclasses.replace(result, input_sha256=table.sha256)
     result = with_id_warning(result, {c: table[c] for c in others}, used)
+    if args.error is None:  # y - prediction by construction: no question about the column
+        result = dataclasses.replace(result, warnings=tuple(
+            w for w in result.warnings if not w.startswith(OFF_CENTRE_WARNING)))
     for warning in result.warnings:  # repeated rows are about whole rows, not a column
         source = ("" if REPEATED_ROWS in warning or "group id" in warning
                   else f"column {args.group!r}: " if SERIAL_GROUPS in warning

@@ -58,6 +58,7 @@ from uqval.stats.groups import MIN_GROUPS, GroupIndex, cluster_mean_se
 from uqval.stats.serial_groups import serial_blocks
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
+from uqval.validation import rules
 from uqval.validation.grouping import serial_warning
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
@@ -289,6 +290,10 @@ def validate_predictive(
             if reference is not None:
                 variance_result = rejudge(variance_result, reference, seed=ref_seed,
                                           alpha=alpha)
+            # E = y - point by construction: no question about the error column
+            variance_result = dataclasses.replace(variance_result, warnings=tuple(
+                w for w in variance_result.warnings
+                if not w.startswith(rules.OFF_CENTRE_WARNING)))
             warnings += [w for w in variance_result.warnings if w not in warnings]
         else:
             reason = (" (rows with fewer than 4 members are left out: a perfect ensemble of 3 "

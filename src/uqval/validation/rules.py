@@ -154,6 +154,7 @@ __all__ = [
     "FEW_ROWS_SUM_SHARE",
     "GUARD_MEAN_SD",
     "GUARD_SCALE",
+    "OFF_CENTRE_WARNING",
     "BETA_GM_NOISE",
     "HEAVY_TAIL_ZETA",
     "MIN_BIN_COUNT",
@@ -185,6 +186,12 @@ FEW_ROWS_SUM_SHARE = 0.25
 
 GUARD_MEAN_SD = 0.5
 """abs(mean(E))/sd(E) above which the error column is suspect (errors are centred near 0)."""
+
+OFF_CENTRE_WARNING = "the errors are far from centred"
+"""Start of the warning of errors whose mean is large against their spread: a question about
+the error column, moot where the errors are y - prediction by construction (the command
+line's --y-true and --y-pred, a predictive's variance stages; the average stage reports and
+advises the offset itself)."""
 
 GUARD_SCALE = 5.0
 """Scale factor above which (or below whose inverse) the error column is suspect."""
@@ -283,7 +290,7 @@ def input_warnings(errors: NDArray[np.float64], scale: float) -> list[str]:
     sd = float(np.std(errors, ddof=1))
     ratio = abs(float(np.mean(errors))) / sd if sd > 0 else float("inf")
     if ratio > GUARD_MEAN_SD:
-        out.append(f"the errors are far from centred (mean = {ratio:.2g} standard deviations): "
+        out.append(f"{OFF_CENTRE_WARNING} (mean = {ratio:.2g} standard deviations): "
                    "does the error column hold errors (reference - prediction)? If it holds "
                    "predictions or references, give --y-true and --y-pred instead")
     if scale > GUARD_SCALE or scale < 1.0 / GUARD_SCALE:
