@@ -43,7 +43,7 @@ from uqval.validation import rules
 from uqval.validation.bin_ranges import grid_ranges
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
-from uqval.validation.rest_scale import rest_factor, sd_after_offset, sd_factor
+from uqval.validation.rest_scale import rest_factor, sd_after_offset, spread_factor
 
 __all__ = ["ADVICE_COLUMNS", "AdviceInputs", "advice_table", "consistency_factors",
            "is_dominated"]
@@ -113,6 +113,12 @@ class AdviceInputs:
     """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
     groups: GroupIndex | None = None
     """The rows' groups (the rest's factor takes the cluster-robust interval over them)."""
+    direct_spread: bool = True
+    """sd(Z) beside an advised offset gets its interval from the rows at hand
+    (:func:`uqval.validation.rest_scale.spread_factor`); False: from the average stage's
+    intervals of ZMS and <Z> (:func:`uqval.validation.rest_scale.sd_after_offset`), for an
+    ensemble (ZMS net of the finite-member floor). A set read in parts (``rows`` set) uses
+    the latter too: its arrays are a subsample."""
     fine_bins: Mapping[str, pd.DataFrame] = field(default_factory=dict)
     """Per-bin tables of the finer grid (:attr:`uqval.validation.stages.ConditionalStage.fine_tables`):
     the ranges are searched on both grids (:func:`uqval.validation.bin_ranges.grid_ranges`)."""
@@ -181,17 +187,24 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
         # a bias raises ZMS = Var(Z) + <Z>^2: once the predictions' offset is corrected, the
         # uncertainties are off by sd(Z), the factor advised (when it matters) next to it,
         # whether or not ZMS itself departs from 1 (a bias can hide a spread too large);
-        # its interval comes from the stage's intervals of ZMS and <Z> (rows, groups or
-        # blocks alike); not with heavy tails that leave ZMS untrusted
-        sd, sd_low, sd_high = sd_after_offset(
-            (zms["value"], zms["ci_low"], zms["ci_high"]),
-            (mz["value"], mz["ci_low"], mz["ci_high"]))
+        # its interval from the rows (cluster-robust over the groups or blocks), or from
+        # the stage's intervals of ZMS and <Z> for an ensemble or a set in parts; not with
+        # heavy tails that leave ZMS untrusted
+        if a.direct_spread and a.rows is None:
+            sd, sd_low, sd_high = spread_factor(a.errors / a.uncertainties, a.groups)
+            how = ("its 95 % interval cluster-robust over the groups" if a.groups is not None
+                   else "its 95 % interval by the delta method")
+        else:
+            sd, sd_low, sd_high = sd_after_offset(
+                (zms["value"], zms["ci_low"], zms["ci_high"]),
+                (mz["value"], mz["ci_low"], mz["ci_high"]))
+            how = "its interval from those of ZMS and the mean z"
         if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
             out.append(_row("average", "scale", (
                 f"once the predictions' offset is corrected, the uncertainties are too "
                 f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "
                 f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
-                f"(sd(Z)^2 = ZMS - (mean z)^2, its interval from those of ZMS and the mean z; "
+                f"(sd(Z)^2 = ZMS - (mean z)^2, {how}; "
                 f"sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
         elif zms["verdict"] == "fail" and zms["effect"] == "relevant":
             # sqrt(ZMS) departs, but the offset explains it (or may): say so, so that the
@@ -206,7 +219,7 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             out.append(_row("average", "none", (
                 f"sqrt(ZMS) = {fmt(value)} counts the offset too: once the predictions' offset "
                 f"is corrected, sd(Z) = {fmt_interval(sd, sd_low, sd_high)}, {state} (sd(Z)^2 "
-                "= ZMS - (mean z)^2, its interval from those of ZMS and the mean z)"),
+                f"= ZMS - (mean z)^2, {how})"),
                 rows=m, m=m))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
@@ -403,7 +416,9 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                 keep[a.dominant] = False
                 if keep.sum() < rules.MIN_BIN_COUNT:
                     continue
-                sd, sd_low, sd_high = sd_factor(a.errors[keep] / a.uncertainties[keep])
+                sd, sd_low, sd_high = spread_factor(
+                    a.errors[keep] / a.uncertainties[keep],
+                    None if a.groups is None else a.groups.subset(np.flatnonzero(keep)))
                 if band[0] <= sd_high / global_factor and sd_low / global_factor <= band[1]:
                     continue  # the bias advised below explains the range (or may)
                 given = sd
