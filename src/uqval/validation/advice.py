@@ -113,6 +113,12 @@ class AdviceInputs:
     """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
     groups: GroupIndex | None = None
     """The rows' groups (the rest's factor takes the cluster-robust interval over them)."""
+    n_boot: int | None = None
+    """Replicates of the studentized cluster bootstrap of sd(Z) beside an advised offset, for
+    rows in groups (:func:`uqval.validation.rest_scale.spread_factor`); None: the
+    cluster-robust t interval alone."""
+    seed: np.random.SeedSequence | int = 0
+    """Seed of that bootstrap (the validation's own stream for it)."""
     direct_spread: bool = True
     """sd(Z) beside an advised offset gets its interval from the rows at hand
     (:func:`uqval.validation.rest_scale.spread_factor`); False: from the average stage's
@@ -191,9 +197,10 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
         # the stage's intervals of ZMS and <Z> for an ensemble or a set in parts; not with
         # heavy tails that leave ZMS untrusted
         if a.direct_spread and a.rows is None:
-            sd, sd_low, sd_high = spread_factor(a.errors / a.uncertainties, a.groups)
-            how = ("its 95 % interval cluster-robust over the groups" if a.groups is not None
-                   else "its 95 % interval by the delta method")
+            sd, sd_low, sd_high = spread_factor(a.errors / a.uncertainties, a.groups,
+                                                n_boot=a.n_boot, seed=a.seed)
+            how = ("its 95 % interval from a studentized bootstrap of the groups"
+                   if a.groups is not None else "its 95 % interval by the delta method")
         else:
             sd, sd_low, sd_high = sd_after_offset(
                 (zms["value"], zms["ci_low"], zms["ci_high"]),

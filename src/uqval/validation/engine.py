@@ -29,6 +29,7 @@ from uqval._internal.checks import (
     seed_value,
     unit_scaled,
 )
+from uqval._internal.seeding import seed_sequence
 from uqval.binning import default_n_bins
 from uqval.predictive import Predictive
 from uqval.stats.groups import MIN_GROUPS, GroupIndex
@@ -385,7 +386,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         uncertainty_name=inputs.uncertainty_name, tolerance=tolerance,
         zms_reliable=average.screening.zms_reliable, joint=joint,
         rows=None if all_rows is None else all_rows.m, fine_bins=conditional.fine_tables,
-        groups=group_index)
+        groups=group_index, n_boot=n_boot,
+        seed=seed_sequence(seed).spawn(8)[7])  # an eighth stream: the seven of Seeds unchanged
     judged = judge(verdicts, conditional.tables, advice_inputs, parameters, names,
                    reference=average.reference, m=m if all_rows is None else all_rows.m)
     return ValidationResult(

@@ -125,10 +125,13 @@ Advice (:mod:`uqval.validation.advice`)
     Because E[Z²] = Var(Z) + <Z>², a bias alone moves the tests of Z² − 1; when a variable
     has a relevant bias, its spread ranges are advised only if the binned LZMS test fails.
     Beside the set's own offset, the global factor is sd(Z) = sqrt(ZMS − <Z>²), advised when
-    its interval, [ZMS_low − max <Z>², ZMS_high − min <Z>²] over the stage's two 95 %
-    intervals (:func:`uqval.validation.rest_scale.sd_after_offset`), excludes 1 and sd(Z)
-    lies beyond the band, whatever the ZMS test says (an offset can hide uncertainties too
-    large); not when heavy tails leave ZMS inconclusive.
+    its 95 % interval from the rows (delta method, or cluster-robust over the groups or
+    blocks: :func:`uqval.validation.rest_scale.spread_factor`; for an ensemble or a set in
+    parts, [ZMS_low − max <Z>², ZMS_high − min <Z>²] over the stage's two intervals,
+    :func:`uqval.validation.rest_scale.sd_after_offset`) excludes 1 and sd(Z) lies beyond
+    the band, whatever the ZMS test says (an offset can hide uncertainties too large); not
+    when heavy tails leave ZMS inconclusive. When sqrt(ZMS) fails but sd(Z) is not advised,
+    a ``none`` row says that the offset accounts for the average miss.
 
 Guards
     Errors whose mean is large against their spread (abs(mean)/sd > :data:`GUARD_MEAN_SD`) or a
