@@ -425,7 +425,8 @@ def _range_rows(a: AdviceInputs, stage: str, name: str, m: int, global_factor: f
                     continue
                 sd, sd_low, sd_high = spread_factor(
                     a.errors[keep] / a.uncertainties[keep],
-                    None if a.groups is None else a.groups.subset(np.flatnonzero(keep)))
+                    None if a.groups is None else a.groups.subset(np.flatnonzero(keep)),
+                    n_boot=a.n_boot, seed=a.seed)
                 if band[0] <= sd_high / global_factor and sd_low / global_factor <= band[1]:
                     continue  # the bias advised below explains the range (or may)
                 given = sd
@@ -611,7 +612,7 @@ def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: i
               float(r["low"]), float(r["high"])) for r in advised]
     bias = any(r["action"] == "correct_bias" for r in average)
     rest = rest_factor(a.errors, a.uncertainties, spans, a.dominant, spread=bias,
-                       groups=a.groups)
+                       groups=a.groups, n_boot=a.n_boot, seed=a.seed)
     if rest is None:
         return None
     band = factor_band(a.tolerance)

@@ -139,10 +139,12 @@ def sd_after_offset(zms: tuple[float, float, float],
 def rest_factor(errors: NDArray[np.float64], uncertainties: NDArray[np.float64],
                 ranges: Sequence[tuple[NDArray[np.float64], float, float]],
                 dominant: NDArray[np.intp], *, spread: bool,
-                groups: GroupIndex | None = None) -> RestFactor | None:
+                groups: GroupIndex | None = None, n_boot: int | None = None,
+                seed: np.random.SeedSequence | int = 0) -> RestFactor | None:
     """The factor of the rows outside every range (module docstring); ``ranges``: (values of
     the range's variable, low, high), both ends included; ``spread``: sd(Z) instead of
-    sqrt(<Z^2>). None when fewer than MIN_BIN_COUNT rows are left.
+    sqrt(<Z^2>), its interval by :func:`spread_factor` (``n_boot``, ``seed``: its bootstrap
+    over the groups). None when fewer than MIN_BIN_COUNT rows are left.
 
     Ninety rows right and ten 3x too small: the rest's factor is that of the ninety.
 
@@ -164,7 +166,7 @@ def rest_factor(errors: NDArray[np.float64], uncertainties: NDArray[np.float64],
     z = errors[keep] / uncertainties[keep]
     sub = None if groups is None else groups.subset(np.flatnonzero(keep))
     if spread:
-        return RestFactor(*spread_factor(z, sub), n)
+        return RestFactor(*spread_factor(z, sub, n_boot=n_boot, seed=seed), n)
     if sub is not None and sub.n_groups >= 2:
         value, low, high = cluster_t_interval(np.square(z), sub)
     else:

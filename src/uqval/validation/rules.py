@@ -125,7 +125,7 @@ Advice (:mod:`uqval.validation.advice`)
     Because E[Z²] = Var(Z) + <Z>², a bias alone moves the tests of Z² − 1; when a variable
     has a relevant bias, its spread ranges are advised only if the binned LZMS test fails.
     Beside the set's own offset, the global factor is sd(Z) = sqrt(ZMS − <Z>²), advised when
-    its 95 % interval from the rows (delta method, or cluster-robust over the groups or
+    its 95 % interval from the rows (delta method, or a studentized bootstrap of the groups or
     blocks: :func:`uqval.validation.rest_scale.spread_factor`; for an ensemble or a set in
     parts, [ZMS_low − max <Z>², ZMS_high − min <Z>²] over the stage's two intervals,
     :func:`uqval.validation.rest_scale.sd_after_offset`) excludes 1 and sd(Z) lies beyond
