@@ -292,10 +292,14 @@ EXPLAIN_HOLDOUT: dict[tuple[str, str], tuple[str, str, str]] = {
         "(1.91); after the truth's recalibration along the sd its ratios are 0.81 [0.62, "
         "1.01] and 0.81 [0.57, 1.08], reaching the band.")),
     ("fair", "gp_recal"): ("local:age", "local:uncertainty", _FAIR),
-    ("fair", "mlp_ensemble"): ("local:age;local:uncertainty;scale",
-                               "local:age;local:distance;scale", _FAIR + (
-        " Both find the oldest and the scale; uqval attributes the members' own trend to "
-        "distance (the 197 farthest rows right as given, 1.05 [0.87, 1.29]).")),
+    ("fair", "mlp_ensemble"): ("local:age;local:uncertainty;scale", "local:distance", (
+        "A rule difference: one miss, split differently. The 8 members' net factor is now the "
+        "test's own estimate, 1.68 [1.54, 1.84] (the page had read 2.09 beside that interval, "
+        "`ensemble_floor.md`); against it the distance range 0.42-1.75 (71 % of the rows) "
+        "needs 2.33 [2.02, 2.76] and the other 29 % are right (0.848 [0.60, 1.04]), so uqval "
+        "advises that range and no global factor, and finds the oldest women's range explained "
+        "by it. The truth: a global 2.15 [1.87, 2.42] with the smallest sds at 0.60 and age 42 "
+        "at 0.65 of it.")),
     ("fair", "ngboost"): ("bias;scale", "bias;local:distance;local:uncertainty;scale", _FAIR + (
         " NGBoost's sd spans 0.09 to 1.08: its smallest values need 0.41, the next 1.97 "
         "(simultaneous intervals [0.29, 0.53], [1.30, 3.12]), and the farthest rows 2.33 "
@@ -328,11 +332,14 @@ EXPLAIN_HOLDOUT: dict[tuple[str, str], tuple[str, str, str]] = {
                                        "ranges are the 102 narrowest intervals (3.9 %) and "
                                        "103 hours at distance 0.0391-0.0392."),
     ("mol_logp", "mlp_ensemble"): (
-        "local:mol_weight;scale", "bias:mol_weight;local:mol_weight;scale",
-        "At the edge. Both find the scale and the heaviest molecules' factor; those molecules "
-        "(mol_weight 527-3433) also sit 0.52 of the global rms high for the truth, its "
-        "interval [0.10, 0.77] touching the tolerance of 0.1 (with the few-cluster stretch of "
-        "rule 2, c = 1.003 for 385 scaffolds); uqval advises the offset."),
+        "local:mol_weight;scale", "bias:mol_weight;local:distance",
+        "A few rows. One compound (mol_weight 3012, 0.12 % of the rows) carries 36 % of "
+        "sum(Z^2); without its pull the robust factor is 0.991 [0.767, 1.32], so uqval names "
+        "the row and advises no global factor (the test's estimate, 1.44 [1.24, 1.64], is that "
+        "row's doing); the truth keeps it in its heaviest fifth (527-3433: 1.90 [1.44, 2.23] of "
+        "the global 2.23). uqval finds offsets at both ends of mol_weight (-0.58 for 83-251, "
+        "+0.63 for 453-3433, simultaneous intervals clear of the band) and the farther 75 % "
+        "of distance 1.24 times too small without that row."),
     ("seattle_temps", "cqr"): (
         "coverage;local:uncertainty", "local:uncertainty", _SEATTLE + (
             " Here: the coverage 0.856 is [0.831, 0.882] over the days (design effect 3.5) "
@@ -487,6 +494,11 @@ SUMMARY_HOLDOUT = """\
   uqval withholds by design).
 - Open, on uqval's side: the narrow ranges of a near-constant sd (a GP whose sd varies by
   3-10 %) are advised as ranges of the sd, where they describe regions of the features.
+- 2026-12-07: the MLP ensembles' net factor is now the test's own estimate (`ensemble_floor.md`;
+  fair's page had read "2.09 [1.54, 1.84]", now 1.68): on fair the miss is now a distance
+  range of 71 % of the rows with the rest right, on mol_logp one compound's pull (36 % of
+  sum(Z^2)) instead of a global factor; both pairs disagreed before and still do (fair's
+  kinds now differ too: 22 of 40 on the kinds, 23 before).
 """
 
 
@@ -609,13 +621,13 @@ EXPLAIN_HOLDOUT2: dict[tuple[str, str], tuple[str, str, str]] = {
             "range is distance for uqval, mol_weight for the truth.")),
     ("boiling_point", "mlp_ensemble"): (
         "bias;bias:distance;bias:mol_weight;bias:uncertainty;local:uncertainty;scale",
-        "bias;bias:distance;bias:mol_weight;bias:uncertainty;local:distance", (
-            "The offsets agree. The spread is attributed differently: uqval finds the farthest "
-            "molecules' sd 1.76 [1.52, 1.99] times too small (distance 0.842-0.923) and the "
-            "other 83 % of the rows right (sd(Z) 1.04 [0.974, 1.11], net of the 8 members' "
-            "floor), so no global factor; the truth a global 1.30 [1.18, 1.42] with the "
-            "smallest sd 0.67 [0.54, 0.84] of it, and its farthest fifth 0.85 [0.66, 1.02] "
-            "of the global one, inside the band.")),
+        "bias;bias:distance;bias:mol_weight;bias:uncertainty;local:distance;scale", (
+            "The offsets and the global factor agree (uqval sd(Z) 1.27 [1.07, 1.44] net of the "
+            "8 members' floor, the truth 1.30 [1.18, 1.42]). The spread range differs: uqval "
+            "the farthest molecules (distance 0.842-0.923: 1.73 [1.50, 1.97] once their offset "
+            "is corrected, against the global 1.27), the truth the smallest sds (0.67 "
+            "[0.54, 0.84] of its global factor), its farthest fifth inside the band (0.85 "
+            "[0.66, 1.02]).")),
     ("boiling_point", "ngboost"): (
         "bias;bias:distance;bias:uncertainty;local:distance;scale",
         "bias;bias:distance;bias:mol_weight;bias:uncertainty;scale", (
@@ -677,7 +689,11 @@ SUMMARY_HOLDOUT2 = """\
   error sds too high, was told nothing of its sd, 2.1 times too large once the offset is
   corrected: 13 of 30); (3) an ensemble's net factor gets the interval that inverts its own
   test (the page had said "compatible with 1" beside [1.09, 1.82]; no pair moved). For these
-  rules the set is no longer blind; nothing else was changed after seeing it.
+  rules the set is no longer blind; nothing else was changed after seeing it. Later, for the
+  third held-out set (`real_outputs_holdout3.md`): the net factor became the test's own
+  estimate and sd(Z) got its interval from the rows; the boiling points' MLP ensemble now
+  gets its global factor too (sd(Z) 1.27 [1.07, 1.44], the truth's 1.30): still 13 of 30,
+  22 of 30 on the kinds (21 before).
 - Controls: no perfect ensemble of 8 or 5 members gets a factor, a range or an offset on any
   of the three datasets; no CQR interval gets a factor; the recalibrated GPs get no global
   factor beyond what their offset hides.
@@ -723,7 +739,7 @@ EXPLAIN_HOLDOUT3: dict[tuple[str, str], tuple[str, str, str]] = {
     ('melting_point', 'gp_latent'): (
         'bias;bias:mol_weight;local:distance;local:uncertainty;scale',
         'bias;bias:mol_weight;local:uncertainty;scale',
-        "At the edge, a rule difference. Both find the offset (mean z 0.56), the spread once it is corrected (uqval 1.21 [1.01, 1.38] outside its sd ranges, the truth 1.47 [1.32, 1.62] over all rows) and the sd ranges; the truth adds the nearest fifth of distance (0.226-0.562) at 0.75 [0.63, 0.89] of the global factor after recalibrating each fifth of the sd by its own ratio (its rule 3b). uqval judges the features after the global factor only: its nearest distance bins read 0.82 [0.64, 0.98] and 0.85 [0.73, 1.03] (per-bin 95 %), inside the band once simultaneous over the 874 compounds' bins."),
+        "At the edge, a rule difference. Both find the offset (mean z 0.56), the spread once it is corrected (uqval 1.21 [1.01, 1.43] outside its sd ranges, the truth 1.47 [1.32, 1.62] over all rows) and the sd ranges; the truth adds the nearest fifth of distance (0.226-0.562) at 0.75 [0.63, 0.89] of the global factor after recalibrating each fifth of the sd by its own ratio (its rule 3b). uqval judges the features after the global factor only: its nearest distance bins read 0.82 [0.64, 0.98] and 0.85 [0.73, 1.03] (per-bin 95 %), inside the band once simultaneous over the 874 compounds' bins."),
     ('melting_point', 'gp_recal'): (
         'bias;bias:mol_weight;local:distance;local:uncertainty;scale',
         'bias;bias:mol_weight;local:uncertainty;scale',
@@ -743,15 +759,15 @@ EXPLAIN_HOLDOUT3: dict[tuple[str, str], tuple[str, str, str]] = {
     ('refractive_index', 'gp'): (
         'bias;bias:mol_weight;bias:uncertainty;local:distance;local:uncertainty;scale',
         'bias;bias:distance;local:uncertainty',
-        "Who is right: on this design uqval's intervals are wider than the truth's: the 208 scaffolds of the 513 compounds, in SMILES order, are dependent (Bartels p = 3e-05), so uqval resamples 52 blocks of 4 scaffolds, where the truth bootstraps the scaffolds as independent; on the holdout2 designs of this kind the truth's false findings were 18-38 % against uqval's 2-20 % (`real_outputs_nulls_holdout2.md`). Both find the offset and the sd ranges (the smallest sds too small, the largest too large); uqval's global miss comes from those ranges (the rest: sd(Z) 1.10 [0.92, 1.26]); the truth's global factor 1.25 [1.03, 1.46] and its mol_weight and distance ranges lie within uqval's wider intervals."),
+        "Who is right: on this design uqval's intervals are wider than the truth's: the 208 scaffolds of the 513 compounds, in SMILES order, are dependent (Bartels p = 3e-05), so uqval resamples 52 blocks of 4 scaffolds, where the truth bootstraps the scaffolds as independent; on the holdout2 designs of this kind the truth's false findings were 18-38 % against uqval's 2-20 % (`real_outputs_nulls_holdout2.md`). Both find the offset and the sd ranges (the smallest sds too small, the largest too large); uqval's global miss comes from those ranges (the rest: sd(Z) 1.10 [0.77, 1.37]); the truth's global factor 1.25 [1.03, 1.46] and its mol_weight and distance ranges lie within uqval's wider intervals."),
     ('refractive_index', 'gp_latent'): (
         'bias;bias:mol_weight;bias:uncertainty;local:distance;local:uncertainty;scale',
         'bias;bias:distance;local:uncertainty',
         "Who is right: on this design uqval's intervals are wider than the truth's: the 208 scaffolds of the 513 compounds, in SMILES order, are dependent (Bartels p = 3e-05), so uqval resamples 52 blocks of 4 scaffolds, where the truth bootstraps the scaffolds as independent; on the holdout2 designs of this kind the truth's false findings were 18-38 % against uqval's 2-20 % (`real_outputs_nulls_holdout2.md`). As for the GP: the sd ranges are found by both; the global factor and the mol_weight and distance ranges lie within uqval's intervals."),
     ('refractive_index', 'gp_recal'): (
         'bias;bias:mol_weight;bias:uncertainty;local:distance;local:uncertainty;scale',
-        'bias;bias:distance;local:uncertainty;scale',
-        "Who is right: on this design uqval's intervals are wider than the truth's: the 208 scaffolds of the 513 compounds, in SMILES order, are dependent (Bartels p = 3e-05), so uqval resamples 52 blocks of 4 scaffolds, where the truth bootstraps the scaffolds as independent; on the holdout2 designs of this kind the truth's false findings were 18-38 % against uqval's 2-20 % (`real_outputs_nulls_holdout2.md`). The kinds agree (offset, global factor 1.34 outside the sd ranges, sd ranges); the truth's mol_weight offset and distance range lie within uqval's intervals, and uqval's near-distance offset (0.79 [0.58, 1.00]) sits in two of the truth's fifths."),
+        'bias;bias:distance;local:uncertainty',
+        'Who is right: on this design uqval\'s intervals are wider than the truth\'s: the 208 scaffolds of the 513 compounds, in SMILES order, are dependent (Bartels p = 3e-05), so uqval resamples 52 blocks of 4 scaffolds, where the truth bootstraps the scaffolds as independent; on the holdout2 designs of this kind the truth\'s false findings were 18-38 % against uqval\'s 2-20 % (`real_outputs_nulls_holdout2.md`). As for the GP: both find the offset and the sd ranges (three here: 2.04, 1.50 and 0.660); the rows outside them are right (sd(Z) 1.04 [0.68, 1.43] over the blocks), so no global factor; the truth\'s global 1.40 [1.15, 1.63] and its mol_weight and distance ranges lie within uqval\'s wider intervals.'),
     ('refractive_index', 'mlp_ensemble'): (
         'bias;bias:distance;bias:mol_weight;bias:uncertainty;local:uncertainty;scale',
         'local:distance;local:uncertainty;scale',
@@ -780,7 +796,7 @@ SUMMARY_HOLDOUT3 = """\
   1.135 [1.04, 1.24]): the GPs' spread is now found (`advice_rules.md`); (3) when sqrt(ZMS)
   failed and no factor was advised beside an offset, the page said "too small on average"
   with no action or reason: a `none` row now says the offset accounts for it. Now
-  **14 of 30, 20 of 30 on the kinds**.
+  **14 of 30, 19 of 30 on the kinds**.
 - Controls: no perfect ensemble of 8 or 5 members gets a factor, a range or an offset, and no
   CQR interval a factor (CQR on refractive indices covers 78.4 %: weak evidence over uqval's
   blocks of scaffolds, p = 0.042 alone, 0.084 after Holm).
