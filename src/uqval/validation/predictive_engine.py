@@ -56,9 +56,9 @@ from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.predictive.scores import score_rows
 from uqval.stats.groups import MIN_GROUPS, GroupIndex, cluster_mean_se
 from uqval.stats.serial_groups import serial_blocks
+from uqval.validation import rules
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
-from uqval.validation import rules
 from uqval.validation.grouping import serial_warning
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (

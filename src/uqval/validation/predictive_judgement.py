@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Protocol
 
 import pandas as pd
 
@@ -68,7 +69,17 @@ def _pct(level: float) -> str:
     return f"{fmt(100 * level, 3)} %"
 
 
-def coverage_agreement(r: object) -> str:
+class _LevelRow(Protocol):
+    """A row of a coverage table (a named tuple of ``itertuples`` or a plain namespace)."""
+
+    level: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    p_adjusted: float
+
+
+def coverage_agreement(r: _LevelRow) -> str:
     """What a level that passes says of its coverage: "compatible with L %" when its interval
     holds L, else weak evidence (the interval excludes L, the test passes only after Holm's
     adjustment over the stage's tests), never "compatible" beside an interval without L.
