@@ -279,3 +279,18 @@ def test_net_factor_is_the_tests_own_estimate_inside_its_interval(m, shrink, wid
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if _mean_w_brute(y, members, mid) > 1.0 else (lo, mid)
     assert abs(math.log(ref.factor / math.sqrt(lo * hi))) < 0.01
+
+
+def test_spread_beside_an_offset_names_the_ensembles_net_factor():
+    # an ensemble 1.5x under-dispersed whose observations sit 1 unit above the members' mean:
+    # the spread advised beside the offset is sd(Z) from k^2 (net of the floor), and the
+    # sentence names k, not a sqrt(ZMS) the page never shows for an ensemble
+    y, members, x = _ensemble(8, seed=9, shrink=1.5)
+    res = validate(y + 1.0, Ensemble(members), {"x": x}, seed=9, **FAST)
+    adv = res.advice
+    assert (adv["action"] == "correct_bias").any()
+    scale = adv[(adv["stage"] == "average") & (adv["action"] == "scale")]
+    assert len(scale) == 1
+    reason = scale["reason"].iloc[0]
+    assert "k^2 - (mean z)^2" in reason and "the net factor k =" in reason
+    assert "sqrt(ZMS)" not in reason

@@ -119,6 +119,9 @@ class AdviceInputs:
     cluster-robust t interval alone."""
     seed: np.random.SeedSequence | int = 0
     """Seed of that bootstrap (the validation's own stream for it)."""
+    mean_square: str = "ZMS"
+    """How the sentences name the average stage's mean square: ZMS, or for an ensemble k^2,
+    the square of its factor net of the finite-member floor."""
     direct_spread: bool = True
     """sd(Z) beside an advised offset gets its interval from the rows at hand
     (:func:`uqval.validation.rest_scale.spread_factor`); False: from the average stage's
@@ -205,14 +208,15 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             sd, sd_low, sd_high = sd_after_offset(
                 (zms["value"], zms["ci_low"], zms["ci_high"]),
                 (mz["value"], mz["ci_low"], mz["ci_high"]))
-            how = "its interval from those of ZMS and the mean z"
+            how = f"its interval from those of {a.mean_square} and the mean z"
         if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
             out.append(_row("average", "scale", (
                 f"once the predictions' offset is corrected, the uncertainties are too "
                 f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "
                 f"{fmt_interval(sd, sd_low, sd_high)} {_beyond(sd_low, sd_high, a.tolerance)} "
-                f"(sd(Z)^2 = ZMS - (mean z)^2, {how}; "
-                f"sqrt(ZMS) = {fmt(value)} counts the bias too)"), rows=m, m=m, factor=sd))
+                f"(sd(Z)^2 = {a.mean_square} - (mean z)^2, {how}; "
+                f"{_root(a)} = {fmt(value)} counts the bias too)"), rows=m, m=m,
+                factor=sd))
         elif zms["verdict"] == "fail" and zms["effect"] == "relevant":
             # sqrt(ZMS) departs, but the offset explains it (or may): say so, so that the
             # average's "too small" is not left without an action or a reason
@@ -224,9 +228,10 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             else:
                 state = "compatible with 1: not enough to advise a factor"
             out.append(_row("average", "none", (
-                f"sqrt(ZMS) = {fmt(value)} counts the offset too: once the predictions' offset "
+                f"{_root(a)} = {fmt(value)} counts the offset too: once the "
+                "predictions' offset "
                 f"is corrected, sd(Z) = {fmt_interval(sd, sd_low, sd_high)}, {state} (sd(Z)^2 "
-                f"= ZMS - (mean z)^2, {how})"),
+                f"= {a.mean_square} - (mean z)^2, {how})"),
                 rows=m, m=m))
     elif zms["effect"] == "relevant" and zms["verdict"] == "fail":
         out.append(_row("average", "scale", (
@@ -240,6 +245,11 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
             f"the predictions are {direction} on average by {_offset_text(mz, a.reference)}: "
             "correct the predictions' offset, not the uncertainties"), rows=m, m=m))
     return out
+
+
+def _root(a: AdviceInputs) -> str:
+    """The name of the factor sqrt of the mean square: sqrt(ZMS), or an ensemble's k."""
+    return "sqrt(ZMS)" if a.mean_square == "ZMS" else "the net factor k"
 
 
 def _offset_text(mz: pd.Series, reference: float) -> str:

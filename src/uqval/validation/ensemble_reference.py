@@ -615,7 +615,7 @@ def rejudge(result: Any, ref: EnsembleReference, *, seed: SeedLike, alpha: float
         errors=e / g, uncertainties=u, features=result.features, uncertainty_name=name,
         tolerance=float(result.parameters.get("tolerance", rules.DEFAULT_TOLERANCE)),
         zms_reliable=result.screening.zms_reliable, joint=result.joint,
-        direct_spread=False)
+        mean_square="k^2", direct_spread=False)
     parameters = dict(result.parameters)
     parameters["ensemble_reference"] = {
         "floor": ref.floor, "replicates": ref.n_replicates, "members": _members(ref.m),
