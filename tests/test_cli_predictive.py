@@ -52,7 +52,8 @@ def test_every_kind_runs_and_reports(table, tmp_path, capsys, options, kind, exp
     verdicts = pd.read_csv(out / "verdicts.csv")
     assert "coverage" in set(verdicts["stage"])
     scores = pd.read_csv(out / "scores.csv")
-    assert ("crps" in set(scores["score"])) == (kind != "intervals")  # no CRPS of intervals
+    # no CRPS of intervals or a few quantiles (2 x their check score is no CRPS)
+    assert ("crps" in set(scores["score"])) == (kind not in ("intervals", "quantiles"))
 
 
 @pytest.mark.parametrize(("options", "message"), [

@@ -184,3 +184,25 @@ def test_objects_are_immutable_and_exported():
     assert repr(uqval.StudentT([0.0], sd=[1.0], nu=5)) == "StudentT(M=1, nu=5)"
     taken = uqval.Ensemble(np.arange(12.0).reshape(4, 3)).take(np.array([True, False, True, False]))
     np.testing.assert_allclose(taken.point, [1.0, 7.0])
+
+
+def test_a_few_quantiles_give_no_crps_score():
+    """2 x the mean pinball of a calibrated normal's quantiles at 5 and at 3 levels
+    understates its CRPS 1/sqrt(pi) by 12 % and 28 % (closed form here: the mean pinball at
+    level tau of a calibrated normal is phi(z_tau)); validate's scores of a quantile set
+    hold the check score, not a 'crps'."""
+    from uqval.predictive.scores import score_rows
+
+    rng = np.random.default_rng(3)
+    m = 200_000
+    y = rng.standard_normal(m)
+    for levels, short in (([0.05, 0.25, 0.5, 0.75, 0.95], 0.120), ([0.05, 0.5, 0.95], 0.285)):
+        tau = np.array(levels)
+        q = Quantiles(tau, np.tile(stats.norm.ppf(tau), (m, 1)))
+        closed = 2 * stats.norm.pdf(stats.norm.ppf(tau)).mean()
+        assert q.crps(y).mean() == pytest.approx(closed, rel=0.01)
+        assert 1 - closed * np.sqrt(np.pi) == pytest.approx(short, abs=0.001)
+        rows = score_rows(y[:100], Quantiles(tau, np.tile(stats.norm.ppf(tau), (100, 1))),
+                          [0.9])
+        assert "crps" not in rows and "check_score" in rows
+    assert "crps" in score_rows(y[:100], Normal(np.zeros(100), np.ones(100)), [0.9])
