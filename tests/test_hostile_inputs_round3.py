@@ -1293,3 +1293,22 @@ def test_off_centre_question_only_for_an_error_column(tmp_path, capsys):
         assert ("far from centred" in (out / "summary.md").read_text()) == (name == "error")
         advice = pd.read_csv(out / "advice.csv")
         assert (advice["action"] == "correct_bias").any(), name
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+def test_errors_exactly_proportional_to_the_uncertainties(grouped):
+    """E = 0.5 uE on every row: every z-score is 0.5. The offset is advised, no spread factor
+    (sd(Z) = 0 would read 'multiply by 0'), the advice says why, and no RuntimeWarning."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    n = 400
+    u = rng.uniform(0.5, 2.0, n)
+    groups = np.repeat(np.arange(40), 10) if grouped else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = validate(0.5 * u, u, {"x": rng.uniform(size=n)}, groups=groups, n_boot=200,
+                       n_permutations=199)
+    a = res.advice[res.advice["stage"] == "average"]
+    assert list(a["action"]) == ["correct_bias", "none"]
+    assert "every z-score equals the mean z" in a["reason"].iloc[1]

@@ -209,7 +209,14 @@ def _average_rows(a: AdviceInputs, m: int, dominated: bool) -> list[dict]:
                 (zms["value"], zms["ci_low"], zms["ci_high"]),
                 (mz["value"], mz["ci_low"], mz["ci_high"]))
             how = f"its interval from those of {a.mean_square} and the mean z"
-        if (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
+        if sd == 0.0:  # every z-score equal: the errors are the offset times the uncertainty
+            out.append(_row("average", "none", (
+                f"every z-score equals the mean z ({fmt(float(mz['value']), 3)}): the errors are "
+                "exactly the uncertainties times one number, so once the predictions' offset "
+                "is corrected no error is left and no spread can be judged; check that the "
+                "error and uncertainty columns are not computed from each other"),
+                rows=m, m=m))
+        elif (sd_low > 1.0 or sd_high < 1.0) and not band[0] <= sd <= band[1]:
             out.append(_row("average", "scale", (
                 f"once the predictions' offset is corrected, the uncertainties are too "
                 f"{'small' if sd > 1 else 'large'} on average: sd(Z) = "

@@ -96,6 +96,8 @@ def spread_factor(z: NDArray[np.float64], groups: GroupIndex | None = None,
     [1.4, 1.29, 1.51]
     """
     n = z.size
+    if not float(np.ptp(z)) > 0.0:  # every z-score equal: no spread left, nothing to estimate
+        return 0.0, 0.0, 0.0
     if groups is None or groups.n_groups < 2:
         c = math.sqrt((n - 1.0) / n)
         value, low, high = sd_factor(z, confidence)
