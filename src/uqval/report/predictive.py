@@ -266,10 +266,15 @@ def first_screen(result: PredictiveValidation, stems: list[str]) -> FirstScreen 
                               line.detail) for line in answer_lines(result.variance)]
     figure = next((stems.index(s) for s in ("coverage_levels", "pit_histogram") if s in stems),
                   None)
-    actions = [line[2:] for line in _next_steps(result)
-               if line.startswith("- ") and not line.startswith(("- Nothing", "- Then"))]
+    a = result.advice
+    own = a[a["stage"].isin(["data", "shape", "coverage"])] if not a.empty else a
+    said = [f"{md_text(r.reason[0].upper() + r.reason[1:])}." for r in own.itertuples()]
+    # actions first (the predictive's, then the variance stages'), the none rows that
+    # qualify them after
+    actions = [x for x, r in zip(said, own.itertuples(), strict=True) if r.action != "none"]
     if result.variance is not None:
         actions += next_steps(result.variance, actions_only=True)
+    actions += [x for x, r in zip(said, own.itertuples(), strict=True) if r.action == "none"]
     if not answer:
         return None
     return FirstScreen(answer=answer, figure=figure, actions=actions,
@@ -285,6 +290,9 @@ def predictive_content(result: PredictiveValidation,
         tables["Quantile calibration"] = result.coverage.quantiles.round(6)
     if result.shape is not None:
         tables["PIT shares"] = result.shape.shares.round(6)
+    if not result.scaled_coverage.empty:
+        tables["Coverage once widened by the variance factor (coverage_scaled.csv)"] = (
+            result.scaled_coverage.round(6))
     if result.data_issues:
         tables["Data problems (data_issues.csv)"] = _issues_table(result).head(200)
     params: dict[str, object] = {k: str(v) for k, v in result.parameters.items()}
@@ -320,6 +328,8 @@ def save_predictive(result: PredictiveValidation, directory: Path) -> list[Path]
         files.append(("pit_shares.csv", _csv(result.shape.shares)))
     if result.data_issues:
         files.append(("data_issues.csv", _csv(_issues_table(result))))
+    if not result.scaled_coverage.empty:
+        files.append(("coverage_scaled.csv", _csv(result.scaled_coverage)))
     if result.variance is not None:
         files.append(("stages.csv", _csv(result.variance.stages)))
         vstems = unique_names(map(str, result.variance.bins))

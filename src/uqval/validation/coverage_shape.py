@@ -76,8 +76,10 @@ __all__ = [
     "WIDTH",
     "CoverageCheck",
     "ShapeCheck",
-    "coverage_band",
     "built_interval_rows",
+    "coverage_band",
+    "coverage_effect",
+    "coverage_share",
     "coverage_rows",
     "latent_icc",
     "normal_scores",
@@ -120,8 +122,15 @@ def _inside(low: float, high: float, band: tuple[float, float]) -> bool:
     return band[0] <= low and high <= band[1]
 
 
-def _effect(value: float, low: float, high: float, failed: bool,
-            band: tuple[float, float]) -> str:
+def coverage_effect(value: float, low: float, high: float, failed: bool,
+                    band: tuple[float, float]) -> str:
+    """``negligible`` when the interval [low, high] lies inside the tolerance band,
+    ``relevant`` when the test failed and the coverage lies outside it, else
+    ``undetermined`` (module docstring).
+
+    >>> coverage_effect(0.80, 0.77, 0.83, True, (0.865, 0.93))
+    'relevant'
+    """
     if _inside(low, high, band):
         return "negligible"
     if failed and not band[0] <= value <= band[1]:
@@ -139,8 +148,8 @@ def _widen_factor(ratios: FloatArray, level: float) -> tuple[float, float, float
     return float(r[k - 1]), float(r[max(lo, 1) - 1]), float(r[min(hi, n) - 1])
 
 
-def _share(hit: NDArray[np.bool_], p0: float, groups: GroupIndex | None,
-           indicator_icc: float = 0.0) -> tuple[int, float, float, float]:
+def coverage_share(hit: NDArray[np.bool_], p0: float, groups: GroupIndex | None,
+                   indicator_icc: float = 0.0) -> tuple[int, float, float, float]:
     """(k, ci_low, ci_high, p_value) of the share of ``hit``: Clopper-Pearson and the exact
     binomial test, or with ``groups`` the Korn-Graubard interval and test over the groups
     with the variance floor of ``indicator_icc``
@@ -236,7 +245,7 @@ def _level_rows(y: FloatArray, pred: Predictive, levels: Sequence[float], seed: 
         hit = pred.covered(y, level, seed=child)
         covered[level] = hit
         n = hit.size
-        k, lo, hi, p = _share(hit, level, groups, gaussian_indicator_icc(rho, level))
+        k, lo, hi, p = coverage_share(hit, level, groups, gaussian_indicator_icc(rho, level))
         low, high = pred.interval(level)
         mid, half = 0.5 * (low + high), 0.5 * (high - low)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -279,7 +288,7 @@ def built_interval_rows(y: FloatArray, pred: Ensemble, levels: Sequence[float],
         half = q * sd
         hit = dev <= half
         n = hit.size
-        k, lo, hi, p = _share(hit, level, groups, gaussian_indicator_icc(rho, level))
+        k, lo, hi, p = coverage_share(hit, level, groups, gaussian_indicator_icc(rho, level))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(half > 0, dev / half, np.where(dev > 0, np.inf, 0.0))
         widen = _widen_factor(ratio, level)
@@ -300,7 +309,7 @@ def _quantile_rows(y: FloatArray, pred: Quantiles, tolerance: float,
     for j, tau in enumerate(pred.levels):
         n = y.size
         icc = gaussian_indicator_icc(rho, float(tau), central=False)
-        below, lo, hi, p = _share(y <= values[:, j], float(tau), groups, icc)
+        below, lo, hi, p = coverage_share(y <= values[:, j], float(tau), groups, icc)
         band = quantile_band(float(tau), tolerance)
         out.append({"level": float(tau), "n": n, "below": below, "value": below / n,
                     "ci_low": lo, "ci_high": hi, "p_value": p,
@@ -368,7 +377,7 @@ def coverage_rows(
         frame["p_adjusted"] = adj
         frame["verdict"] = [rules.verdict(p, alpha, False) for p in adj]
         frame["effect"] = [
-            _effect(r.value, r.ci_low, r.ci_high, r.verdict == "fail", (r.band_low, r.band_high))
+            coverage_effect(r.value, r.ci_low, r.ci_high, r.verdict == "fail", (r.band_low, r.band_high))
             for r in frame.itertuples()]
     for r in table.itertuples():
         note = f"{r.covered} of {r.n} rows covered; {_test_name(groups)}"
@@ -598,7 +607,7 @@ def shape_check(pit: FloatArray, *, alpha: float, tolerance: float,
         icc = (gaussian_indicator_icc(rho, 0.5, central=False) if name == "below the median"
                else gaussian_indicator_icc(rho, expected if name == "central 50 %"
                                            else 1.0 - expected))
-        k, lo, hi, _ = _share(select(pit), expected, groups, icc)
+        k, lo, hi, _ = coverage_share(select(pit), expected, groups, icc)
         if name == "below the median":
             band = quantile_band(0.5, tolerance)
         else:

@@ -57,16 +57,24 @@ from uqval.predictive.scores import score_rows
 from uqval.stats.groups import MIN_GROUPS, GroupIndex, cluster_mean_se
 from uqval.stats.serial_groups import serial_blocks
 from uqval.validation import rules
-from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck, coverage_rows, shape_check
+from uqval.validation.coverage_shape import (
+    BUILT,
+    CoverageCheck,
+    ShapeCheck,
+    coverage_rows,
+    shape_check,
+)
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
 from uqval.validation.grouping import serial_warning
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
     PREDICTIVE_ADVICE_COLUMNS,
+    factor_scope,
     no_action,
     predictive_advice,
 )
+from uqval.validation.scaled_coverage import scaled_interval_coverage
 
 if TYPE_CHECKING:
     from uqval.validation.result import ValidationResult
@@ -96,6 +104,9 @@ class PredictiveValidation:
             variance stages' advice (:mod:`uqval.validation.judgement`), then coverage and
             shape (:mod:`uqval.validation.predictive_judgement`); column ``level`` for the
             coverage rows.
+        scaled_coverage: when the variance stages advise one factor f for every sd, the
+            coverage at each level of the judged intervals widened by f about their midpoints
+            (:func:`uqval.validation.scaled_coverage.scaled_interval_coverage`); else empty.
         row_counts: rows in input, removed (and why), used.
         kind: kind of predictive (normal, t, laplace, ensemble, samples, quantiles, intervals).
         parameters: seed, alpha, tolerance, levels, permutations, ...
@@ -131,6 +142,7 @@ class PredictiveValidation:
     warnings: tuple[str, ...] = ()
     input_sha256: str | None = None
     advice: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
+    scaled_coverage: pd.DataFrame = field(default_factory=pd.DataFrame, compare=False)
 
     @property
     def stage_verdicts(self) -> dict[str, str]:
@@ -191,6 +203,15 @@ def _scores(y: NDArray[np.float64], pred: Predictive, levels: Sequence[float],
         name = "mae" if name == "abs_error" else name
         rows.append({"score": name, "value": float(np.mean(v)), "se": se, "n": v.size})
     return pd.DataFrame(rows)
+
+
+def _global_factor(variance: ValidationResult | None) -> float | None:
+    """The factor of the variance stages' ``scale`` advice (one factor for every sd), or
+    None when they advise none."""
+    if variance is None or variance.advice.empty:
+        return None
+    scale = variance.advice[variance.advice["action"] == "scale"]
+    return float(scale["factor"].iloc[0]) if not scale.empty else None
 
 
 def _levels(pred: Predictive, levels: Sequence[float] | None) -> tuple[float, ...]:
@@ -259,7 +280,7 @@ def validate_predictive(
     # validate(y - mu, sd, seed=s) and validate(y, Normal(mu, sd), seed=s) judge the variance
     # alike (same numbers, same advice); coverage and shape draw from children 1 and 2,
     # the perfect-ensemble reference from child 3
-    _, cov_seed, shape_seed, ref_seed, cvm_seed = seed_sequence(seed).spawn(5)
+    _, cov_seed, shape_seed, ref_seed, cvm_seed, scaled_seed = seed_sequence(seed).spawn(6)
     warnings: list[str] = list(serial_warning(serial))
     variance_result = None
     point = pred.point
@@ -346,15 +367,27 @@ def validate_predictive(
                               f"{predictive.kind} distribution)")
     own = predictive_advice(cov, shape, predictive.data_issues.sentences()
                             if predictive.data_issues else [], int(y.size), intervals)
+    scaled = pd.DataFrame()
+    factor = _global_factor(variance_result)
+    if factor is not None:
+        say("coverage of the intervals widened by the variance stages' factor")
+        scaled = scaled_interval_coverage(y, pred, levels_used, factor, alpha=alpha,
+                                          tolerance=tolerance, groups=group_index,
+                                          seed=scaled_seed)
+        given = cov.built if not cov.built.empty else cov.levels
+        scope = factor_scope(scaled, given, shape, int(y.size),
+                             f"intervals {BUILT}" if not cov.built.empty else intervals)
+        own = pd.DataFrame(own.to_dict("records") + scope, columns=PREDICTIVE_ADVICE_COLUMNS)
     variance_advice = (variance_result.advice if variance_result is not None
                        else pd.DataFrame(columns=PREDICTIVE_ADVICE_COLUMNS))
     parts = [own[own["stage"] == "data"], variance_advice.assign(level=math.nan),
              own[own["stage"] != "data"]]
-    filled = [part for part in parts if not part.empty]
-    advice = (pd.concat(filled, ignore_index=True).reindex(columns=PREDICTIVE_ADVICE_COLUMNS)
-              if filled else no_action(cov, shape, int(y.size), intervals))
+    records = [r for part in parts for r in part.to_dict("records")]
+    advice = (pd.DataFrame(records, columns=PREDICTIVE_ADVICE_COLUMNS) if records
+              else no_action(cov, shape, int(y.size), intervals))
     result = PredictiveValidation(
         verdicts=verdicts, coverage=cov, shape=shape, variance=variance_result, advice=advice,
+        scaled_coverage=scaled,
         scores=_scores(y, pred, levels_used, None if group_index is None else group_index.codes),
         data_issues=predictive.data_issues,
         row_counts=inputs.row_counts, kind=predictive.kind, parameters=parameters,

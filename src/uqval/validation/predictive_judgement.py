@@ -20,7 +20,14 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
    outside the band) are advised next to the global factor.
 4. ``widen`` / ``narrow`` (stage ``coverage``): the level's coverage fails with a relevant
    effect: the factor k_L about the intervals' midpoints with its interval.
-5. ``none`` (:func:`no_action`), when nothing above and no variance stage advises anything:
+5. ``none`` (:func:`factor_scope`), when the variance stages advise one factor f for every
+   sd and the judged intervals, widened by f about their midpoints
+   (:func:`uqval.validation.scaled_coverage.scaled_interval_coverage`), would cover too much
+   (or, f < 1, too little) at some level, beyond the tolerance and beyond chance: f is the
+   sd's as a standard deviation, driven by the largest errors (heavy tails), not those
+   intervals'; the row names the levels, their coverage as given and once widened, and the
+   tails' share when the PIT shares show it.
+6. ``none`` (:func:`no_action`), when nothing above and no variance stage advises anything:
    one row that says why, so that every route writes ``advice.csv``.
 
 Which intervals: the central intervals of the predictive at each level (for quantile sets
@@ -49,8 +56,8 @@ from uqval.validation.advice import ADVICE_COLUMNS, MIN_RANGE_SHARE
 from uqval.validation.bin_ranges import problem_ranges
 from uqval.validation.coverage_shape import CoverageCheck, ShapeCheck
 
-__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "coverage_agreement", "no_action",
-           "predictive_advice"]
+__all__ = ["INTERVALS", "PREDICTIVE_ADVICE_COLUMNS", "coverage_agreement", "factor_scope",
+           "no_action", "predictive_advice"]
 
 INTERVALS = {
     "ensemble": "central intervals (empirical quantiles of the members)",
@@ -276,3 +283,73 @@ def no_action(coverage: CoverageCheck, shape: ShapeCheck | None, m: int,
     reason = "; ".join(parts) or "nothing was tested"
     return pd.DataFrame([_row("coverage", "none", f"{reason} (at this sample size, {m} rows): "
                               "no action", m)], columns=PREDICTIVE_ADVICE_COLUMNS)
+
+
+def _tail_excess(shape: ShapeCheck | None) -> str:
+    """The outermost PIT share above its expected value beyond chance (its interval above
+    it) and beyond its tolerance band, said ("2.52 % [1.72 %, 3.56 %] of the observations
+    lie outside the central 99 % interval, expected 1 %"), or "" when none is."""
+    if shape is None or shape.shares.empty:
+        return ""
+    shares = shape.shares.set_index("share")
+    for name, outside in (("outer 1 %", 99), ("outer 10 %", 90)):
+        if name not in shares.index:
+            continue
+        r = shares.loc[name]
+        if float(r["ci_low"]) > float(r["expected"]) and float(r["value"]) > float(r["band_high"]):
+            return (f"{fmt(100 * float(r['value']), 3)} % [{fmt(100 * float(r['ci_low']), 3)} %, "
+                    f"{fmt(100 * float(r['ci_high']), 3)} %] of the observations lie outside "
+                    f"the central {outside} % interval, expected {100 * float(r['expected']):g} %")
+    return ""
+
+
+def _listed(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def factor_scope(scaled: pd.DataFrame, given: pd.DataFrame, shape: ShapeCheck | None,
+                 m: int, intervals: str) -> list[dict]:
+    """The ``none`` row of rule 5 (module docstring), or [] when the variance stages' factor
+    f (``scaled["factor"]``) does not overshoot at any level. A level overshoots when its
+    intervals widened by f miss it on f's side (over-cover for f > 1) with a ``relevant``
+    effect; ``given`` (the coverage table of the intervals as given, ``built`` for an
+    unweighted ensemble) supplies their coverage before widening.
+
+    >>> import pandas as pd
+    >>> scaled = pd.DataFrame({"level": [0.5, 0.9], "factor": [1.17, 1.17],
+    ...                        "value": [0.60, 0.94], "ci_low": [0.58, 0.93],
+    ...                        "ci_high": [0.62, 0.95], "effect": ["relevant", "relevant"]})
+    >>> given = pd.DataFrame({"level": [0.5, 0.9], "value": [0.517, 0.899]})
+    >>> print(factor_scope(scaled, given, None, 1744, "central intervals")[0]["reason"])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the variance stages' factor 1.17 is the sd's as a standard deviation (the largest errors
+    weigh most in it), not for the 50 % and 90 % central intervals: as given they cover 51.7 %
+    and 89.9 % of the rows; widened by 1.17 about their midpoints they would cover 60.0 % [58.0 %,
+    62.0 %] and 94.0 % [93.0 %, 95.0 %], too many, beyond the tolerance; multiply the sd by 1.17 where it
+    serves as a standard deviation (variances, error propagation), not these intervals
+    """
+    if scaled.empty:
+        return []
+    factor = float(scaled["factor"].iloc[0])
+    up = factor > 1.0
+    over = scaled[(scaled["effect"] == "relevant") & ((scaled["value"] > scaled["level"]) == up)]
+    if over.empty:
+        return []
+    as_given = given.set_index("level")["value"]
+    names = _listed([f"{100 * float(x):g} %" for x in over["level"]])
+    before = _listed([f"{fmt(100 * float(as_given.get(x, math.nan)), 3)} %"
+                      for x in over["level"]])
+    after = _listed([f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)} %, "
+                     f"{fmt(100 * r.ci_high, 3)} %]" for r in over.itertuples()])
+    tails = _tail_excess(shape)
+    return [_row("coverage", "none", (
+        f"the variance stages' factor {fmt(factor)} is the sd's as a standard deviation (the "
+        f"largest errors weigh most in it), not for the {names} {intervals}: as given they cover "
+        f"{before} of the rows; {'widened' if up else 'narrowed'} by {fmt(factor)} about their "
+        f"midpoints they would cover {after}, too {'many' if up else 'few'}, beyond the "
+        "tolerance"
+        + (f"; the excess variance sits in the tails ({tails}): a heavier-tailed predictive "
+           "(e.g. Student t) would fit both" if tails and up else "")
+        + f"; multiply the sd by {fmt(factor)} where it serves as a standard deviation "
+        "(variances, error propagation), not these intervals"), m)]
