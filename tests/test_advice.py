@@ -667,3 +667,54 @@ def test_spread_interval_over_few_groups_keeps_its_level():
         t_only += not lo <= 1.0 <= hi
     limit = int(stats.binom.ppf(0.999, sets, 0.05))  # a true 5 % rate stays below this
     assert boot <= limit < t_only, (boot, t_only, limit)
+
+
+# --- the monotone map along uE needs the isotonic test's support -----------------------------
+
+
+def _consistency_verdicts(mcb_verdict: str | None) -> pd.DataFrame:
+    rows = [{"stage": "consistency", "feature": "sd", "scaled": True, "verdict": "fail",
+             "effect": "relevant", "statistic": "cumulative Kuiper Z²−1", "p_adjusted": 0.03}]
+    if mcb_verdict is not None:
+        rows.append({"stage": "consistency", "feature": "sd", "scaled": True,
+                     "verdict": mcb_verdict, "effect": "undetermined",
+                     "statistic": "isotonic MCB (QLIKE)",
+                     "p_adjusted": 0.6 if mcb_verdict == "pass" else 0.001})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("mcb", "expected"), [("pass", "none"), ("fail", "recalibrate_monotone"),
+                                               (None, "recalibrate_monotone")])
+def test_monotone_map_only_when_the_isotonic_test_supports_it(mcb, expected):
+    # a spread test fails along uE, no range is clear: the monotone map is advised only
+    # when the isotonic MCB test (does a monotone map gain beyond chance?) fails too, or
+    # was not run; when it passes, a none row says why nothing is advised
+    from types import SimpleNamespace
+
+    from uqval.validation.judgement import _monotone
+
+    a = SimpleNamespace(uncertainty_name="sd", uncertainties=np.linspace(1.0, 2.0, 10))
+    empty = pd.DataFrame(columns=ADVICE_COLUMNS)
+    out = _monotone(empty, _consistency_verdicts(mcb), a, 10)
+    assert list(out["action"]) == [expected]
+    if expected == "none":
+        assert "isotonic MCB test, adjusted p = 0.6" in out["reason"].iloc[0]
+
+
+def test_a_range_ends_where_the_factor_changes():
+    # errors 3x for x >= 0.75, rows in x order in groups of 4 (consecutive groups then
+    # dependent: uqval resamples blocks of them, and every interval is wide). The bin of
+    # 0.50 <= x < 0.75 (true factor 1) lay a hair beyond the target and was pooled with the
+    # 3x bin: "x from 0.500 to 0.998: multiply by 2.10", for rows that need 1. Adjacent bins
+    # are pooled only when their intervals overlap.
+    m = 400
+    rng = np.random.default_rng(0)
+    x = np.arange(m) / m
+    e = rng.standard_normal(m) * np.where(np.arange(m) > 300, 3.0, 1.0)
+    res = uqval.validate(e, np.ones(m), {"x": x}, groups=np.arange(m) // 4, seed=0)
+    ranges = res.advice[res.advice["action"] == "recalibrate_per_range"]
+    assert len(ranges) == 1
+    r = ranges.iloc[0]
+    assert r["low"] >= 0.74 and r["high"] == pytest.approx(x.max())
+    inside = x >= r["low"]
+    assert r["factor"] == pytest.approx(np.sqrt(np.mean(e[inside] ** 2)), rel=1e-9)

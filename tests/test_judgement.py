@@ -302,7 +302,7 @@ def test_every_predictive_route_writes_advice_csv(tmp_path):
         assert len(saved) >= 1, name
         if name in ("intervals", "quantiles"):
             assert list(saved["action"]) == ["none"], name
-            assert "90.0 %" in saved["reason"].iloc[0] and "no action" in saved["reason"].iloc[0]
+            assert "the 90 % " in saved["reason"].iloc[0] and "no action" in saved["reason"].iloc[0]
     # 0.9 intervals 4 % too wide in half-width: the coverage 92.x % departs, within tolerance
     big = 20000
     mu2, sd2 = rng.normal(size=big), rng.uniform(0.5, 2.0, big)

@@ -114,7 +114,7 @@ def test_a_range_worse_than_a_global_miss_is_named_next_to_the_global_factor():
     covered = np.abs(y - mu) <= stats.norm.ppf(0.95) * sd
     for r in ranged.itertuples():
         inside = (x >= r.low) & (x <= r.high)
-        here, overall = map(float, re.search(r"cover ([\d.]+) % of the rows, less than the "
+        here, overall = map(float, re.search(r"cover ([\d.]+) % of them, less than the "
                                              r"([\d.]+) % of all rows", r.reason).groups())
         assert inside.sum() == r.rows
         assert here == pytest.approx(100 * covered[inside].mean(), abs=0.05)

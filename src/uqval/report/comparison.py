@@ -150,7 +150,9 @@ def _murphy_lines(result: ModelComparison) -> list[str]:
                     f"{fmt(100 * r.b_better_share, 2)} %; which is better depends on the score")
         elif r.verdict == "no difference":
             text = ("no threshold where they differ beyond the sampling noise (simultaneous "
-                    f"{level} band): the data do not rank them for any score")
+                    f"{level} band): no elementary score of the variance separates them once "
+                    "every threshold is looked at together, a weaker test than one score "
+                    "alone (a score above may still differ)")
         else:
             win, lose = (a, b) if r.verdict == f"{r.model_a} dominates" else (b, a)
             share = r.a_better_share if win == a else r.b_better_share

@@ -73,7 +73,8 @@ PREDICTIVE_ADVICE_COLUMNS = [*ADVICE_COLUMNS, "level"]
 
 
 def _pct(level: float) -> str:
-    return f"{fmt(100 * level, 3)} %"
+    """A nominal level as its name: "90 %", "97.5 %"."""
+    return f"{100 * level:g} %"
 
 
 class _LevelRow(Protocol):
@@ -147,9 +148,10 @@ def _range_rows(coverage: CoverageCheck, level: float, name: str, m: int,
         few = r["side"] == "below"
         where = fmt_span(name, r['low'], r['high'], span)
         out.append(_row("coverage", "recalibrate_per_range", (
-            f"where {where} the {_pct(level)} {intervals} cover {fmt(100 * r['mean'], 3)} % of "
-            f"the rows{overall}: too {'narrow' if few else 'wide'} there; recalibrate them per "
-            f"range ({'widen' if few else 'narrow'} them there, e.g. by conformal prediction "
+            f"where {where} ({fmt(100 * r['n'] / m, 2)} % of the rows), the {_pct(level)} "
+            f"{intervals} cover {fmt(100 * r['mean'], 3)} % of them{overall}: too "
+            f"{'narrow' if few else 'wide'} there; recalibrate them per range "
+            f"({'widen' if few else 'narrow'} them there, e.g. by conformal prediction "
             f"conditional on {name}), not with one factor for all rows"),
             m, variable=name, low=float(r["low"]), high=float(r["high"]), rows=int(r["n"]),
             level=level))
@@ -337,7 +339,7 @@ def factor_scope(scaled: pd.DataFrame, given: pd.DataFrame, shape: ShapeCheck | 
     if over.empty:
         return []
     as_given = given.set_index("level")["value"]
-    names = _listed([f"{100 * float(x):g} %" for x in over["level"]])
+    names = _listed([_pct(float(x)) for x in over["level"]])
     before = _listed([f"{fmt(100 * float(as_given.get(x, math.nan)), 3)} %"
                       for x in over["level"]])
     after = _listed([f"{fmt(100 * r.value, 3)} % [{fmt(100 * r.ci_low, 3)} %, "
