@@ -669,38 +669,6 @@ def test_spread_interval_over_few_groups_keeps_its_level():
     assert boot <= limit < t_only, (boot, t_only, limit)
 
 
-# --- the monotone map along uE needs the isotonic test's support -----------------------------
-
-
-def _consistency_verdicts(mcb_verdict: str | None) -> pd.DataFrame:
-    rows = [{"stage": "consistency", "feature": "sd", "scaled": True, "verdict": "fail",
-             "effect": "relevant", "statistic": "cumulative Kuiper Z²−1", "p_adjusted": 0.03}]
-    if mcb_verdict is not None:
-        rows.append({"stage": "consistency", "feature": "sd", "scaled": True,
-                     "verdict": mcb_verdict, "effect": "undetermined",
-                     "statistic": "isotonic MCB (QLIKE)",
-                     "p_adjusted": 0.6 if mcb_verdict == "pass" else 0.001})
-    return pd.DataFrame(rows)
-
-
-@pytest.mark.parametrize(("mcb", "expected"), [("pass", "none"), ("fail", "recalibrate_monotone"),
-                                               (None, "recalibrate_monotone")])
-def test_monotone_map_only_when_the_isotonic_test_supports_it(mcb, expected):
-    # a spread test fails along uE, no range is clear: the monotone map is advised only
-    # when the isotonic MCB test (does a monotone map gain beyond chance?) fails too, or
-    # was not run; when it passes, a none row says why nothing is advised
-    from types import SimpleNamespace
-
-    from uqval.validation.judgement import _monotone
-
-    a = SimpleNamespace(uncertainty_name="sd", uncertainties=np.linspace(1.0, 2.0, 10))
-    empty = pd.DataFrame(columns=ADVICE_COLUMNS)
-    out = _monotone(empty, _consistency_verdicts(mcb), a, 10)
-    assert list(out["action"]) == [expected]
-    if expected == "none":
-        assert "isotonic MCB test, adjusted p = 0.6" in out["reason"].iloc[0]
-
-
 def test_a_range_ends_where_the_factor_changes():
     # errors 3x for x >= 0.75, rows in x order in groups of 4 (consecutive groups then
     # dependent: uqval resamples blocks of them, and every interval is wide). The bin of
@@ -718,3 +686,36 @@ def test_a_range_ends_where_the_factor_changes():
     assert r["low"] >= 0.74 and r["high"] == pytest.approx(x.max())
     inside = x >= r["low"]
     assert r["factor"] == pytest.approx(np.sqrt(np.mean(e[inside] ** 2)), rel=1e-9)
+
+
+def test_right_half_beside_a_half_that_needs_more_gets_its_own_global_factor():
+    # errors 1.6x for x >= 0.5, right below: only the right half clears the band against
+    # the mean factor sqrt((1 + 1.6^2)/2) = 1.33, as a "keep them" range; the global factor
+    # must then be the other half's (1.6), not the mean of both halves
+    m = 400
+    rng = np.random.default_rng(8)  # (seed 7 draws a mean z of -0.10: a bias row, sd(Z))
+    x = np.arange(m) / m
+    e = rng.standard_normal(m) * np.where(x >= 0.5, 1.6, 1.0)
+    res = uqval.validate(e, np.ones(m), {"x": x}, seed=0, **FAST)
+    a = res.advice
+    assert "correct_bias" not in set(a["action"])
+    scale = a[a["action"] == "scale"]
+    keep = a[a["action"] == "recalibrate_per_range"]
+    assert len(scale) == 1 and len(keep) == 1
+    rest = x > keep["high"].iloc[0]
+    assert scale["factor"].iloc[0] == pytest.approx(np.sqrt(np.mean(e[rest] ** 2)), rel=1e-9)
+    assert scale["factor"].iloc[0] > 1.45 and "keep them" in keep["reason"].iloc[0]
+
+
+def test_no_range_covers_every_row():
+    # rows in x order in groups of 4 with errors 3x for x >= 0.75: consecutive groups look
+    # dependent, the average's interval over blocks is wide; a "range" of all rows (here
+    # "x from 0 to 0.998: multiply by 1.72") is the global factor, which the average decides
+    m = 400
+    rng = np.random.default_rng([2, 1, 1, m])
+    x = np.arange(m) / m
+    e = rng.standard_normal(m) * np.where(x >= 0.75, 3.0, 1.0)
+    res = uqval.validate(e, np.ones(m), {"x": x}, groups=np.arange(m) // 4, seed=2, **FAST)
+    ranges = res.advice[res.advice["action"].isin(["recalibrate_per_range", "correct_bias"])
+                        & (res.advice["stage"] != "average")]
+    assert (ranges["rows"] < m).all()

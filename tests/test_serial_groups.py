@@ -272,3 +272,48 @@ def test_first_screen_shows_the_checks_escaped(tmp_path):
     first = page[page.index('<section id="answer"'):page.index("</section>")]
     assert "look like a group id" in first
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in first
+
+
+# --- a file sorted by a variable: a trend along it is not dependence ------------------------
+
+
+def test_sorted_file_keeps_the_level_under_independence():
+    """Independent groups with a variable that follows the order (a time stamp): the
+    detrended test blocks at most about as often as the level (1 %)."""
+    rng = np.random.default_rng(21)
+    blocked = 0
+    for _ in range(300):
+        z, codes = persistent_z(rng, 60, 10, rho=0.0)
+        t = codes + rng.uniform(0, 0.5, codes.size)
+        res = serial_blocks(z, GroupIndex.from_codes(codes), variables={"t": t})
+        assert res.sorted_by == "t"
+        blocked += res.block_size > 1
+    assert blocked <= 9
+
+
+def test_persistence_is_found_in_a_file_sorted_by_time():
+    """An AR(1) of the groups' error sizes (rho = 0.7) with the time as a feature: the
+    persistence survives the removal of chunk means (a trend would not)."""
+    rng = np.random.default_rng(22)
+    found = []
+    for _ in range(40):
+        z, codes = persistent_z(rng, 120, 24, rho=0.7)
+        res = serial_blocks(z, GroupIndex.from_codes(codes),
+                            variables={"day": codes.astype(float)})
+        found.append(res.block_size > 1)
+    assert np.mean(found) > 0.8
+
+
+def test_a_step_along_the_sorted_variable_is_not_dependence():
+    """Groups of 4 rows in the order of x, errors 3x for the top quarter of x: blocked when
+    x is not named (the step reads as persistence), not when it is."""
+    rng = np.random.default_rng(23)
+    named, unnamed = [], []
+    codes = np.repeat(np.arange(100), 4)
+    x = codes / 100.0
+    g = GroupIndex.from_codes(codes)
+    for _ in range(40):
+        z = rng.standard_normal(codes.size) * np.where(x >= 0.75, 3.0, 1.0)
+        unnamed.append(serial_blocks(z, g).block_size > 1)
+        named.append(serial_blocks(z, g, variables={"x": x}).block_size > 1)
+    assert np.mean(unnamed) > 0.7 and np.mean(named) < 0.1

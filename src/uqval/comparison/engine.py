@@ -349,7 +349,8 @@ def compare(
         group_index = GroupIndex.from_codes(_group_codes(groups, m))
         group_index = given = None if group_index.singleton else group_index
     if group_index is not None:  # dependent consecutive groups: blocks of them are the units
-        serial = widest_blocks([e / u for e, u in data.values()], group_index)
+        serial = widest_blocks([e / u for e, u in data.values()], group_index,
+                               [{"uncertainty": u, **feats} for _, u in data.values()])
         if serial.block_size > 1:
             group_index = GroupIndex.nested(serial.codes, group_index.codes)
     boot = _bootstrap(data, feats, settings, n_boot, boot_seed, group_index)

@@ -236,7 +236,9 @@ def compare_predictive(
     block_size = 1
     if index is not None:  # dependent consecutive groups: blocks of them are the units
         near = min(common, key=lambda a: abs(a - 0.9))
-        serial = widest_blocks([p.standardized(y, near) for p in preds.values()], index)
+        widths = [np.subtract(*p.interval(near)[::-1]) for p in preds.values()]
+        serial = widest_blocks([p.standardized(y, near) for p in preds.values()], index,
+                               [{"interval width": w} for w in widths])
         if serial.block_size > 1:
             index = GroupIndex.nested(serial.codes, index.codes)
             block_size = serial.block_size

@@ -294,7 +294,8 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
     e, u = inputs.errors, inputs.uncertainties
     check_errors_not_all_zero(e, u)
     given_index = group_index
-    serial = None if group_index is None else serial_blocks(e / u, group_index)
+    serial = None if group_index is None else serial_blocks(
+        e / u, group_index, variables={inputs.uncertainty_name: u, **inputs.features})
     if group_index is not None and serial is not None and serial.block_size > 1:
         # dependent consecutive groups: blocks of them are the units (uqval.stats.serial_groups)
         group_index = GroupIndex.nested(serial.codes, group_index.codes)

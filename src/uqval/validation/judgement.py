@@ -45,7 +45,6 @@ import pandas as pd
 
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range
 from uqval.validation.advice import AdviceInputs, advice_table
-from uqval.validation.binfree import ISOTONIC_MCB
 from uqval.validation.effects import is_spread_test, row_effects
 
 __all__ = [
@@ -442,12 +441,8 @@ def _monotone(advice: pd.DataFrame, verdicts: pd.DataFrame, a: AdviceInputs,
     the uncertainty itself in a way one factor per range does not fix: two or more ranges
     need different factors, or the consistency spread fails with a relevant effect and no
     range is clear enough to advise (the failing test supports a dependence on uE; a monotone
-    map fitted along uE, P003 Sect. III.B, estimates it without choosing ranges) and the
-    isotonic MCB test, which asks whether that map gains beyond chance, fails too. When no
-    range is clear and the MCB test passes, a ``none`` row says so instead: the dependence
-    the failing test found is not one a monotone map captures (a bump in the middle of uE's
-    range), and the data do not support recalibrating along uE. Where the MCB test was not
-    run (uE constant inside every group), the failing test alone decides, as before."""
+    map fitted along uE, P003 Sect. III.B, estimates it without choosing ranges). Requiring
+    the isotonic MCB test to fail too was measured and rejected (docs/choices.md)."""
     name = a.uncertainty_name
     v = verdicts
     rows = v[(v["stage"] == "consistency") & v["scaled"] & (v["verdict"] == "fail")
@@ -458,22 +453,6 @@ def _monotone(advice: pd.DataFrame, verdicts: pd.DataFrame, a: AdviceInputs,
                     & (advice["action"] == "recalibrate_per_range")]
     if len(ranges) == 1:
         return advice
-    mcb = v[(v["stage"] == "consistency") & v["scaled"] & (v["statistic"] == ISOTONIC_MCB)]
-    if ranges.empty and not mcb.empty and not (mcb["verdict"] == "fail").any():
-        # no range is clear and the monotone fit itself gains no more than chance: the
-        # failing test shows a dependence that a monotone map does not capture
-        p = float(mcb["p_adjusted"].iloc[0])
-        row = pd.DataFrame([{
-            "stage": "consistency", "variable": name, "low": math.nan, "high": math.nan,
-            "rows": m, "share": 1.0, "action": "none", "factor": math.nan, "region": "",
-            "reason": (
-                "not right, but no range of adjacent bins departs beyond the tolerance with "
-                "confidence (its simultaneous interval wholly outside the band, at least 1 % "
-                "of the rows), and a monotone map fitted along the uncertainty gains no more "
-                f"than chance (isotonic MCB test, adjusted p = {fmt(p, 2)}): no recalibration "
-                "along the uncertainty is advised; see the bins table and the figures, and "
-                "validate on more data")}], columns=advice.columns)
-        return row if advice.empty else pd.concat([advice, row], ignore_index=True)
     why = (f"{len(ranges)} ranges of the uncertainty need different factors"
            if len(ranges) >= 2 else
            "the spread of the z-scores depends on the uncertainty, but no single range is "

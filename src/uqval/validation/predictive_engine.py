@@ -265,8 +265,12 @@ def validate_predictive(
         raise ValueError(f"groups: {group_index.n_groups} groups; at least {MIN_GROUPS} are "
                          "needed to resample and permute groups")
     levels_used = _levels(pred, levels)
-    serial = None if group_index is None else serial_blocks(
-        pred.standardized(y, min(levels_used, key=lambda a: abs(a - 0.9))), group_index)
+    serial = None
+    if group_index is not None:
+        near_90 = min(levels_used, key=lambda a: abs(a - 0.9))
+        low, high = pred.interval(near_90)
+        serial = serial_blocks(pred.standardized(y, near_90), group_index,
+                               variables={"interval width": high - low, **inputs.features})
     if group_index is not None and serial is not None and serial.block_size > 1:
         # dependent consecutive groups: blocks of them are the units of the predictive stages
         # (the variance stages get the groups as given and decide on them alike)
