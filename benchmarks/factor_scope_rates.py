@@ -26,12 +26,12 @@ Usage: ``nice -n 10 python benchmarks/factor_scope_rates.py [--sets N] [--rows M
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sim_args import sets_and_rows
 
 import uqval
 
@@ -70,10 +70,7 @@ def one(case: str, m: int, grouped: bool, seed: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", type=int, default=40)
-    parser.add_argument("--rows", type=int, default=1000)
-    args = parser.parse_args()
+    args = sets_and_rows(__doc__, rows=1000)
     start = time.time()
     out = [one(case, args.rows, grouped, s) for grouped in (False, True) for case in CASES
            for s in range(args.sets)]

@@ -21,11 +21,11 @@ checkout>/src`` runs another version on the same sets); prints a Markdown table.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import pandas as pd
+from sim_args import sets_and_rows
 
 import uqval
 
@@ -56,10 +56,7 @@ def one(case: str, m: int, seed: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", type=int, default=40)
-    parser.add_argument("--rows", type=int, default=1000)
-    args = parser.parse_args()
+    args = sets_and_rows(__doc__, rows=1000)
     start = time.time()
     df = pd.DataFrame([one(c, args.rows, s) for c in CASES for s in range(args.sets)])
     print(f"{len(df)} sets of {args.rows} rows in {time.time() - start:.0f} s "

@@ -29,11 +29,11 @@ checkout>/src`` runs another version on the same sets. Prints a Markdown table.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import pandas as pd
+from sim_args import sets_and_rows
 
 import uqval
 
@@ -64,10 +64,7 @@ def one(case: str, m: int, grouped: bool, seed: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", type=int, default=40)
-    parser.add_argument("--rows", type=int, default=400)
-    args = parser.parse_args()
+    args = sets_and_rows(__doc__, rows=400)
     start = time.time()
     df = pd.DataFrame([one(c, args.rows, g, s) for g in (False, True) for c in CASES
                        for s in range(args.sets)])

@@ -622,8 +622,10 @@ def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: i
     apart too. When no range pulls it (half the rows right, the other half 1.6x off: only
     the right half clears the band against the mean factor 1.33), the advised ranges are set
     apart all the same, so that the others get their own factor (1.6) and not the mean of
-    both halves. The later passes, against the rest's factor, set apart every advised
-    range."""
+    both halves; only when those others are at least half of the rows (a factor for a
+    minority is a range, not a global factor) and no few rows decide the average (its factor
+    is then the robust one, :func:`is_dominated`). The later passes, against the rest's
+    factor, set apart every advised range."""
     scale = next((r for r in average if r["action"] == "scale"), None)
     advised = [r for r in ranges if r["action"] == "recalibrate_per_range"]
     if scale is None or len({(r["stage"], r["variable"]) for r in advised}) != 1:
@@ -632,7 +634,11 @@ def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: i
         up = scale["factor"] > 1.0
         pulling = [r for r in advised if (r["factor"] > scale["factor"]) == up]
         # no range pulls the factor: the ranges on the other side (rows right as given, say,
-        # beside rows that need more) are what sets the others apart
+        # beside rows that need more) set the others apart, when those others are most of
+        # the rows (a "global" factor for a minority is a range) and no few rows decide the
+        # average (its factor is then the robust one)
+        if not pulling and (a.dominant.size or sum(r["rows"] for r in advised) > m / 2):
+            return None
         advised = pulling or advised
     spans = [(a.uncertainties if r["stage"] == "consistency" else a.features[r["variable"]],
               float(r["low"]), float(r["high"])) for r in advised]
