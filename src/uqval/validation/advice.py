@@ -27,19 +27,22 @@ what the robust (median-of-means) factor supports is advised; ranges narrower th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from uqval._internal.formatting import fmt, fmt_interval, fmt_range, fmt_span
-from uqval.calibration.joint import JointCalibration
 from uqval.calibration.robust_scale import RobustScale, TailShares, dominant_rows_unchecked
-from uqval.stats.groups import GroupIndex
 from uqval.stats.robust import beta_gm
 from uqval.validation import rules
+from uqval.validation.advice_inputs import AdviceInputs
+from uqval.validation.attribution import (
+    bin_factors,
+    explained_by_advised_feature,
+    explained_by_strongest_feature,
+)
 from uqval.validation.bin_ranges import grid_ranges
 from uqval.validation.effects import factor_band, is_bias_test, is_spread_test
 from uqval.validation.joint_stage import joint_advice
@@ -89,48 +92,6 @@ def is_dominated(tails: TailShares, scale: float, robust: RobustScale,
         return False
     z2 = np.square(errors / uncertainties)
     return float(z2[rows].sum() / z2.sum()) > rules.FEW_ROWS_SUM_SHARE
-
-
-@dataclass(frozen=True)
-class AdviceInputs:
-    """What :func:`advice_table` reads of a validation."""
-
-    verdicts: pd.DataFrame
-    bins: Mapping[str, pd.DataFrame]
-    scale: tuple[float, float, float]
-    reference: float
-    robust: RobustScale
-    tails: TailShares
-    dominant: NDArray[np.intp]
-    errors: NDArray[np.float64]
-    uncertainties: NDArray[np.float64]
-    features: Mapping[str, NDArray[np.float64]]
-    uncertainty_name: str
-    tolerance: float
-    zms_reliable: bool
-    joint: JointCalibration | None = None
-    rows: int | None = None
-    """Rows of the whole set when the arrays are its subsample (a set read in parts)."""
-    groups: GroupIndex | None = None
-    """The rows' groups (the rest's factor takes the cluster-robust interval over them)."""
-    n_boot: int | None = None
-    """Replicates of the studentized cluster bootstrap of sd(Z) beside an advised offset, for
-    rows in groups (:func:`uqval.validation.rest_scale.spread_factor`); None: the
-    cluster-robust t interval alone."""
-    seed: np.random.SeedSequence | int = 0
-    """Seed of that bootstrap (the validation's own stream for it)."""
-    mean_square: str = "ZMS"
-    """How the sentences name the average stage's mean square: ZMS, or for an ensemble k^2,
-    the square of its factor net of the finite-member floor."""
-    direct_spread: bool = True
-    """sd(Z) beside an advised offset gets its interval from the rows at hand
-    (:func:`uqval.validation.rest_scale.spread_factor`); False: from the average stage's
-    intervals of ZMS and <Z> (:func:`uqval.validation.rest_scale.sd_after_offset`), for an
-    ensemble (ZMS net of the finite-member floor). A set read in parts (``rows`` set) uses
-    the latter too: its arrays are a subsample."""
-    fine_bins: Mapping[str, pd.DataFrame] = field(default_factory=dict)
-    """Per-bin tables of the finer grid (:attr:`uqval.validation.stages.ConditionalStage.fine_tables`):
-    the ranges are searched on both grids (:func:`uqval.validation.bin_ranges.grid_ranges`)."""
 
 
 def _row(stage: str, action: str, reason: str, *, variable: str = "", low: float = math.nan,
@@ -307,26 +268,7 @@ def consistency_factors(a: AdviceInputs) -> NDArray[np.float64] | None:
     name = a.uncertainty_name
     if name not in a.bins or not _relevant(a.verdicts, "consistency", name, "LZMS"):
         return None
-    return _bin_factors(a, a.bins[name], a.uncertainties)
-
-
-def _bin_factors(a: AdviceInputs, table: pd.DataFrame,
-                 x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Each row's sqrt(<Z^2>) over its bin of ``x`` (bins of ``table``), for the given
-    uncertainties and without the dominant rows (1 in a bin they leave empty)."""
-    # tie-aware bins never split a tie group: the first bin whose upper end reaches x
-    labels = np.minimum(np.searchsorted(table["high"].to_numpy(dtype=float), x),
-                        len(table) - 1)
-    z2 = np.square(a.errors / a.uncertainties)
-    keep = np.ones(z2.size, dtype=bool)
-    keep[a.dominant] = False
-    counts = np.bincount(labels[keep], minlength=len(table))
-    sums = np.bincount(labels[keep], weights=z2[keep], minlength=len(table))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        factor = np.sqrt(sums / counts)
-    # a bin left empty by the dominant rows keeps the given uncertainties
-    factor = np.where(np.isfinite(factor) & (factor > 0), factor, 1.0)
-    return np.asarray(factor[labels], dtype=np.float64)
+    return bin_factors(a, a.bins[name], a.uncertainties)
 
 
 def _explained_by_consistency(a: AdviceInputs, name: str, low: float, high: float,
@@ -505,62 +447,6 @@ def _inside_bias_ranges(x: NDArray[np.float64], r: dict,
     return both if both.sum() >= 0.5 * inside.sum() else np.zeros_like(inside)
 
 
-def _feature_gain(ranges: list[dict], global_factor: float) -> float:
-    """Gain of a feature's advised ranges: sum over them of n (g - 1 - ln g), g the squared
-    ratio of the range's factor to the global one (the drop in the normal deviance, QLIKE, of
-    those rows when their variances are rescaled by g)."""
-    g = [(r["factor"] / global_factor) ** 2 for r in ranges]
-    return float(sum(r["rows"] * (x - 1.0 - math.log(x)) for r, x in zip(ranges, g, strict=True)))
-
-
-def _explained_by_strongest_feature(a: AdviceInputs, rows: list[dict], m: int,
-                                    global_factor: float) -> list[dict]:
-    """Drop the ranges of a feature that the ranges of the strongest feature explain.
-
-    Two correlated features (x2 = x1 + noise) share the rows of a range that only one of them
-    causes: the other's range is then off too, and advising both recalibrates those rows
-    twice. The strongest feature is the one whose advised ranges gain most
-    (:func:`_feature_gain`); every other feature's range is re-judged with each row's
-    uncertainty multiplied by the factor of its bin of the strongest feature (sqrt(<Z^2>) of
-    the bin, as :func:`consistency_factors` does along uE), without the dominant rows: a
-    range then right within the band is not advised, and one ``none`` row per feature says so
-    (fix the strongest feature first). A range that stays off (an effect of its own) is
-    kept."""
-    by_feature: dict[str, list[dict]] = {}
-    for r in rows:
-        if r["stage"] == "adaptivity" and r["action"] == "recalibrate_per_range":
-            by_feature.setdefault(r["variable"], []).append(r)
-    if len(by_feature) < 2:
-        return rows
-    best = max(by_feature, key=lambda k: _feature_gain(by_feature[k], global_factor))
-    per_row = _bin_factors(a, a.bins[best], a.features[best])
-    band = factor_band(a.tolerance)
-    dropped: dict[str, list[dict]] = {}
-    for name, ranges in by_feature.items():
-        if name == best:
-            continue
-        for r in ranges:
-            keep = (a.features[name] >= r["low"]) & (a.features[name] <= r["high"])
-            keep[a.dominant] = False
-            if keep.sum() < rules.MIN_BIN_COUNT:
-                continue
-            z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
-            if band[0] <= float(np.sqrt(np.mean(z2))) <= band[1]:
-                dropped.setdefault(name, []).append(r)
-    if not dropped:
-        return rows
-    gone = {id(r) for ranges in dropped.values() for r in ranges}
-    out = [r for r in rows if id(r) not in gone]
-    for name, ranges in dropped.items():
-        n = sum(r["rows"] for r in ranges)
-        out.append(_row("adaptivity", "none", (
-            f"{len(ranges)} range(s) of {name} ({fmt(100 * n / m, 2)} % of the rows) depart "
-            f"only as much as the ranges advised along {best} explain: once the uncertainties "
-            f"are recalibrated there, they are right within ±{fmt(100 * a.tolerance, 2)} %; "
-            f"fix {best} first, then validate again"), variable=name, rows=n, m=m))
-    return out
-
-
 def advice_table(a: AdviceInputs) -> pd.DataFrame:
     """The advice rows of a validation (module docstring), most important first."""
     m = int(a.uncertainties.size) if a.rows is None else a.rows
@@ -589,7 +475,7 @@ def advice_table(a: AdviceInputs) -> pd.DataFrame:
                and r["action"] == "recalibrate_per_range"]
     rows += joint_advice(a.joint, a.verdicts, a.reference, global_factor, a.tolerance, m,
                          advised, a.features, _row,
-                         explained=_explained_by_advised_feature(a, advised, global_factor))
+                         explained=explained_by_advised_feature(a, advised, global_factor))
     return pd.DataFrame(rows, columns=ADVICE_COLUMNS)
 
 
@@ -604,7 +490,7 @@ def _conditional_advice(a: AdviceInputs, m: int, global_factor: float,
     for stage, name in conditional:
         if name in a.bins:
             rows += _range_rows(a, stage, name, m, global_factor, per_row)
-    return _explained_by_strongest_feature(a, rows, m, global_factor)
+    return explained_by_strongest_feature(a, rows, m, global_factor, _row)
 
 
 def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: int, *,
@@ -674,32 +560,3 @@ def _rest_average(a: AdviceInputs, average: list[dict], ranges: list[dict], m: i
             "as they are and multiply only the ranges below"), rows=rest.rows, m=m)
         global_factor = 1.0
     return [row if r is scale else r for r in average], global_factor
-
-
-def _explained_by_advised_feature(a: AdviceInputs, advised: list[dict], global_factor: float
-                                  ) -> Callable[[NDArray[np.bool_]], str | None] | None:
-    """For the joint stage's regions: the feature whose advised ranges explain a region
-    (its rows recalibrated by the factors of their bins of that feature, as
-    :func:`_explained_by_strongest_feature` does, are right within the band), else None; None
-    when no range was advised along a feature. The strongest advised feature is tried (the
-    one whose ranges gain most, :func:`_feature_gain`)."""
-    by_feature: dict[str, list[dict]] = {}
-    for r in advised:
-        by_feature.setdefault(r["variable"], []).append(r)
-    if not by_feature:
-        return None
-    best = max(by_feature, key=lambda k: _feature_gain(by_feature[k], global_factor))
-    if best not in a.bins:
-        return None
-    per_row = _bin_factors(a, a.bins[best], a.features[best])
-    band = factor_band(a.tolerance)
-
-    def explained(mask: NDArray[np.bool_]) -> str | None:
-        keep = mask.copy()
-        keep[a.dominant] = False
-        if keep.sum() < rules.MIN_BIN_COUNT:
-            return None
-        z2 = np.square(a.errors[keep] / (a.uncertainties[keep] * per_row[keep]))
-        return best if band[0] <= float(np.sqrt(np.mean(z2))) <= band[1] else None
-
-    return explained
