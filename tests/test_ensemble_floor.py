@@ -294,3 +294,29 @@ def test_spread_beside_an_offset_names_the_ensembles_net_factor():
     reason = scale["reason"].iloc[0]
     assert "k^2 - (mean z)^2" in reason and "the net factor k =" in reason
     assert "sqrt(ZMS)" not in reason
+
+
+def test_rank_intervals_are_named_for_what_they_are_and_unreachable_levels_get_no_quantile_advice():
+    """A perfect ensemble of 5 t(1.5) members: y's randomised rank is right at every level, the
+    normal built intervals miss. The page must not call the randomised rank coverage that of
+    the interval between the members' quantiles (which holds at most (m - 1)/(m + 1) = 2/3 of
+    the observations, counted here), and beyond 2/3 the none row must not advise building
+    intervals from the members' quantiles."""
+    rng = np.random.default_rng(14)
+    m, n = 5, 6000
+    v = rng.standard_t(1.5, (n, m + 1)) * rng.uniform(0.5, 2.0, (n, 1))
+    members, y = v[:, :m], v[:, m]
+    inside_range = np.mean((y >= members.min(1)) & (y <= members.max(1)))
+    assert abs(inside_range - (m - 1) / (m + 1)) < 0.03
+    res = validate(y, Ensemble(members), seed=14, **FAST)
+    assert (res.coverage.levels["verdict"] == "pass").all()
+    text = res.summary()
+    assert "randomised rank intervals" in text
+    assert "not the interval between the members' empirical quantiles" in text
+    none = res.advice[(res.advice["stage"] == "coverage") & (res.advice["action"] == "none")]
+    for r in none.itertuples():
+        if r.level > (m - 1) / (m + 1):
+            assert "heavier-tailed family" in r.reason and "members' quantiles rather" not in r.reason
+        else:
+            assert "members' quantiles rather than from mean and sd" in r.reason
+    assert (none["level"] > (m - 1) / (m + 1)).any()

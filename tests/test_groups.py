@@ -22,6 +22,7 @@ from uqval.stats.groups import (
     design_effect,
     icc_oneway,
 )
+from uqval.stats.serial_groups import serial_blocks
 from uqval.validation.permutation import grouped_heterogeneity_tests, heterogeneity_tests
 from uqval.validation.stages import SQRT_ZMS
 
@@ -514,6 +515,47 @@ def test_default_bins_hold_thirty_effective_rows_where_a_variable_sorts_whole_gr
     assert mean_effective(day_x, k["day_x"]) >= 30 > mean_effective(day_x, k["day_x"] + 1)
     given = validate(z * u, u, {"day_x": day_x}, groups=g, seed=0, n_bins=24, **FAST)
     assert given.parameters["n_bins"]["day_x"] == 24
+
+
+def test_bins_of_a_per_group_variable_in_blocks_hold_several_blocks_and_no_collapsed_interval():
+    """Structures of 16 atoms whose consecutive structures share their error size (blocked
+    by uqval.stats.serial_groups), a per-structure variable unrelated to file order: every
+    bin holds on average >= 5 blocks (counted here), and no bin's <Z^2> interval collapses
+    onto its estimate; a bin of fewer than 5 units gets the cluster-robust t interval,
+    written here."""
+    rng = np.random.default_rng(11)
+    n_struct, size = 120, 16
+    g = np.repeat(np.arange(n_struct), size)
+    log_a = np.empty(n_struct)
+    log_a[0] = rng.standard_normal()
+    for i in range(1, n_struct):  # AR(1) 0.8 over the structures in file order
+        log_a[i] = 0.8 * log_a[i - 1] + 0.6 * rng.standard_normal()
+    u = rng.uniform(0.5, 2.0, g.size)
+    e = u * np.exp(0.5 * log_a - 0.25)[g] * rng.standard_normal(g.size)
+    per_structure = rng.uniform(size=n_struct)[g]
+    res = validate(e, u, {"per_structure": per_structure}, groups=g, seed=0,
+                   **{**FAST, "n_boot": 200})
+    serial = serial_blocks(e / u, GroupIndex.from_codes(g),
+                           variables={"u": u, "per_structure": per_structure})
+    assert serial.block_size > 1 and "dependent" in res.parameters["serial_groups"]
+    table = res.bins["per_structure"]
+    block_of_structure = serial.codes[::size]
+    units = [np.unique(block_of_structure[g[(per_structure >= b.low) & (per_structure <= b.high)]
+                                          ]).size for b in table.itertuples()]
+    assert np.mean(units) >= 5
+    width = table["ci_high"] - table["ci_low"]
+    assert (width > 0.05 * table["value"]).all()
+    z2 = np.square(e / (u * res.parameters["conditional_scaling"]))
+    for b, k in zip(table.itertuples(), units, strict=True):
+        if k >= 5:
+            continue
+        rows = (per_structure >= b.low) & (per_structure <= b.high)
+        blocks = block_of_structure[g[rows]]
+        mean = z2[rows].mean()
+        resid = np.array([np.sum(z2[rows][blocks == j] - mean) for j in np.unique(blocks)])
+        se = np.sqrt(k / (k - 1) * np.sum(resid**2)) / rows.sum()
+        half = stats.t.ppf(0.975, k - 1) * se
+        assert (b.ci_low, b.ci_high) == pytest.approx((mean - half, mean + half), rel=1e-9)
 
 
 def _mcb_brute(e, u):

@@ -286,7 +286,7 @@ def test_sorted_file_keeps_the_level_under_independence():
         z, codes = persistent_z(rng, 60, 10, rho=0.0)
         t = codes + rng.uniform(0, 0.5, codes.size)
         res = serial_blocks(z, GroupIndex.from_codes(codes), variables={"t": t})
-        assert res.sorted_by == "t"
+        assert res.explained_by in ("", "t")
         blocked += res.block_size > 1
     assert blocked <= 9
 
@@ -317,3 +317,48 @@ def test_a_step_along_the_sorted_variable_is_not_dependence():
         unnamed.append(serial_blocks(z, g).block_size > 1)
         named.append(serial_blocks(z, g, variables={"x": x}).block_size > 1)
     assert np.mean(unnamed) > 0.7 and np.mean(named) < 0.1
+
+
+def test_extrapolated_structures_last_in_the_file_are_a_trend_not_dependence():
+    """Independent structures of 32 atoms, the 80 in-distribution ones first and the 90
+    extrapolated ones (rattle 0.25-0.40, errors 3x) last: the order goes with the rattle
+    (Spearman about 0.8, not a sorted file); blocked when the rattle is not named, not when
+    it is; the same file with persistent structures (AR(1) 0.7 of log sizes) is still
+    blocked with the rattle named."""
+    rng = np.random.default_rng(24)
+    codes = np.repeat(np.arange(170), 32)
+    g = GroupIndex.from_codes(codes)
+    named, unnamed, persistent = [], [], []
+    for _ in range(30):
+        rattle = np.r_[rng.uniform(0.02, 0.25, 80), rng.uniform(0.25, 0.40, 90)]
+        size = np.where(rattle >= 0.25, 3.0, 1.0)
+        z = rng.standard_normal(codes.size) * np.exp(0.3 * rng.standard_normal(170))[codes]
+        z *= size[codes]
+        unnamed.append(serial_blocks(z, g).block_size > 1)
+        res = serial_blocks(z, g, variables={"rattle": rattle[codes]})
+        named.append(res.block_size > 1)
+        assert res.dependent or res.explained_by == "rattle"
+        zp, _ = persistent_z(rng, 170, 32, rho=0.7)
+        persistent.append(serial_blocks(zp * size[codes], g,
+                                        variables={"rattle": rattle[codes]}).block_size > 1)
+    assert np.mean(unnamed) > 0.9 and np.mean(named) < 0.1 and np.mean(persistent) > 0.8
+
+
+def test_ties_and_rounding_noise_do_not_order_the_groups_by_the_file():
+    """Persistent groups (AR(1) 0.4, 200 groups of 3) with a per-group binary flag and a
+    constant uncertainty one ulp off in one row: detrending along either must not fall back
+    to the file's order inside ties (which removes part of the persistence: with the flag,
+    blocked in 20 % of the sets instead of 48 %), so naming them changes the decision in few
+    sets."""
+    rng = np.random.default_rng(25)
+    g = GroupIndex.from_codes(np.repeat(np.arange(200), 3))
+    changed = []
+    for _ in range(60):
+        z, codes = persistent_z(rng, 200, 3, rho=0.4)
+        u = np.full(codes.size, 0.1)
+        u[0] += np.spacing(0.1)
+        flag = rng.integers(0, 2, 200).astype(float)[codes]
+        plain = serial_blocks(z, g).block_size > 1
+        changed.append(plain != (serial_blocks(z, g, variables={"u": u, "flag": flag})
+                                 .block_size > 1))
+    assert np.mean(changed) <= 0.1

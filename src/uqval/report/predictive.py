@@ -103,8 +103,12 @@ def _coverage_lines(result: PredictiveValidation) -> list[str]:
     else:  # an ensemble: the intervals users build first, the rank intervals after
         lines += _level_lines(built, "intervals mean ± {q}·sd·√(1+1/m) ({q}: the t(m − 1) "
                               "quantile; the intervals users build from the members)", True)
-        lines += _level_lines(table, "rank intervals (between the empirical quantiles of the "
-                              "members; the advice is about the intervals above)", False)
+        lines += _level_lines(table, "randomised rank intervals (y's rank among the members, "
+                              "randomised over ties and the outer ranks, in its central "
+                              "share: exactly the level for a perfect ensemble of any size; "
+                              "not the interval between the members' empirical quantiles, "
+                              "which cannot reach (m − 1)/(m + 1); the advice is about the "
+                              "intervals above)", False)
     q = result.coverage.quantiles
     for r in q.itertuples():
         if r.verdict != "fail":

@@ -19,6 +19,7 @@ from uqval.report.markdown import md_code, md_text
 from uqval.validation.judgement import INCONCLUSIVE, NOT_TESTABLE
 
 if TYPE_CHECKING:  # the result types (imported for the type checker only: import cost)
+    from uqval.stats.serial_groups import SerialBlocks
     from uqval.validation.result import ValidationResult
 
 
@@ -215,7 +216,17 @@ def _groups_paragraph(result: ValidationResult) -> str:
                 f"blocks) and every permutation test exchanges whole blocks and shuffles rows "
                 f"only inside the groups ({how})." if g.serial is not None and g.blocked else
                 f"Every interval resamples whole groups and every permutation test respects "
-                f"them ({how})."))
+                f"them ({how})." + _trend_note(g.serial)))
+
+
+def _trend_note(serial: SerialBlocks | None) -> str:
+    """The sentence for consecutive groups alike only through a trend along a variable."""
+    if serial is None or serial.dependent or not serial.explained_by:
+        return ""
+    return (f" Consecutive groups look alike in the file (lag-1 rank correlation "
+            f"{fmt(serial.lag1, 2)}), but a trend along {md_code(serial.explained_by)} explains "
+            "it (the groups come in about its order): the groups are independent units, and "
+            "the trend is a calibration question for the stages below.")
 
 
 def summary_markdown(result: ValidationResult) -> str:

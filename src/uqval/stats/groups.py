@@ -60,7 +60,6 @@ __all__ = [
     "SizeLayout",
     "cluster_bca_bootstrap",
     "cluster_mean_se",
-    "bins_for_groups",
     "cluster_t_bootstrap",
     "constant_within",
     "design_effect",
@@ -219,23 +218,11 @@ MIN_GROUPS = 10
 fewer groups has too few distinct resamples for a 95 % interval or a test at 5 %)."""
 
 GROUPS_PER_BIN = 5
-"""Fewest groups per bin along a variable constant inside groups: with one group per bin,
-exchanging groups leaves the between-bin statistic unchanged (no power) and a bin's interval
-cannot resample groups."""
-
-
-def bins_for_groups(x: ArrayLike, n_bins: int, groups: GroupIndex) -> int:
-    """Bins along ``x``: ``n_bins``, at most G / :data:`GROUPS_PER_BIN` (at least 2) when x
-    is constant inside every group.
-
-    >>> g = GroupIndex.from_codes(np.repeat(np.arange(20), 3))
-    >>> bins_for_groups(np.repeat(np.arange(20.0), 3), 10, g), bins_for_groups(
-    ...     np.arange(60.0), 10, g)
-    (4, 10)
-    """
-    if not constant_within(x, groups):
-        return n_bins
-    return min(n_bins, max(2, groups.n_groups // GROUPS_PER_BIN))
+"""Fewest resampling units (groups, or blocks of consecutive groups) a bin holds on average
+(:func:`uqval.validation.bin_tables.bins_for_groups`), and fewest a bin needs for its bootstrap interval
+(:func:`uqval.validation.bin_tables.bin_table`): with one group per bin, exchanging groups
+leaves the between-bin statistic unchanged (no power), and the bootstrap of two to four
+units has a handful of distinct resamples (its interval collapses onto the estimate)."""
 
 
 def group_statistic(statistic: MeanStatistic, k: int) -> MeanStatistic:

@@ -28,18 +28,23 @@ groups (no ties); persistence makes RVN small, so the one-sided p-value is
 Phi((RVN - 2)/sd). Ranks make it exact in distribution for any heavy-tailed Z^2 and need no
 seed. RVN is about 2 (1 - r) with r the lag-1 autocorrelation of the ranks.
 
-**A file sorted by a variable** (``variables``): when the groups' order follows one of the
-variables validated along (Spearman |rho| >= :data:`SORTED_CORRELATION` between the groups'
-positions and their means of it: a file sorted by a feature, or by the uncertainty), a trend
-of Z or Z^2 along that variable, a calibration error the conditional stages test, makes
-neighbouring groups alike too and would read as dependence. The two series are then
-detrended before the test: each standardized mean minus the mean of its chunk of
-:data:`CHUNK` consecutive units (at least two chunks). What remains is dependence beyond a
-trend along the order: persistence (an AR(1) of the groups) survives it, a step or a slope
-does not. Removing chunk means makes neighbours slightly anti-correlated (-1/(CHUNK - 1)
-inside a chunk) under independence, so the test stays conservative. (Groups of 4 rows in
-the order of x with errors 3x for the top quarter were blocked in 9 of 10 sets, and the
-range found was the top half at a diluted factor; ``benchmarks/range_edges.py``.)
+**A trend along a validated variable** (``variables``): when the groups' order goes with one
+of the variables validated along (a file sorted by a feature or by the uncertainty; the
+in-distribution structures first and the extrapolated ones last), a trend of Z or Z^2 along
+that variable, a calibration error the conditional stages test, makes neighbouring groups
+alike too and would read as dependence. So when the test rejects, it is repeated on the two
+series detrended along each variable in turn: each standardized mean minus the mean of its
+chunk of :data:`CHUNK` units in the order of the units' means of the variable (at least two
+chunks; for a file sorted by the variable these are chunks of consecutive units). The groups
+are dependent only when the test rejects after every detrending: dependence that a trend
+along no single variable explains. Persistence (an AR(1) of the groups) survives chunks of
+consecutive units, and chunks along a variable unrelated to the order remove nothing of it;
+a step or a slope along the variable does not survive. Removing chunk means makes the units
+of a chunk slightly anti-correlated (-1/(CHUNK - 1)) under independence, so each test stays
+conservative. (Groups of 4 rows in the order of x with errors 3x for the top quarter were
+blocked in 9 of 10 sets, and the range found was the top half at a diluted factor,
+``benchmarks/range_edges.py``; 170 structures with the extrapolated ones last were blocked
+until the rule looked along the variables, not only at files sorted by one.)
 
 **Blocks** (:func:`serial_blocks`): when a test rejects, consecutive groups are merged into
 blocks of k groups (the last block takes the remainder), and every group method then works
@@ -72,7 +77,6 @@ __all__ = [
     "ALPHA",
     "CHUNK",
     "MAX_BLOCK_CORRELATION",
-    "SORTED_CORRELATION",
     "SerialBlocks",
     "ar1_block_correlation",
     "rank_von_neumann",
@@ -84,11 +88,9 @@ ALPHA = 0.01
 """Level of the two tests together (``alpha / 2`` each, Bonferroni)."""
 MAX_BLOCK_CORRELATION = 0.1
 """Largest lag-1 correlation of adjacent blocks that an AR(1) may predict."""
-SORTED_CORRELATION = 0.9
-"""Spearman |rho| between the groups' positions and their means of a variable from which the
-file is taken to be sorted by that variable (module docstring)."""
 CHUNK = 10
-"""Consecutive units per chunk whose mean is removed before the test of a sorted file."""
+"""Units per chunk (in the order of a variable's unit means) whose mean is removed before the
+test detrended along that variable (module docstring)."""
 
 
 def rank_von_neumann(values: ArrayLike) -> tuple[float, float]:
@@ -152,9 +154,13 @@ class SerialBlocks:
         p_mean, p_square: one-sided p-values of the rank von Neumann tests on the group means
             of Z and of Z^2 (groups in the order of their first row).
         lag1: the larger lag-1 rank autocorrelation of the two series, 1 - RVN/2.
-        dependent: a test rejected at ``alpha / 2``.
-        sorted_by: the variable the groups' order follows ("" when none): the series were
-            detrended along the order before the tests (module docstring).
+        dependent: a test rejected at ``alpha / 2``, and still rejected after detrending
+            along each variable.
+        explained_by: the variable along which a trend explains the serial pattern (the
+            raw tests rejected, those detrended along it did not; "" when none): the groups
+            are then taken as independent (module docstring). With ``dependent``, the
+            variable whose detrending left the least dependence ("" when none was given); the
+            blocks are sized on the series detrended along it.
         block_size: k consecutive groups per block (1: the groups are used as given).
         n_blocks: the units of the inference.
         codes: block code of every row (the group codes when ``block_size`` is 1).
@@ -168,17 +174,19 @@ class SerialBlocks:
     block_size: int
     n_blocks: int
     codes: NDArray[np.intp]
-    sorted_by: str = ""
+    explained_by: str = ""
 
     def describe(self) -> str:
         """One line for the parameters and the warnings."""
         tests = (f"lag-1 rank correlation of consecutive groups' means of Z and Z^2 up to "
                  f"{self.lag1:.2f}, Bartels p = {self.p_mean:.2g} and {self.p_square:.2g}")
-        if self.sorted_by:
-            tests += (f"; the groups follow the order of {self.sorted_by}, so each series "
-                      f"was detrended by the means of chunks of {CHUNK} groups first: a "
-                      f"trend along {self.sorted_by} is a calibration question, not "
-                      "dependence")
+        if self.explained_by and not self.dependent:
+            tests += (f"; a trend along {self.explained_by}, whose groups come in the file "
+                      "in about its order, explains it: detrended along it (chunks of "
+                      f"{CHUNK} groups) the series are independent; a trend along a variable "
+                      "is a calibration question the stages below answer, not dependence")
+        elif self.explained_by:
+            tests += "; still dependent once detrended along each variable validated along"
         if not self.dependent:
             return f"consecutive groups independent as far as tested ({tests})"
         if self.block_size == 1:
@@ -216,47 +224,69 @@ def _block_codes(position: NDArray[np.intp], k: int) -> NDArray[np.intp]:
     return np.minimum(position // k, n_blocks - 1).astype(np.intp)
 
 
-def _detrended(series: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The series minus the mean of its chunk of about :data:`CHUNK` consecutive values (at
-    least two chunks)."""
+def _detrended(series: NDArray[np.float64],
+               along: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """The series minus the mean of its chunk of about :data:`CHUNK` values in the order of
+    ``along`` (the units' means of a variable; at least two chunks); tied values share a
+    chunk (that of the first of them), so that ties never fall back to the file's order (a
+    binary feature gives two chunks: its two classes); ``along=None``: the series itself."""
+    if along is None:
+        return series
     n = series.size
     chunks = max(2, n // CHUNK)
-    label = (np.arange(n) * chunks) // n
-    means = np.bincount(label, weights=series) / np.bincount(label)
+    order = np.argsort(along, kind="stable")
+    ranked = along[order]
+    nominal = (np.arange(n) * chunks) // n
+    first_of_tie = np.searchsorted(ranked, ranked, side="left")
+    label = np.empty(n, dtype=np.intp)
+    label[order] = nominal[first_of_tie]
+    means = np.bincount(label, weights=series) / np.maximum(np.bincount(label), 1)
     return np.asarray(series - means[label])
 
 
 def _tests(z: NDArray[np.float64], unit: NDArray[np.intp], n: int,
-           detrend: bool = False) -> tuple[float, float, float]:
+           along: NDArray[np.float64] | None = None) -> tuple[float, float, float]:
+    """One-sided p-values of the tests on the units' series of Z and Z^2 (detrended along
+    ``along``, the units' means of a variable, when given) and the larger lag-1 rank
+    autocorrelation."""
     counts = np.bincount(unit, minlength=n).astype(np.float64)
     p = []
     ratios = []
     for v in (z, z * z):  # the rows' ranks: symmetric group means whatever the tails
         series = _series(_average_ranks(v), unit, n, counts)
-        ratio, pv = rank_von_neumann(_detrended(series) if detrend else series)
+        ratio, pv = rank_von_neumann(_detrended(series, along))
         ratios.append(ratio)
         p.append(pv)
     return p[0], p[1], 1.0 - min(ratios) / 2.0
 
 
-def _sorted_by(variables: Mapping[str, ArrayLike], groups: GroupIndex,
-               position: NDArray[np.intp]) -> str:
-    """The first variable whose group means follow the groups' order (Spearman |rho| >=
-    :data:`SORTED_CORRELATION`), or ""."""
-    g = groups.n_groups
-    order = position.astype(np.float64)
+def _unit_means(variables: Mapping[str, ArrayLike], unit: NDArray[np.intp],
+                n: int) -> dict[str, NDArray[np.float64]]:
+    """Each usable variable's means over the units (finite, one value a row, not the same
+    in every unit up to rounding: a spread of a few ulps, as a constant uncertainty written
+    by a program may have, orders nothing), by name."""
+    counts = np.bincount(unit, minlength=n).astype(np.float64)
+    out = {}
     for name, values in variables.items():
         x = np.asarray(values, dtype=np.float64)
-        if x.shape != groups.codes.shape or not np.all(np.isfinite(x)):
+        if x.shape != unit.shape or not np.all(np.isfinite(x)):
             continue
-        means = np.bincount(groups.codes, weights=x, minlength=g) / groups.counts
-        ranks = _average_ranks(means)
-        if np.ptp(ranks) == 0.0:
-            continue
-        rho = float(np.corrcoef(_average_ranks(order), ranks)[0, 1])
-        if abs(rho) >= SORTED_CORRELATION:
-            return name
-    return ""
+        means = np.bincount(unit, weights=x, minlength=n) / counts
+        if np.ptp(means) > 1e-9 * float(np.max(np.abs(means))):
+            out[name] = means
+    return out
+
+
+def _least_dependent(z: NDArray[np.float64], unit: NDArray[np.intp], n: int,
+                     variables: Mapping[str, ArrayLike]) -> tuple[str, float]:
+    """The variable whose detrending leaves the least dependence (largest min(p_mean,
+    p_square)) and that p-value; ("", 0.0) without usable variables."""
+    best, best_p = "", 0.0
+    for name, along in _unit_means(variables, unit, n).items():
+        p = min(_tests(z, unit, n, along)[:2])
+        if p > best_p:
+            best, best_p = name, p
+    return best, best_p
 
 
 def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
@@ -286,7 +316,7 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
     (True, True, True)
 
     Groups in the order of a feature x whose largest quarter has errors 3x too large: a
-    trend along x, not dependence, once x is named:
+    trend along x, not dependence, once x is named (so is any order that goes with x):
 
     >>> x = np.repeat(np.arange(120) / 120, 24)
     >>> z = rng.standard_normal(codes.size) * np.where(x >= 0.75, 3.0, 1.0)
@@ -303,10 +333,13 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
     position = np.empty(g, dtype=np.intp)
     position[np.argsort(first, kind="stable")] = np.arange(g)
     row_position = position[groups.codes]
-    sorted_by = _sorted_by(variables or {}, groups, position)
-    detrend = bool(sorted_by)
-    p_mean, p_square, lag1 = _tests(zz, row_position, g, detrend)
+    p_mean, p_square, lag1 = _tests(zz, row_position, g)
     dependent = min(p_mean, p_square) < alpha / 2
+    named = dict(variables or {})
+    explained_by = ""
+    if dependent and named:
+        explained_by, p_left = _least_dependent(zz, row_position, g, named)
+        dependent = p_left < alpha / 2
     k, largest = 1, g // MIN_GROUPS
     if dependent and largest >= 2:
         k = 2
@@ -315,7 +348,10 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
         while k < largest:
             blocks = _block_codes(position, k)
             n_blocks = int(blocks.max()) + 1
-            if min(_tests(zz, blocks[groups.codes], n_blocks, detrend)[:2]) >= alpha / 2:
+            row_block = blocks[groups.codes]
+            along = _unit_means({explained_by: named[explained_by]}, row_block, n_blocks).get(
+                explained_by) if explained_by else None
+            if min(_tests(zz, row_block, n_blocks, along)[:2]) >= alpha / 2:
                 break
             k += 1
     if k == 1:
@@ -325,7 +361,7 @@ def serial_blocks(z: ArrayLike, groups: GroupIndex, *, alpha: float = ALPHA,
         codes, n_units = blocks[groups.codes], int(blocks.max()) + 1
     return SerialBlocks(n_groups=g, p_mean=p_mean, p_square=p_square, lag1=lag1,
                         dependent=bool(dependent), block_size=k, n_blocks=n_units,
-                        codes=np.asarray(codes, dtype=np.intp), sorted_by=sorted_by)
+                        codes=np.asarray(codes, dtype=np.intp), explained_by=explained_by)
 
 
 def widest_blocks(zs: Sequence[ArrayLike], groups: GroupIndex,

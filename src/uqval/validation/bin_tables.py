@@ -1,8 +1,8 @@
 """Per-bin tables of the conditional stages: the binning of each variable and its intervals.
 
-:func:`bin_variables` bins every testable variable (tie-aware equal-count bins, at most
-G / GROUPS_PER_BIN along a variable constant inside groups, and with rows in groups at most as
-many as hold MIN_BIN_COUNT effective rows a bin on average,
+:func:`bin_variables` bins every testable variable (tie-aware equal-count bins; with rows in
+groups at most as many as hold GROUPS_PER_BIN resampling units and MIN_BIN_COUNT effective
+rows a bin on average,
 :func:`uqval.stats.groups.effective_bin_count`); :func:`bin_table` gives each
 bin's <Z^2> (BCa, or Student t) and <Z> (Student t, or cluster-robust t with rows in groups),
 P003 Sect. III.B; :func:`fine_tables` the same on the advice's finer grid
@@ -15,15 +15,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from uqval.binning import MAX_DEFAULT_BINS, Bins, tie_aware_bins
 from uqval.calibration.local import local_zmean_unchecked
 from uqval.stats.bootstrap import MeanStatistic, bca_bootstrap
 from uqval.stats.groups import (
+    GROUPS_PER_BIN,
     GroupIndex,
-    bins_for_groups,
     cluster_bca_bootstrap,
     cluster_mean_se,
     effective_bin_count,
@@ -36,6 +36,7 @@ __all__ = [
     "FINE_FACTOR",
     "bin_table",
     "bin_variables",
+    "bins_for_groups",
     "bins_along",
     "cluster_t_interval",
     "fine_bin_count",
@@ -61,16 +62,18 @@ def bin_table(
     """Per-bin <Z^2> (BCa, n_boot replicates per bin; with ``student`` the Student-t
     interval of the mean of Z^2, as the authors' ZMSCI for bins of 200 points or more) and
     <Z> (Student t), scaled uE. With ``groups`` every interval is over the G_b groups of the
-    bin: <Z^2> by BCa on resampled groups, <Z> (and <Z^2> with ``student``) by the
-    cluster-robust t interval (:func:`cluster_t_interval`); NaN limits for a bin holding
-    one group."""
+    bin: <Z^2> by BCa on resampled groups, <Z> (and <Z^2> with ``student``, or in a bin of
+    fewer than GROUPS_PER_BIN groups, whose bootstrap has a handful of distinct resamples and
+    collapses onto the estimate) by the cluster-robust t interval
+    (:func:`cluster_t_interval`, t with G_b - 1 degrees of freedom); NaN limits for a bin
+    holding one group."""
     z = e / u_scaled
     index_lists = bins.index_lists()
     children = seed.spawn(len(index_lists))
     value, low, high = (np.empty(len(index_lists)) for _ in range(3))
     subs = [None if groups is None else groups.subset(idx) for idx in index_lists]
     for i, (idx, child, sub) in enumerate(zip(index_lists, children, subs, strict=True)):
-        if sub is not None and (student or sub.n_groups < 2):
+        if sub is not None and (student or sub.n_groups < GROUPS_PER_BIN):
             value[i], low[i], high[i] = cluster_t_interval(np.square(z[idx]), sub)
             continue
         if student:
@@ -95,7 +98,8 @@ def bin_table(
     return pd.DataFrame({
         "low": bins.low, "high": bins.high, "n": bins.counts,
         "value": value, "ci_low": low, "ci_high": high, "valid": (low <= 1.0) & (1.0 <= high),
-        "factor": np.sqrt(value), "factor_low": np.sqrt(low), "factor_high": np.sqrt(high),
+        "factor": np.sqrt(value), "factor_low": np.sqrt(np.maximum(low, 0.0)),
+        "factor_high": np.sqrt(high),
         "mean_z": zm["value"].to_numpy(), "mean_z_low": zm["ci_low"].to_numpy(),
         "mean_z_high": zm["ci_high"].to_numpy(), "mean_z_valid": zm["valid"].to_numpy(),
     })
@@ -132,9 +136,9 @@ def fine_tables(e: NDArray[np.float64], u_scaled: NDArray[np.float64],
                  binned: Sequence[tuple[str, str, Bins]], n_boot: int,
                  seed: np.random.SeedSequence, n_workers: int, groups: GroupIndex | None,
                  say: Say, icc: float | None = None) -> dict[str, pd.DataFrame]:
-    """Per-bin tables on the finer grid of :func:`fine_bin_count` (tie-aware bins, at most
-    G / GROUPS_PER_BIN along a variable constant inside groups), for the variables where it
-    holds more bins than the stage's grid; a bootstrap stream of their own."""
+    """Per-bin tables on the finer grid of :func:`fine_bin_count` (tie-aware bins), for the variables where it
+    holds more bins than the stage's grid (with groups, as many as :func:`bins_along` allows);
+    a bootstrap stream of their own."""
     stream = np.random.SeedSequence(entropy=seed.entropy,
                                     spawn_key=(*seed.spawn_key, _FINE_KEY))
     children = stream.spawn(len(variables))
@@ -157,8 +161,8 @@ def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_
                       list[tuple[str, str, Bins]]]:
     """The binning of the conditional stages: the variables that cannot be binned (name ->
     reason), the others as (stage, name, values), and their tie-aware bins
-    (:func:`uqval.binning.tie_aware_bins`, at most G / :data:`uqval.stats.groups.GROUPS_PER_BIN` bins along a
-    variable constant inside groups)."""
+    (:func:`uqval.binning.tie_aware_bins`; with groups, as many as hold on average
+    :data:`uqval.stats.groups.GROUPS_PER_BIN` resampling units, :func:`bins_along`)."""
     untestable = {name: reason for stage, name, x in candidates if (reason := untestable_reason(
         x, rules.MIN_BIN_COUNT, "uncertainty value" if stage == "consistency" else "value"))}
     variables = [(stage, name, x) for stage, name, x in candidates if name not in untestable]
@@ -169,8 +173,9 @@ def bin_variables(candidates: Sequence[tuple[str, str, NDArray[np.float64]]], n_
 
 def bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None,
                icc: float | None = None) -> int:
-    """Bins along ``x``: ``n_bins``, at most G / GROUPS_PER_BIN (at least 2) along a
-    variable constant inside groups (:func:`uqval.stats.groups.bins_for_groups`) and, given
+    """Bins along ``x``: ``n_bins``, at most as many as hold on average GROUPS_PER_BIN
+    resampling units (groups or blocks of them; about G / GROUPS_PER_BIN along a variable
+    constant inside groups: :func:`bins_for_groups`) and, given
     the intra-class correlation ``icc`` of Z^2, at most as many as hold MIN_BIN_COUNT
     effective rows a bin on average (:func:`uqval.stats.groups.effective_bin_count`: 30
     rows of one group are not 30 observations)."""
@@ -178,3 +183,43 @@ def bins_along(x: NDArray[np.float64], n_bins: int, groups: GroupIndex | None,
         return n_bins
     k = bins_for_groups(x, n_bins, groups)
     return k if icc is None else effective_bin_count(x, k, groups, icc, rules.MIN_BIN_COUNT)
+
+
+def bins_for_groups(x: ArrayLike, n_bins: int, groups: GroupIndex) -> int:
+    """Bins along ``x``: the most, at most ``n_bins`` (at least 2), whose equal-count bins
+    along x (:func:`uqval.binning.tie_aware_bins`) hold on average at least
+    :data:`~uqval.stats.groups.GROUPS_PER_BIN` of the resampling units
+    (``groups``' groups, or its blocks of consecutive groups when nested): a bin's interval
+    resamples the units it holds, and a bin of one or two units has no interval worth the
+    name. Along a variable constant inside every group this is about G / GROUPS_PER_BIN
+    bins; along one that mixes the groups (the hour of the day, rows in
+    days) nothing changes; along a per-structure variable in blocks of consecutive
+    structures, the bins hold the blocks the variable spreads over.
+
+    >>> import numpy as np
+    >>> from uqval.stats.groups import GroupIndex
+    >>> g = GroupIndex.from_codes(np.repeat(np.arange(20), 3))
+    >>> per_group, mixing = np.repeat(np.arange(20.0), 3), np.tile(np.arange(3.0), 20)
+    >>> bins_for_groups(per_group, 10, g), bins_for_groups(mixing + per_group / 100, 10, g)
+    (4, 10)
+    >>> blocks = GroupIndex.nested(np.repeat(np.arange(10), 12), np.repeat(np.arange(40), 3))
+    >>> bins_for_groups(np.repeat(np.arange(40.0), 3), 10, blocks)  # 10 blocks, 5 a bin
+    2
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    if n_bins <= 2:
+        return n_bins
+    codes = groups.codes.astype(np.int64)
+
+    def enough(k: int) -> bool:
+        bins = tie_aware_bins(xs, k)
+        cells = np.unique(bins.labels.astype(np.int64) * groups.n_groups + codes).size
+        return cells >= GROUPS_PER_BIN * bins.n_bins  # (bin, unit) pairs
+
+    if enough(n_bins):
+        return n_bins
+    low, high = 2, n_bins  # fewer bins hold more units each: bisect on k
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if enough(mid) else (low, mid)
+    return low

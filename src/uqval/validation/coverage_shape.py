@@ -67,8 +67,9 @@ from uqval.predictive import Ensemble, Predictive, Quantiles
 from uqval.stats.binomial import binomial_p_value, clopper_pearson_interval
 from uqval.stats.cluster_cvm import cluster_cvm_uniform
 from uqval.stats.cluster_proportion import cluster_proportion, gaussian_indicator_icc
-from uqval.stats.groups import GroupIndex, bins_for_groups, icc_oneway
+from uqval.stats.groups import GroupIndex, icc_oneway
 from uqval.validation import rules
+from uqval.validation.bin_tables import bins_for_groups
 from uqval.validation.permutation import grouped_heterogeneity_tests, heterogeneity_tests
 
 __all__ = [
@@ -413,7 +414,7 @@ def coverage_rows(
 
 def _bins_along(x: FloatArray, k: int, groups: GroupIndex | None) -> Bins:
     """Tie-aware bins of x: k, or at most G/5 along a variable constant inside groups (as
-    the variance stages: :func:`uqval.stats.groups.bins_for_groups`)."""
+    the variance stages: :func:`uqval.validation.bin_tables.bins_for_groups`)."""
     return tie_aware_bins(x, k if groups is None else bins_for_groups(x, k, groups))
 
 

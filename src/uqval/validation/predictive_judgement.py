@@ -32,8 +32,10 @@ What ``validate(y_true, predictive)`` advises beyond the variance stages (whose 
 
 Which intervals: the central intervals of the predictive at each level (for quantile sets
 the given quantiles, for a parametric predictive its quantiles), named in every reason. For
-an unweighted ensemble both are measured: the rank intervals (empirical quantiles of the
-members, randomised PIT) and the intervals users build, mean ± q·sd·√(1 + 1/m) with q the
+an unweighted ensemble both are measured: the randomised rank intervals (y's randomised rank
+among the members in its central share, exact for a perfect ensemble of any size; not the
+interval between the members' empirical quantiles, which cannot reach (m - 1)/(m + 1)) and
+the intervals users build, mean ± q·sd·√(1 + 1/m) with q the
 t(m - 1) quantile (:func:`uqval.validation.coverage_shape.built_interval_rows`); the global
 ``widen``/``narrow`` advice is about the latter ("the 90 % intervals mean ± 1.89·sd·√(1+1/m)
 ... cover 84 %: widen them, multiply 1.89 by 1.2"), and only when the rank intervals miss on
@@ -222,13 +224,21 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
             agrees = (own["verdict"] == "fail" and own["effect"] != "negligible"
                       and (own["value"] < level) == (r.value < level))
             if not agrees:  # the members' own intervals are right: the shape is not normal
+                # beyond (m - 1)/(m + 1) no interval between members reaches the level (the
+                # rank rows' widening factor is then undefined, coverage_shape._level_rows)
+                reachable = math.isfinite(float(own["widen"]))
+                how = ("build the intervals from the members' quantiles rather than from mean "
+                       "and sd" if reachable else
+                       "no interval between the members' quantiles reaches this level with so "
+                       "few members (their range holds (m − 1)/(m + 1) of the observations of "
+                       "a perfect ensemble): build it from a heavier-tailed family fitted to "
+                       "the members (e.g. Student t), or use more members")
                 rows.append(_row("coverage", "none", (
                     f"the {_pct(level)} intervals mean ± q·sd·√(1+1/m) (q from t(m − 1)) "
-                    f"cover {fmt(100 * r.value, 3)} % of the rows, but the members' own "
-                    f"{_pct(level)} rank intervals cover {fmt(100 * own['value'], 3)} %: the "
-                    "ensemble is not at fault, the members are not normal-shaped; build the "
-                    "intervals from the members' quantiles rather than from mean and sd (no "
-                    "factor)"), m, level=level))
+                    f"cover {fmt(100 * r.value, 3)} % of the rows, but y's randomised rank "
+                    f"among the members lies in its central {_pct(level)} for "
+                    f"{fmt(100 * own['value'], 3)} % of them: the ensemble is not at fault, the "
+                    f"members are not normal-shaped; {how} (no factor)"), m, level=level))
                 continue
         if built:
             q = (f"{fmt(r.quantile, 3)}" if math.isfinite(r.quantile) else "q")
