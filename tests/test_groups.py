@@ -761,3 +761,31 @@ def test_shuffle_exchangeable_is_uniform_on_its_group():
         seen[key] = seen.get(key, 0) + 1
     assert set(seen) == allowed
     assert st.chisquare(list(seen.values())).pvalue > 0.001
+
+
+def test_a_catch_all_group_is_named_and_escaped(tmp_path):
+    """One group holding 60 % of the rows (the empty scaffold of acyclic molecules) and 40
+    small ones: the groups weigh like (sum n)^2 / sum n^2 equal ones, computed here; the
+    warning names the largest group, on the page escaped; equal groups get no warning."""
+    rng = np.random.default_rng(31)
+    labels = np.array(["<b>acyclic</b>"] * 300 + [f"scaffold {i}" for i in range(40) for _ in range(5)])
+    u = rng.uniform(0.5, 2.0, labels.size)
+    e = u * rng.standard_normal(labels.size)
+    res = validate(e, u, groups=labels, seed=0, **{**FAST, "n_boot": 200})
+    n = np.array([300] + [5] * 40, dtype=float)
+    effective = n.sum() ** 2 / np.sum(n**2)
+    (w,) = [w for w in res.warnings if "very unequal" in w]
+    assert "'<b>acyclic</b>'" in w and "60 %" in w and f"like {effective:.1f} equal" in w
+    res.save(tmp_path / "r")
+    page = (tmp_path / "r" / "report.html").read_text()
+    assert "&lt;b&gt;acyclic&lt;/b&gt;" in page and "<b>acyclic</b>" not in page
+    equal = validate(e, u, groups=np.repeat(np.arange(100), 5), seed=0,
+                     **{**FAST, "n_boot": 200})
+    assert not any("very unequal" in w for w in equal.warnings)
+    from uqval.predictive import Normal
+
+    pred = validate(e, Normal(np.zeros_like(u), u), groups=labels, seed=0,
+                    **{**FAST, "n_boot": 200})
+    (w,) = [w for w in pred.warnings if "very unequal" in w]  # once, named
+    assert "'<b>acyclic</b>'" in w
+    assert not any("very unequal" in w for w in pred.variance.warnings)

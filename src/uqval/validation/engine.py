@@ -45,6 +45,7 @@ from uqval.validation.grouping import (
     id_like_columns,
     id_like_warning,
     serial_warning,
+    unequal_groups_warning,
 )
 from uqval.validation.inputs import CleanInputs, Features, clean_inputs
 from uqval.validation.judgement import judge
@@ -400,7 +401,9 @@ def run_engine(inputs: CleanInputs, *, rule: Rule, seed: int, n_boot: int,
         ucc_without_dominant=ucc_without, joint=joint, figures=figures, advice=judged.advice,
         stages=judged.stages,
         warnings=(*inputs.warnings, *rules.input_warnings(e_unit, average.reference),
-                  *id_warnings, *serial_warning(serial)),
+                  *id_warnings, *serial_warning(serial),
+                  *([] if given_index is None or inputs.groups is None
+                    else unequal_groups_warning(given_index, inputs.groups, inputs.group_names))),
         groups=group_record)
 
 

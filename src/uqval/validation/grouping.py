@@ -15,6 +15,12 @@ their error, and treating them as independent makes every interval too narrow.
 
 :func:`serial_warning` says when consecutive groups are dependent
 (:func:`uqval.stats.serial_groups.serial_blocks`) and what to give instead.
+
+:func:`unequal_groups_warning` says when a few groups hold most rows: Kish's effective number
+of groups (sum n_g)^2 / sum n_g^2, the number of equal groups whose mean has the same
+variance, below MIN_GROUPS and below half of G. Every interval over the groups then rests on
+those few and is wide; in chemistry the usual cause is a catch-all group, such as the empty
+Murcko scaffold that holds every acyclic molecule.
 """
 
 from __future__ import annotations
@@ -26,17 +32,26 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from uqval.stats.groups import GroupIndex, cluster_mean_se, design_effect, icc_oneway
+from uqval.stats.groups import (
+    MIN_GROUPS,
+    GroupIndex,
+    cluster_mean_se,
+    design_effect,
+    icc_oneway,
+)
 from uqval.stats.serial_groups import SerialBlocks
 
 __all__ = ["ID_COLUMNS", "SERIAL_GROUPS", "GroupSummary", "group_summary", "id_columns_to_read", "id_like_columns",
-           "id_like_warning", "serial_warning", "with_id_warning"]
+           "id_like_warning", "serial_warning", "UNEQUAL_GROUPS", "unequal_groups_warning",
+           "with_id_warning"]
 
 ID_COLUMNS = 100
 """Most other columns the command line reads (without --group) to warn of a group id."""
 SERIAL_GROUPS = "consecutive groups are dependent"
+UNEQUAL_GROUPS = "the groups are very unequal"
+"""How the warning of :func:`unequal_groups_warning` begins."""
 """How the warning of :func:`serial_warning` begins (the command line names the group column)."""
 
 
@@ -158,3 +173,34 @@ def serial_warning(serial: SerialBlocks | None) -> tuple[str, ...]:
         return ()
     return (f"{serial.describe()}; groups should be independent units: give longer ones "
             "(weeks rather than days, whole trajectories rather than their segments)",)
+
+
+def unequal_groups_warning(groups: GroupIndex, codes: ArrayLike,
+                           names: ArrayLike | None = None) -> tuple[str, ...]:
+    """The warning of groups so unequal that a few hold most rows (module docstring); none
+    otherwise. ``codes``: the rows' group codes (or labels) that ``groups`` was built from;
+    ``names``: the label of each code, when ``codes`` are codes (the largest group is
+    named).
+
+    >>> g = np.array(["acyclic"] * 60 + [f"s{i}" for i in range(40)])
+    >>> w = unequal_groups_warning(GroupIndex.from_codes(g), g)
+    >>> w[0][:75]
+    "the groups are very unequal: the largest ('acyclic') holds 60 % of the rows"
+    >>> unequal_groups_warning(GroupIndex.from_codes(np.repeat(np.arange(20), 5)),
+    ...                        np.repeat(np.arange(20), 5))
+    ()
+    """
+    n = groups.counts.astype(np.float64)
+    effective = float(n.sum() ** 2 / np.sum(n * n))
+    if effective >= MIN_GROUPS or effective >= groups.n_groups / 2:
+        return ()
+    big = int(np.argmax(n))
+    first = np.asarray(codes)[groups.order[groups.starts[big]]]
+    label = str(first if names is None else np.asarray(names, dtype=object)[int(first)])
+    shown = repr(label if len(label) <= 40 else label[:37] + "...")
+    return (f"{UNEQUAL_GROUPS}: the largest ({shown}) holds "
+            f"{100 * n[big] / n.sum():.0f} % of the rows, and the {groups.n_groups} groups weigh "
+            f"like {effective:.1f} equal ones (Kish's (sum n_g)^2 / sum n_g^2): every interval "
+            "over the groups rests mostly on a few of them and is wide; if the largest is a "
+            "catch-all (the empty Murcko scaffold of the acyclic molecules, an 'other' "
+            "class), split it into real units (a generic framework, clusters of fingerprints)",)

@@ -69,6 +69,8 @@ class CleanInputs:
     row_counts: dict[str, int]
     warnings: tuple[str, ...] = ()
     groups: NDArray[np.intp] | None = None
+    group_names: NDArray[np.object_] | None = None
+    """The group labels as given, by code (``group_names[groups[i]]`` is row i's label)."""
 
 
 def _column(data: pd.DataFrame, name: object, argument: str) -> pd.Series:
@@ -230,7 +232,8 @@ def clean_inputs(
     n = arrays["errors"].size
     counts = {"rows in input": n}
     keep = np.ones(n, dtype=bool)
-    codes = None if groups is None else _group_codes(named["groups"], n)
+    codes, names = (None, None) if groups is None else _group_codes_and_names(
+        named["groups"], n)
     if codes is not None and (codes < 0).any():
         if not drop_invalid:
             raise ValueError(f"groups has {int((codes < 0).sum())} missing value(s) "
@@ -296,20 +299,26 @@ def clean_inputs(
     out_features = {name: clean[f"features[{name!r}]"] for name in feats}
     return CleanInputs(clean["errors"], unc, out_features, u_name, counts,
                        () if warning is None else (warning,),
-                       None if codes is None else codes[keep])
+                       None if codes is None else codes[keep], names)
 
 
 def _group_codes(values: ArrayLike, n: int) -> NDArray[np.intp]:
     """Integer codes of the group labels (-1 for a missing label), checked for length."""
+    return _group_codes_and_names(values, n)[0]
+
+
+def _group_codes_and_names(values: ArrayLike, n: int) -> tuple[NDArray[np.intp],
+                                                               NDArray[np.object_]]:
+    """:func:`_group_codes` and the labels by code."""
     if isinstance(values, str) or np.ndim(values) != 1:
         raise ValueError("groups must be a 1-D array of group labels, one per row (or a "
                          "column name of data)")
-    codes, _ = pd.factorize(np.asarray(values, dtype=object) if not isinstance(
+    codes, names = pd.factorize(np.asarray(values, dtype=object) if not isinstance(
         values, pd.Series) else values, use_na_sentinel=True)
     codes = np.asarray(codes, dtype=np.intp)
     if codes.size != n:
         raise ValueError(f"groups has {codes.size} values for {n} rows")
-    return codes
+    return codes, np.asarray(names, dtype=object)
 
 
 @dataclass(frozen=True)
@@ -324,6 +333,8 @@ class CleanPredictive:
     row_counts: dict[str, int]
     kept: NDArray[np.bool_]
     groups: NDArray[np.intp] | None = None
+    group_names: NDArray[np.object_] | None = None
+    """The group labels as given, by code."""
 
 
 def clean_predictive_inputs(
@@ -363,7 +374,7 @@ def clean_predictive_inputs(
     keep = predictive.usable
     if (~keep).any():
         counts["removed: data problems of the predictive"] = int((~keep).sum())
-    codes = None if groups is None else _group_codes(groups, n)
+    codes, names = (None, None) if groups is None else _group_codes_and_names(groups, n)
     if codes is not None and (codes < 0).any():
         if not drop_invalid:
             raise ValueError(f"groups has {int((codes < 0).sum())} missing value(s) "
@@ -392,4 +403,4 @@ def clean_predictive_inputs(
             raise ValueError(f"features[{name!r}] is constant: it cannot be binned")
         out_features[name] = x[keep]
     return CleanPredictive(y[keep], predictive.take(keep), out_features, counts, keep,
-                           None if codes is None else codes[keep])
+                           None if codes is None else codes[keep], names)

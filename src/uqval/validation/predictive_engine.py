@@ -65,7 +65,11 @@ from uqval.validation.coverage_shape import (
     shape_check,
 )
 from uqval.validation.ensemble_reference import ensemble_reference, rejudge
-from uqval.validation.grouping import serial_warning
+from uqval.validation.grouping import (
+    UNEQUAL_GROUPS,
+    serial_warning,
+    unequal_groups_warning,
+)
 from uqval.validation.inputs import Features, clean_predictive_inputs
 from uqval.validation.predictive_judgement import (
     INTERVALS,
@@ -286,6 +290,9 @@ def validate_predictive(
     # the perfect-ensemble reference from child 3
     _, cov_seed, shape_seed, ref_seed, cvm_seed, scaled_seed = seed_sequence(seed).spawn(6)
     warnings: list[str] = list(serial_warning(serial))
+    if group_index is not None and codes is not None:
+        warnings += unequal_groups_warning(GroupIndex.from_codes(codes), codes,
+                                           inputs.group_names)
     variance_result = None
     point = pred.point
     variance = pred.variance
@@ -315,11 +322,13 @@ def validate_predictive(
             if reference is not None:
                 variance_result = rejudge(variance_result, reference, seed=ref_seed,
                                           alpha=alpha)
-            # E = y - point by construction: no question about the error column
+            # E = y - point by construction: no question about the error column; the
+            # warnings about the groups stand once, at the top of the page
             variance_result = dataclasses.replace(variance_result, warnings=tuple(
                 w for w in variance_result.warnings
-                if not w.startswith(rules.OFF_CENTRE_WARNING)))
-            warnings += [w for w in variance_result.warnings if w not in warnings]
+                if not w.startswith((rules.OFF_CENTRE_WARNING, UNEQUAL_GROUPS))
+                and w not in warnings))
+            warnings += list(variance_result.warnings)
         else:
             reason = (" (rows with fewer than 4 members are left out: a perfect ensemble of 3 "
                       "or fewer normal members has an infinite E(Z^2))"
