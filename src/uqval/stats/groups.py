@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numba
@@ -66,6 +67,7 @@ __all__ = [
     "effective_bin_count",
     "group_statistic",
     "icc_oneway",
+    "most_bins",
     "shuffle_exchangeable",
     "shuffle_groups",
     "shuffle_segments",
@@ -340,9 +342,20 @@ def effective_bin_count(x: ArrayLike, n_bins: int, groups: GroupIndex, icc: floa
                           minlength=k) / n_b
         return float(np.mean(n_b / (1.0 + (m_b - 1.0) * icc))) >= min_rows
 
+    return most_bins(enough, n_bins)
+
+
+def most_bins(enough: Callable[[int], bool], n_bins: int) -> int:
+    """The most bins k, 2 <= k <= ``n_bins``, for which ``enough(k)`` holds (2 when none
+    does), by bisection: ``enough`` must hold for every k below one that holds (fewer bins
+    hold more rows, or more units, each).
+
+    >>> most_bins(lambda k: 100 // k >= 30, 10)
+    3
+    """
     if enough(n_bins):
         return n_bins
-    low, high = 2, n_bins  # fewer bins hold more effective rows: bisect on k
+    low, high = 2, n_bins
     while high - low > 1:
         mid = (low + high) // 2
         low, high = (mid, high) if enough(mid) else (low, mid)

@@ -27,6 +27,7 @@ from uqval.stats.groups import (
     cluster_bca_bootstrap,
     cluster_mean_se,
     effective_bin_count,
+    most_bins,
 )
 from uqval.stats.intervals import mean_t_interval
 from uqval.validation import rules
@@ -216,10 +217,4 @@ def bins_for_groups(x: ArrayLike, n_bins: int, groups: GroupIndex) -> int:
         cells = np.unique(bins.labels.astype(np.int64) * groups.n_groups + codes).size
         return cells >= GROUPS_PER_BIN * bins.n_bins  # (bin, unit) pairs
 
-    if enough(n_bins):
-        return n_bins
-    low, high = 2, n_bins  # fewer bins hold more units each: bisect on k
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (mid, high) if enough(mid) else (low, mid)
-    return low
+    return most_bins(enough, n_bins)  # fewer bins hold more units each
