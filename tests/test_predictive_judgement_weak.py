@@ -30,3 +30,40 @@ def test_coverage_interval_without_the_level_is_weak_evidence_not_agreement():
     summary = res.summary()
     line = next(s for s in summary.splitlines() if "The 90 % intervals cover" in s)
     assert "compatible with 90 %" not in line and "weak evidence of too few" in line
+
+
+def test_no_global_widening_when_the_rows_outside_the_ranges_are_right():
+    """Errors 2x where x > 0.8, declared Normal(0, sd): every level misses overall, but the
+    rows outside the advised range along x are right, so the coverage advice widens only
+    the range (as the variance stages say "no global factor"); the rest's coverage is the
+    share of those rows inside their central interval, counted here. With every row 1.25x
+    too narrow as well, the global widening stays."""
+    from uqval.predictive import Normal
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    x = rng.uniform(0, 1, n)
+    sd = rng.uniform(0.5, 2.0, n)
+    e = sd * np.where(x > 0.8, 2.0, 1.0) * rng.standard_normal(n)
+    res = uqval.validate(e, Normal(np.zeros(n), sd), {"x": x}, seed=0, n_boot=200,
+                         n_permutations=199)
+    cov = res.advice[res.advice["stage"] == "coverage"]
+    assert not (cov["action"] == "widen").any()
+    ranges = cov[(cov["action"] == "recalibrate_per_range") & (cov["variable"] == "x")]
+    rests = cov[cov["reason"].str.startswith("no global widening")]
+    assert set(rests["level"]) == {0.5, 0.8, 0.9, 0.95}
+    for level in (0.5, 0.9):
+        at = ranges[ranges["level"] == level]
+        assert 0.75 < at["low"].min() < 0.85
+        rest = np.ones(n, dtype=bool)
+        for r in at.itertuples():
+            rest &= (x < r.low) | (x > r.high)
+        q = stats.norm.ppf(0.5 + level / 2)
+        share = np.mean(np.abs(e[rest]) <= q * sd[rest])
+        (reason,) = rests[rests["level"] == level]["reason"]
+        assert f"they cover {100 * share:.3g} %" in reason
+    both = uqval.validate(e * 1.25, Normal(np.zeros(n), sd), {"x": x}, seed=0, n_boot=200,
+                          n_permutations=199)
+    cov = both.advice[both.advice["stage"] == "coverage"]
+    assert (cov["action"] == "widen").any()
+    assert not cov["reason"].str.startswith("no global").any()
