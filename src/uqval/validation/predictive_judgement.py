@@ -230,6 +230,18 @@ def _rest_coverage(coverage: CoverageCheck, level: float, ranges: list[dict]
     return best
 
 
+def _rest_row(level: float, action: str, overall: float,
+              rest: tuple[str, float, float, float, float], intervals: str, m: int) -> dict:
+    """The ``none`` row of a level whose global miss the ranges explain (:func:`_rest_coverage`)."""
+    name, share, value, low, high = rest
+    return _row("coverage", "none", (
+        f"no global {action}ing of the {_pct(level)} {intervals}: all rows cover "
+        f"{fmt(100 * overall, 3)} %, but outside the ranges of {name} advised above "
+        f"({fmt(100 * share, 2)} % of the rows) they cover {fmt(100 * value, 3)} % "
+        f"[{fmt(100 * low, 3)}, {fmt(100 * high, 3)}], right within the tolerance: {action} "
+        "only those ranges, keep the rest as they are"), m, level=level)
+
+
 def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_sentences:
                       list[str], m: int, intervals: str) -> pd.DataFrame:
     """The coverage, shape and data actions (module docstring); ``intervals`` names the
@@ -283,13 +295,7 @@ def predictive_advice(coverage: CoverageCheck, shape: ShapeCheck | None, data_se
         ranges = per_range.get(level, [])
         action = "widen" if r.widen > 1 else "narrow"
         if level in rests:
-            name, share, value, low, high = rests[level]
-            rows.append(_row("coverage", "none", (
-                f"no global {action}ing of the {_pct(level)} {intervals}: all rows cover "
-                f"{fmt(100 * r.value, 3)} %, but outside the ranges of {name} advised above "
-                f"({fmt(100 * share, 2)} % of the rows) they cover {fmt(100 * value, 3)} % "
-                f"[{fmt(100 * low, 3)}, {fmt(100 * high, 3)}], right within the tolerance: "
-                f"{action} only those ranges, keep the rest as they are"), m, level=level))
+            rows.append(_rest_row(level, action, float(r.value), rests[level], intervals, m))
             continue
         if ranges and any(x["side"] != side for x in ranges):
             continue  # ranges on both sides: one global factor would worsen some of them
