@@ -244,7 +244,7 @@ _SEATTLE = (
     "means of Z and Z^2 up to 0.47 for the sd models, 0.84-0.93 for the interval models; "
     "Bartels p < 1e-4), so uqval uses blocks of 6-11 consecutive days as its units "
     "(`uqval.stats.serial_groups`), the truth the days. On this design with persistent day "
-    "effects (AR(1), rho 0.7) uqval finds anything false in 6 % of the draws (34 % with the "
+    "effects (AR(1), rho 0.7) uqval finds anything false in 8 % of the draws (34 % with the "
     "days as independent groups), the truth in 54 % (a global factor over dependent days) "
     "and a range in 4 % (`real_outputs_nulls.md`). uqval's distance ranges rest on contrasts "
     "inside days, which blocks keep: the hours at distance 0.0266 to 0.0317 need 0.60-0.62 "
