@@ -62,6 +62,13 @@ def test_no_global_widening_when_the_rows_outside_the_ranges_are_right():
         share = np.mean(np.abs(e[rest]) <= q * sd[rest])
         (reason,) = rests[rests["level"] == level]["reason"]
         assert f"they cover {100 * share:.3g} %" in reason
+    # the page says the ranges of x in one line, each level's coverage that of its row
+    steps = res.summary().split("## Next step")[-1]
+    lines = [line for line in steps.splitlines() if "per range of x" in line]
+    assert len(lines) == 1 and "widen them there" in lines[0]
+    for r in ranges.itertuples():
+        share = r.reason.split(" cover ")[1].split(" %")[0]
+        assert f"{share} % covered at {100 * r.level:g} %" in lines[0]
     both = uqval.validate(e * 1.25, Normal(np.zeros(n), sd), {"x": x}, seed=0, n_boot=200,
                           n_permutations=199)
     cov = both.advice[both.advice["stage"] == "coverage"]

@@ -175,12 +175,66 @@ def _variance_lines(result: PredictiveValidation) -> list[str]:
             body.strip()]
 
 
+def _said(result: PredictiveValidation) -> list[tuple[str, str]]:
+    """The coverage, shape and data rows of ``result.advice`` as (sentence, action), in their
+    order; the per-range coverage rows of one variable in one sentence, at the place of its
+    first (:func:`_ranges_sentence`)."""
+    a = result.advice
+    own = a[a["stage"].isin(["data", "shape", "coverage"])] if not a.empty else a
+    out: list[tuple[str, str]] = []
+    done: set[str] = set()
+    for r in own.itertuples():
+        ranged = r.stage == "coverage" and r.action == "recalibrate_per_range"
+        if ranged and r.variable in done:
+            continue
+        if ranged:
+            done.add(str(r.variable))
+            rows = own[(own["stage"] == "coverage") & (own["action"] == r.action)
+                       & (own["variable"] == r.variable)]
+            text = _ranges_sentence(result, str(r.variable), rows)
+        else:
+            text = r.reason[0].upper() + r.reason[1:]
+        out.append((f"{md_text(text)}.", str(r.action)))
+    return out
+
+
+def _ranges_sentence(result: PredictiveValidation, name: str, rows: pd.DataFrame) -> str:
+    """One sentence for the coverage ranges of ``name`` at every level: each range with its
+    share of the rows and its coverage at each level where it is advised, pooled from the
+    per-bin records (the ranges' ends are bin ends), too narrow ranges first."""
+    bins = result.coverage.bins.get(name)
+    if bins is None or len(rows) == 1:
+        return "; ".join(x[0].upper() + x[1:] for x in rows["reason"])
+    span = float(bins["high"].max() - bins["low"].min())
+    parts: dict[str, list[str]] = {"narrow": [], "wide": []}
+    for (low, high), same in rows.groupby(["low", "high"], sort=False):
+        covered = []
+        side = "narrow"
+        for level in same["level"]:
+            table = bins[bins["level"] == level]
+            inside = (table["low"] >= low) & (table["high"] <= high)
+            n = table.loc[inside, "n"].to_numpy(dtype=float)
+            value = float((n * table.loc[inside, "value"].to_numpy(dtype=float)).sum() / n.sum())
+            side = "narrow" if value < level else "wide"
+            covered.append(f"{fmt(100 * value, 3)} % covered at {100 * float(level):g} %")
+        share = fmt(100 * float(same["share"].iloc[0]), 2)
+        parts[side].append(f"{fmt_span(name, float(low), float(high), span)} ({share} % of the "
+                           f"rows: {', '.join(covered)})")
+    said = [f"too {side} where {'; where '.join(p)}" for side, p in parts.items() if p]
+    hows: dict[tuple[str, ...], str] = {("narrow",): "widen them there",
+                                        ("wide",): "narrow them there"}
+    how = hows.get(
+        tuple(side for side, p in parts.items() if p),
+        "widen them where too narrow, narrow them where too wide")
+    return (f"Recalibrate the central intervals per range of {name} (e.g. by conformal "
+            f"prediction conditional on {name}), not with one factor for all rows: "
+            + "; and ".join(said) + f"; {how}")
+
+
 def _next_steps(result: PredictiveValidation) -> list[str]:
     """The coverage, shape and data actions of ``result.advice`` (the variance stages'
     actions are in their own section above)."""
-    a = result.advice
-    own = a[a["stage"].isin(["data", "shape", "coverage"])] if not a.empty else a
-    steps = [f"- {md_text(r.reason[0].upper() + r.reason[1:])}." for r in own.itertuples()]
+    steps = [f"- {text}" for text, _ in _said(result)]
     if not steps:
         steps.append("- Nothing to fix in coverage and shape at this sample size.")
     else:
@@ -270,15 +324,13 @@ def first_screen(result: PredictiveValidation, stems: list[str]) -> FirstScreen 
                               line.detail) for line in answer_lines(result.variance)]
     figure = next((stems.index(s) for s in ("coverage_levels", "pit_histogram") if s in stems),
                   None)
-    a = result.advice
-    own = a[a["stage"].isin(["data", "shape", "coverage"])] if not a.empty else a
-    said = [f"{md_text(r.reason[0].upper() + r.reason[1:])}." for r in own.itertuples()]
+    said = _said(result)
     # actions first (the predictive's, then the variance stages'), the none rows that
     # qualify them after
-    actions = [x for x, r in zip(said, own.itertuples(), strict=True) if r.action != "none"]
+    actions = [text for text, action in said if action != "none"]
     if result.variance is not None:
         actions += next_steps(result.variance, actions_only=True)
-    actions += [x for x, r in zip(said, own.itertuples(), strict=True) if r.action == "none"]
+    actions += [text for text, action in said if action == "none"]
     if not answer:
         return None
     return FirstScreen(answer=answer, figure=figure, actions=actions,
