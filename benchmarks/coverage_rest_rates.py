@@ -9,8 +9,8 @@ errors sd * s(x) * N(0, 1) with the true scale s per cell:
 * ``all 1.25x``: s = 1.25 everywhere (a global widening is the finding);
 * ``all 1.25x, local 2x``: s = 1.25, and 2.5 where x > 0.8 (both).
 
-Per cell and rule (``before``: uqval at the commit given by ``--before``; ``after``: this
-tree): the share of sets with a global ``widen`` row at any level, with a coverage range
+Per cell and rule (``--label before``: run with ``PYTHONPATH`` on an older tree's ``src``;
+``--label after``: this tree): the share of sets with a global ``widen`` row at any level, with a coverage range
 along x (``recalibrate_per_range``, stage ``coverage``), and with a ``none`` row saying the
 rest is right. Seeds 0..n-1.
 
